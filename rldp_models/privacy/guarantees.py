@@ -1,0 +1,193 @@
+"""Exact checks that a protocol meets the secret-LDP guarantee it was built with.
+
+These checks do not trust the solver. The protocol's entries are taken as
+the exact rationals they are; the empirical distribution as ``counts / n``;
+``e^eps``, square roots and cube roots are enclosed in intervals
+(:mod:`mpmath.iv`, 120 bits). A check *holds* only if the upper end of every
+constraint's interval is ``<= 0``.
+
+* Nominal (eq. 6 at ``Phat``): the constraint is evaluated directly.
+* Robust (eq. 23 over the chi-square set): Theorem 4 (eq. 29) writes the
+  worst case over ``F`` as a minimum over multipliers ``(c, t_1, t_2)``, so
+  the expression at *any* multipliers with ``t_i >= max_u v_i(u)`` bounds the
+  worst case from above. The multipliers come from the solver (the
+  certificate) or, when absent or not good enough, from the closed-form
+  minimisation of :meth:`PairProjection.support_certificate`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from rldp_models import symbolic
+from rldp_models.exact import interval, iv, upper
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+
+@dataclass
+class GuaranteeCheck:
+    """Verdict of an exact guarantee check.
+
+    Attributes
+    ----------
+    holds : bool
+        Every constraint holds exactly.
+    kind : str
+        ``"nominal"`` or ``"robust"``.
+    eps : float
+    worst_margin : float
+        Upper bound on the largest constraint value (``<= 0`` when it holds), in
+        units of probability.
+    worst_at : tuple of int
+        ``(y, s1, s2)`` of that constraint.
+    margins : ndarray
+        Upper bounds per ``(s1, s2, y)`` (NaN on the diagonal).
+    multipliers : dict
+        For robust checks, the ``(c, t)`` used per pair, as arrays.
+    """
+
+    holds: bool
+    kind: str
+    eps: float
+    worst_margin: float
+    worst_at: tuple[int, int, int]
+    margins: np.ndarray
+    multipliers: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        verdict = "holds" if self.holds else "FAILS"
+        y, s1, s2 = self.worst_at
+        return (f"{self.kind} eps={self.eps:g} privacy {verdict}: largest constraint value "
+                f"{self.worst_margin:.3e} at y={y}, s1={s1}, s2={s2}")
+
+
+def _verdict(kind: str, eps: float, margins: np.ndarray,
+             multipliers: dict | None = None) -> GuaranteeCheck:
+    masked = np.where(np.isnan(margins), -np.inf, margins)
+    s1, s2, y = np.unravel_index(int(np.argmax(masked)), masked.shape)
+    worst = float(masked[s1, s2, y])
+    return GuaranteeCheck(worst <= 0.0, kind, eps, worst, (int(y), int(s1), int(s2)), margins,
+                          multipliers or {})
+
+
+def _conditionals(counts: np.ndarray) -> list[list[Fraction] | None]:
+    rows = []
+    for row in counts:
+        total = int(row.sum())
+        rows.append([Fraction(int(c), total) for c in row] if total else None)
+    return rows
+
+
+def check_nominal_privacy(protocol: np.ndarray, counts: np.ndarray, eps: float) -> GuaranteeCheck:
+    """Eq. (6) at ``Phat = counts / n`` for every ``y`` and ``s1 != s2``, exactly.
+
+    A secret without records may have any conditional: its side of the
+    constraint becomes ``max_u`` (numerator) or ``min_u`` (denominator).
+    """
+    n_s, n_u = counts.shape
+    blocks = protocol.reshape(n_s, n_u, -1)
+    conditionals = _conditionals(counts)
+    factor = iv.exp(interval(eps))
+    high, low = {}, {}
+    for s, y in itertools.product(range(n_s), range(blocks.shape[2])):
+        column = [Fraction(float(p)) for p in blocks[s, :, y]]
+        if conditionals[s] is None:
+            high[s, y], low[s, y] = max(column), min(column)
+        else:
+            value = sum((q * p for q, p in zip(conditionals[s], column)), Fraction(0))
+            high[s, y] = low[s, y] = value
+    margins = np.full((n_s, n_s, blocks.shape[2]), np.nan)
+    for (s1, s2), y in itertools.product(itertools.permutations(range(n_s), 2),
+                                         range(blocks.shape[2])):
+        margins[s1, s2, y] = upper(interval(high[s1, y]) - factor * interval(low[s2, y]))
+    return _verdict("nominal", eps, margins)
+
+
+def _theorem4_constant() -> "iv.mpf":
+    """``K = 2^(-2/3) + 2^(1/3)`` of :func:`symbolic.theorem4_constant`, enclosed."""
+    third = iv.mpf(1) / 3
+    return iv.mpf(2) ** (-2 * third) + iv.mpf(2) ** third
+
+
+def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
+                         rows: list[list[Fraction]], rho: "iv.mpf", c: float,
+                         t: tuple[float, float]) -> "iv.mpf":
+    """Theorem 4's expression at ``(c, t_1, t_2)`` in interval arithmetic.
+
+    ``v1`` are the numerator probabilities; the second block is
+    ``v2 = -v2_scale * p2``. ``t_i`` are raised to ``max_u v_i(u)`` where needed,
+    so the point is always feasible and the result bounds the support function
+    from above.
+    """
+    k = _theorem4_constant()
+    blocks = ([interval(float(x)) for x in v1], [-v2_scale * interval(float(x)) for x in p2])
+    c_iv = interval(max(c, 0.0))
+    total = c_iv * rho
+    for row, block, t_i in zip(rows, blocks, t):
+        t_i = max(float(t_i), *(upper(v) for v in block))
+        t_iv = interval(t_i)
+        h = iv.mpf(0)
+        for weight, v in zip(row, block):
+            if weight:
+                gap = t_iv - v
+                gap = iv.mpf([max(gap.a, 0), gap.b])
+                h += interval(weight) * iv.sqrt(gap)
+        total += t_iv - k * (c_iv * c_iv * h * h) ** (iv.mpf(1) / 3) if c > 0 else t_iv
+    return total
+
+
+def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet,
+                         eps: float,
+                         multipliers: dict[tuple[int, int], dict[str, np.ndarray]] | None = None
+                         ) -> GuaranteeCheck:
+    """Eq. (23) for every ``P`` in the chi-square set, proved by Theorem 4 bounds.
+
+    Parameters
+    ----------
+    protocol : ndarray, shape (|S||U|, |Y|)
+    counts : ndarray, shape (|S|, |U|)
+    uncertainty : ChiSquareSet
+        Built on ``counts / n``; its radius ``B`` is used as the exact double it is.
+    eps : float
+    multipliers : dict, optional
+        ``{(s1, s2): {"c": (|Y|,), "t": (2, |Y|)}}`` from the solver. Where they
+        fail to prove a constraint, fresh ones from the closed-form minimisation
+        are tried before the constraint is declared violated.
+    """
+    n_s, n_u = counts.shape
+    n = int(counts.sum())
+    blocks = protocol.reshape(n_s, n_u, -1)
+    n_y = blocks.shape[2]
+    factor = iv.exp(interval(eps))
+    root = iv.sqrt(interval(uncertainty.radius) + 1)
+    joint = [[Fraction(int(c), n) for c in row] for row in counts]
+    margins = np.full((n_s, n_s, n_y), np.nan)
+    used: dict[str, dict[str, np.ndarray]] = {}
+    for s1, s2 in itertools.permutations(range(n_s), 2):
+        rows = [joint[s1], joint[s2]]
+        rho = root - 1 + interval(sum(rows[0], Fraction(0)) + sum(rows[1], Fraction(0)))
+        pair = uncertainty.pair(s1, s2)
+        given = (multipliers or {}).get((s1, s2))
+        cs, ts = np.zeros(n_y), np.zeros((2, n_y))
+        for y in range(n_y):
+            v1, p2 = blocks[s1, :, y], blocks[s2, :, y]
+            candidates = []
+            if given is not None:
+                candidates.append((float(given["c"][y]), tuple(given["t"][:, y])))
+            bound = None
+            for c, t in candidates:
+                bound = theorem4_upper_bound(v1, factor, p2, rows, rho, c, t)
+                if upper(bound) <= 0:
+                    break
+            if bound is None or upper(bound) > 0:
+                fresh = pair.support_certificate(v1, -np.exp(eps) * p2)
+                c, t = fresh.c, fresh.t
+                bound = theorem4_upper_bound(v1, factor, p2, rows, rho, c, t)
+            margins[s1, s2, y] = upper(bound)
+            cs[y], ts[:, y] = c, t
+        used[f"{s1},{s2}"] = {"c": cs, "t": ts}
+    return _verdict("robust", eps, margins, used)

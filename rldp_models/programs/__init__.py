@@ -1,0 +1,20 @@
+"""Robust protocol programs: a declarative builder and the four presets."""
+
+from rldp_models.programs.components import (
+    NominalDistortion,
+    NominalSecretPrivacy,
+    RobustDistortion,
+    RobustSecretPrivacy,
+    RowStochastic,
+    ordered_secret_pairs,
+)
+from rldp_models.programs.context import BuildContext, ProblemData
+from rldp_models.programs.presets import PRESETS, nunp, nurp, preset, runp, rurp
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.programs.solution import ProtocolSolution, Repair
+
+__all__ = [
+    "PRESETS", "BuildContext", "NominalDistortion", "NominalSecretPrivacy", "ProblemData",
+    "ProtocolProgram", "ProtocolSolution", "Repair", "RobustDistortion", "RobustSecretPrivacy",
+    "RowStochastic", "nunp", "nurp", "ordered_secret_pairs", "preset", "runp", "rurp",
+]

@@ -1,0 +1,178 @@
+"""Building blocks of protocol programs: objectives and constraint families.
+
+A program is an objective plus constraint families. Every block is a small
+object with a ``build(context)`` method; the four programs of the
+robust-optimization paper (eqs. 7-10) are combinations of the blocks below,
+and a new robust variant is a new combination, or a new block written by the
+user with the same method (see the docs' "Write your own robust variant").
+
+Objectives return the cvxpy expression to minimise. Constraint families call
+``context.add(name, constraints, multipliers)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cvxpy as cp
+import numpy as np
+
+from rldp_models.privacy.guarantees import (
+    GuaranteeCheck,
+    check_nominal_privacy,
+    check_robust_privacy,
+)
+from rldp_models.privacy.metrics import distortion_star
+from rldp_models.programs.context import BuildContext
+from rldp_models.uncertainty.chi_square_conic import pair_support_at_most_zero, support_at_most
+
+
+class Objective(Protocol):
+    """Something to minimise, and its exact value at a given protocol."""
+
+    robust: bool
+
+    def build(self, context: BuildContext) -> cp.Expression: ...
+
+    def evaluate(self, protocol: np.ndarray, program: Any) -> float: ...
+
+
+class ConstraintFamily(Protocol):
+    """A named group of constraints on the protocol.
+
+    A family may also define ``check(protocol, program, multipliers)``
+    returning a :class:`~rldp_models.privacy.guarantees.GuaranteeCheck`; the
+    solution runs every such check, independently of the solver.
+    """
+
+    name: str
+    robust: bool
+
+    def build(self, context: BuildContext) -> None: ...
+
+
+@dataclass(frozen=True)
+class NominalDistortion:
+    """``E_{(S,U) ~ Phat} d(U, Y)``: the objective of NUNP and NURP (eqs. 7-8)."""
+
+    robust: bool = False
+
+    def build(self, context: BuildContext) -> cp.Expression:
+        phat = context.value("phat")
+        return cp.sum(cp.multiply(cp.vec(phat, order="C"),
+                                  context.expected_distortion_per_cell()))
+
+    def evaluate(self, protocol: np.ndarray, program: Any) -> float:
+        return distortion_star(protocol, program.crosstab.phat, program.distortion_matrix)
+
+
+@dataclass(frozen=True)
+class RobustDistortion:
+    """``max_{P in F} E_P d(U, Y)``: the objective of RUNP and RURP (eqs. 9-10).
+
+    Written as ``min D`` subject to ``delta*(v | F) <= D`` with ``v`` the
+    per-cell expected distortion (Lemma 1 and Theorem 2, eq. 22).
+    """
+
+    robust: bool = True
+    name: str = "robust_utility"
+
+    def build(self, context: BuildContext) -> cp.Expression:
+        worst = cp.Variable(name="worst_case_distortion")
+        context.variables["worst_case_distortion"] = worst
+        cone = support_at_most(context.expected_distortion_per_cell(), worst,
+                               cp.vec(context.value("phat"), order="C"),
+                               context.value("b_plus_one"))
+        context.add(self.name, cone.constraints, cone.multipliers)
+        return worst
+
+    def evaluate(self, protocol: np.ndarray, program: Any) -> float:
+        """The worst case over the set by the closed form of Theorem 2."""
+        per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
+                                             (program.crosstab.shape[0], 1)), axis=1)
+        return program.uncertainty.support(per_cell)
+
+
+@dataclass(frozen=True)
+class RowStochastic:
+    """``sum_y P(y | x) = 1`` for every x (``P >= 0`` is on the variable)."""
+
+    name: str = "stochastic"
+    robust: bool = False
+
+    def build(self, context: BuildContext) -> None:
+        context.add(self.name, [cp.sum(context.P, axis=1) == 1])
+
+
+def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
+    """All ordered pairs ``(s1, s2)`` with ``s1 != s2``."""
+    return [(s1, s2) for s1, s2 in itertools.product(range(n_s), repeat=2) if s1 != s2]
+
+
+@dataclass(frozen=True)
+class NominalSecretPrivacy:
+    """``P(Y=y | S=s1) <= e^eps P(Y=y | S=s2)`` at ``Phat`` (eq. 6), all y, s1 != s2.
+
+    A secret with no records has no empirical conditional; its conditional is
+    then taken to be any distribution on U (the worst case over the simplex),
+    which makes the constraint ``max_u P(y|s1,u) <= ...`` on that side.
+    """
+
+    eps: float
+    name: str = "privacy"
+    robust: bool = False
+
+    def build(self, context: BuildContext) -> None:
+        conditional = context.value("conditional")
+        zero = context.data.zero_secrets
+        factor = float(np.exp(self.eps))
+        constraints = []
+        for s1, s2 in ordered_secret_pairs(context.n_s):
+            for high in self._sides(context, conditional, s1, zero[s1]):
+                for low in self._sides(context, conditional, s2, zero[s2]):
+                    constraints.append(high <= factor * low)
+        context.add(self.name, constraints)
+
+    def check(self, protocol: np.ndarray, program: Any,
+              multipliers: dict[str, Any]) -> GuaranteeCheck:
+        return check_nominal_privacy(protocol, program.crosstab.counts, self.eps)
+
+    @staticmethod
+    def _sides(context: BuildContext, conditional: Any, s: int, zero: bool) -> list[Any]:
+        block = context.block(s)
+        if zero:
+            return [block[u, :] for u in range(context.n_u)]
+        return [conditional[s] @ block]
+
+
+@dataclass(frozen=True)
+class RobustSecretPrivacy:
+    """Eq. (6) for every ``P`` in the chi-square set (eq. 23), via Theorem 4 (eq. 30).
+
+    For each ordered pair ``(s1, s2)`` and each output ``y``:
+    ``delta*(P(y|s1, .), -e^eps P(y|s2, .) | F_{U|s1,s2}) <= 0``.
+    Multipliers ``c`` and ``t`` are kept per pair (shape (|Y|,) and (2, |Y|)).
+    """
+
+    eps: float
+    name: str = "robust_privacy"
+    robust: bool = True
+
+    def build(self, context: BuildContext) -> None:
+        phat = context.value("phat")
+        rho = context.value("rho")
+        factor = float(np.exp(self.eps))
+        for s1, s2 in ordered_secret_pairs(context.n_s):
+            rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
+            cone = pair_support_at_most_zero(context.block(s1), -factor * context.block(s2),
+                                             rows, rho[s1, s2])
+            context.add(f"{self.name}[{s1},{s2}]", cone.constraints, cone.multipliers)
+
+    def check(self, protocol: np.ndarray, program: Any,
+              multipliers: dict[str, Any]) -> GuaranteeCheck:
+        pairs = {pair: multipliers.get(f"{self.name}[{pair[0]},{pair[1]}]")
+                 for pair in ordered_secret_pairs(program.crosstab.shape[0])}
+        return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
+                                    self.eps, {k: v for k, v in pairs.items() if v is not None})

@@ -1,0 +1,104 @@
+"""What a program component sees while a protocol model is being built.
+
+The context holds the decision variable ``P[x, y] = P(Y=y | X=x)`` with
+``x = (s, u)`` in row-major order, the data the components read (as cvxpy
+constants, or as parameters when the model is to be re-solved for new data),
+and the named constraint groups and multipliers the components add.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from rldp_models.data import Crosstab
+
+
+@dataclass
+class ProblemData:
+    """Numbers a protocol model depends on, derived from the counts and the radius."""
+
+    phat: np.ndarray  # (|S|, |U|)
+    conditional: np.ndarray  # (|S|, |U|), rows of zero-mass secrets left at zero
+    b_plus_one: float
+    rho: np.ndarray  # (|S|, |S|): sqrt(B+1) - 1 + Phat_s1 + Phat_s2
+
+    @classmethod
+    def from_phat(cls, phat: np.ndarray, radius: float) -> "ProblemData":
+        mass = phat.sum(axis=1)
+        conditional = np.divide(phat, mass[:, None], out=np.zeros_like(phat),
+                                where=mass[:, None] > 0)
+        rho = np.sqrt(radius + 1.0) - 1.0 + mass[:, None] + mass[None, :]
+        return cls(phat, conditional, radius + 1.0, rho)
+
+    @property
+    def zero_secrets(self) -> tuple[bool, ...]:
+        """Which secrets have no records; they change the shape of nominal privacy."""
+        return tuple(bool(m == 0) for m in self.phat.sum(axis=1))
+
+
+@dataclass
+class BuildContext:
+    """Shared state of one protocol model under construction.
+
+    Components read ``P``, ``distortion`` and the data accessors, and call
+    :meth:`add` to register named constraint groups and multipliers, which the
+    solver registry uses to key duals and the certificate uses to find the
+    multipliers of each robust constraint.
+    """
+
+    crosstab: Crosstab
+    outputs: tuple[str, ...]
+    distortion: np.ndarray  # d[u, y]
+    data: ProblemData
+    parametric: bool
+    P: cp.Variable = field(init=False)
+    constraints: dict[str, list[Any]] = field(default_factory=dict)
+    multipliers: dict[str, dict[str, cp.Variable]] = field(default_factory=dict)
+    variables: dict[str, cp.Variable] = field(default_factory=dict)
+    parameters: dict[str, cp.Parameter] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n_s, n_u = self.crosstab.shape
+        self.P = cp.Variable((n_s * n_u, len(self.outputs)), nonneg=True, name="protocol")
+        self.variables["protocol"] = self.P
+
+    @property
+    def n_s(self) -> int:
+        return self.crosstab.shape[0]
+
+    @property
+    def n_u(self) -> int:
+        return self.crosstab.shape[1]
+
+    def block(self, s: int) -> cp.Expression:
+        """Rows of ``P`` for secret ``s``: shape (|U|, |Y|)."""
+        return self.P[s * self.n_u:(s + 1) * self.n_u, :]
+
+    def value(self, name: str) -> Any:
+        """The named datum as a cvxpy parameter (parametric models) or a constant."""
+        current = getattr(self.data, name)
+        if not self.parametric:
+            return current
+        if name not in self.parameters:
+            shape = np.shape(current)
+            self.parameters[name] = cp.Parameter(shape, name=name, value=current,
+                                                 nonneg=bool(np.all(np.asarray(current) >= 0)))
+        return self.parameters[name]
+
+    def expected_distortion_per_cell(self) -> cp.Expression:
+        """``v_x = sum_y P[x, y] d(u_x, y)``, shape (|X|,)."""
+        d_rows = np.tile(self.distortion, (self.n_s, 1))
+        return cp.sum(cp.multiply(self.P, d_rows), axis=1)
+
+    def add(self, name: str, constraints: list[Any],
+            multipliers: dict[str, cp.Variable] | None = None) -> None:
+        """Register a named constraint group (and its multipliers)."""
+        if name in self.constraints:
+            raise ValueError(f"constraint group {name!r} is already defined")
+        self.constraints[name] = list(constraints)
+        if multipliers:
+            self.multipliers[name] = multipliers

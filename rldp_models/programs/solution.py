@@ -1,0 +1,137 @@
+"""Turning a solver's answer into a protocol whose guarantee holds exactly.
+
+Steps (DESIGN.md, core idea 4): round the solver's matrix to an exactly
+row-stochastic one; run every constraint family's exact check; if a check
+fails by a hair, mix with the uniform protocol ``U(y|x) = 1/|Y|`` — privacy
+constraints are convex in the protocol and the uniform protocol meets each
+with margin ``(1 - e^eps)/|Y| < 0``, so mixing weight
+``lambda >= m / (m - (1 - e^eps)/|Y|)`` restores a violated margin ``m`` — and
+report the weight and its cost in the objective.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rldp_models.exact import exact_stochastic_rows
+from rldp_models.privacy.guarantees import GuaranteeCheck
+from solvers import SolveResult, Status
+
+MAX_REPAIR_ROUNDS = 60
+
+
+@dataclass
+class Repair:
+    """How a protocol was repaired: ``P = (1 - weight) P_solver + weight U``."""
+
+    weight: float
+    objective_before: float
+    objective_after: float
+
+    @property
+    def utility_cost(self) -> float:
+        return self.objective_after - self.objective_before
+
+
+@dataclass
+class ProtocolSolution:
+    """A solved protocol program.
+
+    Attributes
+    ----------
+    program : ProtocolProgram
+    result : SolveResult
+        What the solver returned (status, objective, duals, timings).
+    protocol : ndarray or None
+        ``P[x, y]`` with exactly stochastic rows, after any repair.
+    objective : float or None
+        The objective recomputed at ``protocol`` (not the solver's number).
+    checks : list of GuaranteeCheck
+        The exact checks of every constraint family that has one.
+    repair : Repair or None
+    multipliers : dict
+        Values of the robust blocks' multipliers (the certificate).
+    """
+
+    program: Any
+    result: SolveResult
+    protocol: np.ndarray | None = None
+    objective: float | None = None
+    checks: list[GuaranteeCheck] = field(default_factory=list)
+    repair: Repair | None = None
+    multipliers: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Status:
+        return self.result.status
+
+    @property
+    def guarantee_holds(self) -> bool:
+        return self.protocol is not None and all(check.holds for check in self.checks)
+
+    def protocol_cube(self) -> np.ndarray:
+        """The protocol as ``[s][u][y]``."""
+        n_s, n_u = self.program.crosstab.shape
+        return self.protocol.reshape(n_s, n_u, -1)
+
+
+def _multiplier_values(program: Any) -> dict[str, dict[str, np.ndarray]]:
+    values = {}
+    for group, named in program.multipliers().items():
+        if all(var.value is not None for var in named.values()):
+            values[group] = {key: np.asarray(var.value, dtype=float) for key, var in named.items()}
+    return values
+
+
+def _run_checks(program: Any, protocol: np.ndarray,
+                multipliers: dict[str, dict[str, np.ndarray]]) -> list[GuaranteeCheck]:
+    return [family.check(protocol, program, multipliers)
+            for family in program.constraints if hasattr(family, "check")]
+
+
+def _constant_protocol(program: Any) -> np.ndarray:
+    """The best protocol that ignores its input: meets every eps >= 0 privacy constraint."""
+    n_s = program.crosstab.shape[0]
+    cost = program.crosstab.phat.sum(axis=0) @ program.distortion_matrix
+    row = np.zeros(len(program.outputs))
+    row[int(np.argmin(cost))] = 1.0
+    return np.tile(row, (n_s * program.crosstab.shape[1], 1))
+
+
+def _repaired(program: Any, raw: np.ndarray, checks: list[GuaranteeCheck],
+              multipliers: dict) -> tuple[np.ndarray, list[GuaranteeCheck], float]:
+    n_y = len(program.outputs)
+    uniform_margin = (1.0 - np.exp(program.eps)) / n_y
+    if uniform_margin >= 0:  # eps = 0: mixing cannot help
+        constant = exact_stochastic_rows(_constant_protocol(program))
+        return constant, _run_checks(program, constant, {}), 1.0
+    worst = max(check.worst_margin for check in checks)
+    weight = min(1.0, 2.0 * worst / (worst - uniform_margin))
+    for _ in range(MAX_REPAIR_ROUNDS):
+        mixed = exact_stochastic_rows((1 - weight) * raw + weight / n_y)
+        mixed_checks = _run_checks(program, mixed, {})
+        if all(check.holds for check in mixed_checks) or weight >= 1.0:
+            return mixed, mixed_checks, weight
+        weight = min(1.0, 2.0 * weight)
+    raise RuntimeError("repair did not converge")  # unreachable: weight reaches 1
+
+
+def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
+    """Round, check exactly, and if needed repair the solver's protocol."""
+    solution = ProtocolSolution(program, result)
+    if not result.status.has_solution:
+        return solution
+    raw = np.clip(result.primal["protocol"], 0.0, None)
+    solution.multipliers = _multiplier_values(program)
+    protocol = exact_stochastic_rows(raw)
+    checks = _run_checks(program, protocol, solution.multipliers)
+    if not all(check.holds for check in checks):
+        before = program.objective.evaluate(protocol, program)
+        protocol, checks, weight = _repaired(program, raw, checks, solution.multipliers)
+        solution.repair = Repair(weight, before, program.objective.evaluate(protocol, program))
+    solution.protocol, solution.checks = protocol, checks
+    solution.objective = program.objective.evaluate(protocol, program)
+    return solution

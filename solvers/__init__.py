@@ -1,0 +1,50 @@
+"""Pluggable solver backends behind one registry and one result type.
+
+>>> import solvers
+>>> solvers.available()                       # doctest: +SKIP
+['clarabel', 'ecos', 'highs', 'highspy', 'scs']
+>>> result = solvers.solve(model, solver="scs")  # doctest: +SKIP
+
+Swapping the solver is one argument. Third-party backends register through
+the ``rldp_models.solvers`` entry-point group or :func:`register`.
+"""
+
+from solvers.backends.cvxpy_backend import CvxpyBackend
+from solvers.backends.highspy_direct import HighspyBackend
+from solvers.backends.mosek_licence import mosek_availability
+from solvers.backends.pyomo_highs import PyomoHighsBackend
+from solvers.errors import (
+    SolverError,
+    SolverUnavailableError,
+    UnknownSolverError,
+    UnsupportedModelError,
+)
+from solvers.model import CvxpyModel, LinearProgram, PyomoModel
+from solvers.registry import (
+    DEFAULT_SOLVER,
+    Availability,
+    Backend,
+    available,
+    describe,
+    get,
+    register,
+    registered,
+    solve,
+)
+from solvers.result import SolveResult, Status, Timings
+
+register(CvxpyBackend("clarabel", "CLARABEL", "Clarabel interior-point conic solver (default)"))
+register(CvxpyBackend("scs", "SCS", "SCS first-order conic solver",
+                      defaults={"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000}))
+register(CvxpyBackend("ecos", "ECOS", "ECOS interior-point SOC/exponential-cone solver"))
+register(CvxpyBackend("mosek", "MOSEK", "MOSEK conic solver (needs a licence)",
+                      licence_check=mosek_availability))
+register(PyomoHighsBackend())
+register(HighspyBackend())
+
+__all__ = [
+    "DEFAULT_SOLVER", "Availability", "Backend", "CvxpyBackend", "CvxpyModel", "HighspyBackend",
+    "LinearProgram", "PyomoHighsBackend", "PyomoModel", "SolveResult", "SolverError",
+    "SolverUnavailableError", "Status", "Timings", "UnknownSolverError", "UnsupportedModelError",
+    "available", "describe", "get", "register", "registered", "solve",
+]

@@ -1,0 +1,1 @@
+"""Built-in solver backends, one module per solver family."""

@@ -1,0 +1,180 @@
+"""One registry of solver backends and one dispatcher, :func:`solve`.
+
+Backends register under a lower-case name. Third parties add backends
+through the ``rldp_models.solvers`` entry-point group: each entry point
+loads a :class:`Backend` instance (or a zero-argument callable returning one).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Protocol
+
+from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
+from solvers.model import CvxpyModel, LinearProgram, PyomoModel
+from solvers.result import SolveResult
+
+DEFAULT_SOLVER = "clarabel"
+ENTRY_POINT_GROUP = "rldp_models.solvers"
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a backend can run here, and if not, why not."""
+
+    ok: bool
+    reason: str = ""
+
+
+class Backend(Protocol):
+    """What a solver backend provides.
+
+    ``form`` names the model representation the backend consumes:
+    ``"cvxpy"`` (:class:`~solvers.model.CvxpyModel`), ``"pyomo"``
+    (:class:`~solvers.model.PyomoModel`) or ``"linear_program"``
+    (:class:`~solvers.model.LinearProgram`).
+    """
+
+    name: str
+    form: str
+    description: str
+
+    def availability(self) -> Availability: ...
+
+    def solve(self, model: Any, **options: Any) -> SolveResult: ...
+
+
+_BACKENDS: dict[str, Backend] = {}
+_entry_points_loaded = False
+
+
+def register(backend: Backend, *, replace: bool = False) -> None:
+    """Add ``backend`` to the registry under ``backend.name``."""
+    key = backend.name.lower()
+    if key in _BACKENDS and not replace:
+        raise ValueError(f"a solver named {key!r} is already registered")
+    _BACKENDS[key] = backend
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        loaded = entry.load()
+        backend = loaded() if callable(loaded) and not hasattr(loaded, "form") else loaded
+        register(backend, replace=True)
+
+
+def registered() -> list[str]:
+    """Names of all registered backends, available here or not."""
+    _load_entry_points()
+    return sorted(_BACKENDS)
+
+
+def available(form: str | None = None) -> list[str]:
+    """Names of the backends that can run on this machine.
+
+    Parameters
+    ----------
+    form : str, optional
+        Only backends consuming this model form (``"cvxpy"``, ``"pyomo"``,
+        ``"linear_program"``).
+    """
+    return [
+        name
+        for name in registered()
+        if _BACKENDS[name].availability().ok and (form is None or _BACKENDS[name].form == form)
+    ]
+
+
+def describe() -> dict[str, Availability]:
+    """Availability of every registered backend, with the reason when unavailable."""
+    return {name: _BACKENDS[name].availability() for name in registered()}
+
+
+def get(name: str) -> Backend:
+    """The backend registered as ``name``, checked to be usable here."""
+    _load_entry_points()
+    key = name.lower()
+    if key not in _BACKENDS:
+        raise UnknownSolverError(
+            f"unknown solver {name!r}; available solvers: {', '.join(available())}"
+        )
+    backend = _BACKENDS[key]
+    status = backend.availability()
+    if not status.ok:
+        raise SolverUnavailableError(
+            f"solver {name!r} is not usable here ({status.reason}); "
+            f"available solvers: {', '.join(available())}"
+        )
+    return backend
+
+
+_FORMS = {
+    "cvxpy": (CvxpyModel, "to_cvxpy"),
+    "pyomo": (PyomoModel, "to_pyomo"),
+    "linear_program": (LinearProgram, "to_linear_program"),
+}
+
+
+def _emit(model: Any, form: str, solver_name: str) -> Any:
+    """The representation of ``model`` that a backend of ``form`` consumes."""
+    model_type, emitter_name = _FORMS[form]
+    if isinstance(model, model_type):
+        return model
+    if form == "cvxpy" and _is_cvxpy_problem(model):
+        return CvxpyModel(problem=model, variables={v.name(): v for v in model.variables()})
+    emitter = getattr(model, emitter_name, None)
+    if emitter is None:
+        suitable = [n for n in available() if _can_emit(model, _BACKENDS[n].form)]
+        raise UnsupportedModelError(
+            f"solver {solver_name!r} needs a {form} model, which this model cannot provide; "
+            f"solvers for it: {', '.join(suitable) or 'none'}"
+        )
+    return emitter()
+
+
+def _is_cvxpy_problem(model: Any) -> bool:
+    import cvxpy
+
+    return isinstance(model, cvxpy.Problem)
+
+
+def _can_emit(model: Any, form: str) -> bool:
+    model_type, emitter_name = _FORMS[form]
+    if isinstance(model, model_type) or hasattr(model, emitter_name):
+        return True
+    return form == "cvxpy" and _is_cvxpy_problem(model)
+
+
+
+def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResult:
+    """Solve ``model`` with the backend registered as ``solver``.
+
+    Parameters
+    ----------
+    model
+        A :class:`~solvers.model.CvxpyModel`, :class:`~solvers.model.PyomoModel`,
+        :class:`~solvers.model.LinearProgram`, a ``cvxpy.Problem``, or any object
+        with a ``to_cvxpy``/``to_pyomo``/``to_linear_program`` method.
+    solver : str
+        Registry name (see :func:`available`). Default ``"clarabel"``.
+    **options
+        Passed to the backend (tolerances, ``verbose``, time limits).
+
+    Returns
+    -------
+    SolveResult
+        Timings include the time spent emitting the model form.
+    """
+    backend = get(solver)
+    start = time.perf_counter()
+    form = _emit(model, backend.form, solver)
+    emit_seconds = time.perf_counter() - start
+    result = backend.solve(form, **options)
+    result.timings.build_seconds += emit_seconds
+    return result
