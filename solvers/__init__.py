@@ -25,6 +25,7 @@ from solvers.registry import (
     Availability,
     Backend,
     available,
+    backends,
     describe,
     get,
     register,
@@ -46,5 +47,5 @@ __all__ = [
     "DEFAULT_SOLVER", "Availability", "Backend", "CvxpyBackend", "CvxpyModel", "HighspyBackend",
     "LinearProgram", "PyomoHighsBackend", "PyomoModel", "SolveResult", "SolverError",
     "SolverUnavailableError", "Status", "Timings", "UnknownSolverError", "UnsupportedModelError",
-    "available", "describe", "get", "register", "registered", "solve",
+    "available", "backends", "describe", "get", "register", "registered", "solve",
 ]

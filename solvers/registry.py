@@ -91,6 +91,11 @@ def available(form: str | None = None) -> list[str]:
     ]
 
 
+def backends() -> dict[str, Backend]:
+    """Every registered backend by name, available here or not."""
+    return {name: _BACKENDS[name] for name in registered()}
+
+
 def describe() -> dict[str, Availability]:
     """Availability of every registered backend, with the reason when unavailable."""
     return {name: _BACKENDS[name].availability() for name in registered()}

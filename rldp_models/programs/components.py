@@ -166,8 +166,9 @@ class RobustSecretPrivacy:
         factor = float(np.exp(self.eps))
         for s1, s2 in ordered_secret_pairs(context.n_s):
             rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
+            empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
             cone = pair_support_at_most_zero(context.block(s1), -factor * context.block(s2),
-                                             rows, rho[s1, s2])
+                                             rows, rho[s1, s2], empty)
             context.add(f"{self.name}[{s1},{s2}]", cone.constraints, cone.multipliers)
 
     def check(self, protocol: np.ndarray, program: Any,

@@ -74,7 +74,8 @@ def support_at_most(v: cp.Expression, rhs: cp.Expression, phat: Any,
 
 
 def pair_support_at_most_zero(v1: cp.Expression, v2: cp.Expression, rows: Any,
-                              rho: Any) -> ConicSupport:
+                              rho: Any, empty: tuple[bool, bool] = (False, False)
+                              ) -> ConicSupport:
     """``delta*(v1[:, y], v2[:, y] | F_{U|s1,s2}) <= 0`` for every column y (Theorem 4).
 
     Parameters
@@ -82,6 +83,10 @@ def pair_support_at_most_zero(v1: cp.Expression, v2: cp.Expression, rows: Any,
     v1, v2 : cvxpy expressions, shape (|U|, |Y|)
     rows : constant or parameter, shape (2, |U|): ``Phat_{s1,u}``, ``Phat_{s2,u}``
     rho : constant or parameter, scalar: ``sqrt(B+1) - 1 + Phat_{s1} + Phat_{s2}``
+    empty : pair of bool
+        Whether a secret has no records. Its term ``h_i`` is then identically
+        zero, so ``q_i = 0`` and only ``t_i >= max_u v_i(u)`` remains; leaving
+        out the degenerate cones keeps the problem strictly feasible.
     """
     n_u, n_y = v1.shape
     k = float(symbolic.theorem4_constant())
@@ -92,13 +97,15 @@ def pair_support_at_most_zero(v1: cp.Expression, v2: cp.Expression, rows: Any,
     c_grid = _columns(c, n_u)
     constraints = [t[0] + t[1] + rho * c - k * (q[0] + q[1]) <= 0]
     for i, v in enumerate((v1, v2)):
-        r = cp.Variable((n_u, n_y), nonneg=True, name=f"r{i + 1}")
         gap = _columns(t[i], n_u) - v
-        h = rows[i] @ r
+        constraints.append(gap >= 0)
+        if empty[i]:
+            constraints.append(q[i] == 0)
+            continue
+        r = cp.Variable((n_u, n_y), nonneg=True, name=f"r{i + 1}")
         constraints += [
-            gap >= 0,
             rotated_cone(r, c_grid, gap),
-            rotated_cone(q[i], h, b[i]),
+            rotated_cone(q[i], rows[i] @ r, b[i]),
             rotated_cone(b[i], c, q[i]),
         ]
     return ConicSupport(constraints, {"t": t, "c": c})

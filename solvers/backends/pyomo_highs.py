@@ -72,9 +72,15 @@ class PyomoHighsBackend:
 
 
 def _values(component: Any) -> np.ndarray:
+    """Values in index order, shaped like the index set when it is a product of sets."""
     import pyomo.environ as pyo
 
-    return np.array([pyo.value(component[i]) for i in component], dtype=float)
+    values = np.array([pyo.value(component[i]) for i in component], dtype=float)
+    if component.is_indexed() and component.index_set().dimen > 1:
+        shape = tuple(len(s) for s in component.index_set().subsets())
+        if int(np.prod(shape)) == values.size:
+            return values.reshape(shape)
+    return values
 
 
 def _duals(model: Any, component: Any) -> np.ndarray:

@@ -1,0 +1,257 @@
+"""The worst-case eps of a protocol over a chi-square set, bracketed from both sides.
+
+For each output ``y`` and secrets ``s1 != s2`` the worst ratio is
+
+``tau* = sup_{(R1, R2) in F_{U|s1,s2}} (a.R1) / (b.R2)``,
+``a = P(y | s1, .)``, ``b = P(y | s2, .)``,
+
+and the worst-case eps is ``log max tau*``. Two independent computations
+bracket it:
+
+* **attained** (lower end): Dinkelbach's method on the ratio, each step a
+  direct maximisation of ``a.R1 - tau b.R2`` over the set description of
+  Theorem 3 (:meth:`PairProjection.support_direct`'s program, built once
+  with parameters) — it does not use the support-function reformulation the
+  builders use. The maximiser is realised as a distribution in ``F``
+  (:meth:`PairProjection.realise`), which is checked for membership.
+* **certified** (upper end): ``tau`` such that Theorem 4's expression at some
+  multipliers, evaluated in interval arithmetic, shows
+  ``delta*(a, -tau b) <= 0``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import cvxpy as cp
+import numpy as np
+
+from rldp_models.exact import exact_stochastic_rows, interval, iv, upper
+from rldp_models.privacy.guarantees import theorem4_upper_bound
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+DINKELBACH_TOLERANCE = 1e-10
+MAX_DINKELBACH_STEPS = 50
+
+
+@dataclass
+class WorstCaseEpsilon:
+    """The worst-case eps over ``F``: ``attained <= true value <= certified``.
+
+    Attributes
+    ----------
+    certified : float
+        Proven upper bound (``inf`` if some ratio is unbounded over ``F``).
+    attained : float
+        Reached by the explicit distribution ``witness`` in ``F``.
+    worst_at : tuple of int
+        ``(y, s1, s2)`` of the worst ratio.
+    witness : ndarray or None
+        A distribution ``P[s, u]`` in ``F`` at which ``attained`` is reached.
+    """
+
+    certified: float
+    attained: float
+    worst_at: tuple[int, int, int]
+    witness: np.ndarray | None
+
+
+class _RatioSubproblem:
+    """``max a.R1 - tau b.R2`` over Theorem 3's set, compiled once with parameters."""
+
+    def __init__(self, n_u: int) -> None:
+        self.rows = cp.Parameter((2, n_u), nonneg=True)
+        self.powered = cp.Parameter((2, n_u), nonneg=True)
+        self.rho = cp.Parameter(nonneg=True)
+        self.a = cp.Parameter(n_u)
+        self.b = cp.Parameter(n_u)
+        self.r = [cp.Variable(n_u, nonneg=True) for _ in range(2)]
+        k = [cp.Variable(n_u, nonneg=True) for _ in range(2)]
+        g = cp.Variable(2, nonneg=True)
+        constraints = [g[0] + g[1] <= self.rho]
+        for i in range(2):
+            constraints += [cp.sum(self.r[i]) == 1,
+                            cp.PowCone3D(k[i], self.r[i], self.powered[i], 2.0 / 3.0),
+                            cp.norm(k[i], 2) <= g[i]]
+        self.problem = cp.Problem(cp.Maximize(self.a @ self.r[0] - self.b @ self.r[1]),
+                                  constraints)
+
+    def set_pair(self, rows: np.ndarray, rho: float) -> None:
+        self.rows.value = rows
+        self.powered.value = rows ** (2.0 / 3.0)
+        self.rho.value = rho
+
+    def maximise(self, a: np.ndarray, scaled_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.a.value, self.b.value = a, scaled_b
+        self.problem.solve(solver="CLARABEL")
+        return (np.clip(self.r[0].value, 0, None), np.clip(self.r[1].value, 0, None))
+
+
+def _ratio(a: np.ndarray, b: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> float:
+    return float(a @ (r1 / r1.sum())) / float(b @ (r2 / r2.sum()))
+
+
+def _attained_ratio(sub: _RatioSubproblem, a: np.ndarray, b: np.ndarray,
+                    start: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
+    """Dinkelbach iterations from ``start``; returns the ratio and its maximiser."""
+    best = (_ratio(a, b, *start), *start)
+    tau = best[0]
+    for _ in range(MAX_DINKELBACH_STEPS):
+        r1, r2 = sub.maximise(a, tau * b)
+        if float(b @ r2) <= 0:
+            break
+        new = _ratio(a, b, r1, r2)
+        if new > best[0]:
+            best = (new, r1, r2)
+        if new <= tau * (1 + DINKELBACH_TOLERANCE):
+            break
+        tau = new
+    return best
+
+
+def _proves(pair, a: np.ndarray, b: np.ndarray, tau: float, rows_exact, rho_iv) -> bool:
+    """Whether ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` is proven in interval arithmetic."""
+    fresh = pair.support_certificate(a, -tau * b)
+    bound = theorem4_upper_bound(a, interval(tau), b, rows_exact, rho_iv, fresh.c, fresh.t)
+    return upper(bound) <= 0
+
+
+def _tight_certificate(prove, low: float, high: float) -> float:
+    """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed."""
+    while not prove(high):
+        low, high = high, high * 2 + 1e-300
+    for _ in range(40):
+        if high - low <= 1e-12 * high:
+            break
+        middle = 0.5 * (low + high)
+        if prove(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+@dataclass
+class _Triplet:
+    """One ratio: output ``y``, secrets ``s1, s2``, columns ``a, b`` and its Dinkelbach estimate."""
+
+    y: int
+    s1: int
+    s2: int
+    a: np.ndarray
+    b: np.ndarray
+    tau: float
+    r1: np.ndarray
+    r2: np.ndarray
+
+
+def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
+                       uncertainty: ChiSquareSet) -> WorstCaseEpsilon:
+    """Bracket ``max_{P in F} eps*(protocol, P)``; see the module docstring.
+
+    Every ratio gets a Dinkelbach estimate; the largest is then certified
+    tightly by bisection, and every other ratio is proven not to exceed it
+    (or certified on its own if it does).
+    """
+    n_s, n_u = counts.shape
+    n = int(counts.sum())
+    blocks = protocol.reshape(n_s, n_u, -1)
+    sub = _RatioSubproblem(n_u)
+    root = iv.sqrt(interval(uncertainty.radius) + 1)
+    triplets, proof_data = [], {}
+    for s1, s2 in itertools.permutations(range(n_s), 2):
+        pair = uncertainty.pair(s1, s2)
+        sub.set_pair(pair.rows, pair.rho)
+        rows_exact = [[Fraction(int(c), n) for c in counts[s]] for s in (s1, s2)]
+        rho_iv = root - 1 + interval(sum(rows_exact[0], Fraction(0))
+                                     + sum(rows_exact[1], Fraction(0)))
+        proof_data[s1, s2] = (pair, rows_exact, rho_iv)
+        start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
+        for y in range(blocks.shape[2]):
+            a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
+            if not np.any(a > 0):
+                continue
+            if _denominator_can_vanish(pair.rows[1], b):
+                r1, r2 = sub.maximise(a, np.zeros(n_u))
+                triplets.append(_Triplet(y, s1, s2, a, b, np.inf, r1, r2))
+            else:
+                triplets.append(_Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start)))
+    if not triplets:
+        return WorstCaseEpsilon(0.0, 0.0, (0, 0, 1), uncertainty.phat.copy())
+    triplets.sort(key=lambda t: t.tau, reverse=True)
+    top = triplets[0]
+    witness = _witness(uncertainty, top.s1, top.s2, top.r1, top.r2)
+    attained = _ratio_under(witness, top) if witness is not None else 1.0
+    where = (top.y, top.s1, top.s2)
+    if not np.isfinite(top.tau):
+        return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
+
+    def prover(t: _Triplet):
+        pair, rows_exact, rho_iv = proof_data[t.s1, t.s2]
+        return lambda tau: _proves(pair, t.a, t.b, tau, rows_exact, rho_iv)
+
+    certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
+    for other in triplets[1:]:
+        if not prover(other)(certified):
+            certified = _tight_certificate(prover(other), certified, other.tau * (1 + 1e-9))
+    return WorstCaseEpsilon(_log_at_least_zero(certified), _log_at_least_zero(attained), where,
+                            witness)
+
+
+def _log_at_least_zero(ratio: float) -> float:
+    return max(float(np.log(ratio)), 0.0) if ratio > 0 else 0.0
+
+
+def _ratio_under(witness: np.ndarray, top: _Triplet) -> float:
+    """``P(y|s1) / P(y|s2)`` of the normalised columns under the distribution ``witness``."""
+    q1 = witness[top.s1] / witness[top.s1].sum()
+    q2 = witness[top.s2] / witness[top.s2].sum()
+    denominator = float(top.b @ q2)
+    return float(top.a @ q1) / denominator if denominator > 0 else np.inf
+
+
+def _power_of_two_normalised(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Scale ``(a, b)`` by one power of two (exact in floating point) to a largest entry in [0.5, 1).
+
+    Every ratio and the sign of every ``delta*(a, -tau b)`` are unchanged, and
+    the scalar searches work at a sensible scale.
+    """
+    top = max(float(a.max()), float(b.max()))
+    if top == 0.0:
+        return a, b
+    exponent = np.frexp(top)[1]
+    return np.ldexp(a, -exponent), np.ldexp(b, -exponent)
+
+
+def _denominator_can_vanish(row: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``b.R2 = 0`` for some ``R2`` in the projection (see module docs)."""
+    support = row > 0
+    if not np.any(support):
+        return bool(np.min(b) == 0)
+    return bool(np.all(b[support] == 0))
+
+
+def _witness(uncertainty: ChiSquareSet, s1: int, s2: int, r1: np.ndarray,
+             r2: np.ndarray) -> np.ndarray | None:
+    """A distribution in ``F`` with conditionals ``(r1, r2)`` on ``(s1, s2)``, if one is found."""
+    pair = uncertainty.pair(s1, s2)
+    r1, r2 = r1 / r1.sum(), r2 / r2.sum()
+    for shrink in (0.0, 1e-9, 1e-6, 1e-3):
+        q1 = (1 - shrink) * r1 + shrink * _centre(pair.rows[0])
+        q2 = (1 - shrink) * r2 + shrink * _centre(pair.rows[1])
+        try:
+            m1, m2, rest = pair.realise(q1, q2)
+        except ValueError:
+            continue
+        p = uncertainty.phat * (rest / pair.rest if pair.rest > 0 else 0.0)
+        p[s1], p[s2] = m1 * q1, m2 * q2
+        p = exact_stochastic_rows(p.reshape(1, -1)).reshape(p.shape)
+        if uncertainty.contains(p):
+            return p
+    return None
+
+
+def _centre(row: np.ndarray) -> np.ndarray:
+    return row / row.sum() if row.sum() > 0 else np.full(row.size, 1.0 / row.size)

@@ -1,0 +1,91 @@
+"""Result files of ``rldp solve`` (the JSON contract of DESIGN.md) and reading them back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rldp_models.errors import InputError
+from rldp_models.programs.solution import ProtocolSolution
+
+REQUIRED_KEYS = ("problem", "status", "objective", "eps", "alpha", "n", "radius_B", "solver",
+                 "solve_seconds", "labels", "protocol", "certificate")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, (np.floating, float)):
+        return float(value) if np.isfinite(value) else str(float(value))
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def solution_to_dict(solution: ProtocolSolution) -> dict[str, Any]:
+    """The result of a protocol program as the JSON-ready dictionary of the CLI contract."""
+    program = solution.program
+    crosstab = program.crosstab
+    uncertainty = program.uncertainty
+    distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
+    record = {
+        "problem": program.name,
+        "status": solution.status.value,
+        "objective": solution.objective,
+        "solver_objective": solution.result.objective,
+        "eps": program.eps,
+        "alpha": None if uncertainty is None else uncertainty.alpha,
+        "n": crosstab.n,
+        "radius_B": None if uncertainty is None else uncertainty.radius,
+        "solver": solution.result.solver,
+        "solve_seconds": solution.result.timings.solve_seconds,
+        "build_seconds": solution.result.timings.build_seconds,
+        "distortion": distortion,
+        "distortion_matrix": program.distortion_matrix,
+        "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+                   "Y": list(program.outputs)},
+        "counts": crosstab.counts,
+        "guarantee": {
+            "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
+            "holds": solution.guarantee_holds,
+            "checks": [{"kind": c.kind, "holds": c.holds, "eps": c.eps,
+                        "worst_margin": c.worst_margin, "worst_at_y_s1_s2": list(c.worst_at)}
+                       for c in solution.checks],
+        },
+        "repair": None if solution.repair is None else {
+            "mixing_weight": solution.repair.weight,
+            "objective_before": solution.repair.objective_before,
+            "objective_after": solution.repair.objective_after,
+            "utility_cost": solution.repair.utility_cost,
+        },
+        "protocol": None if solution.protocol is None else solution.protocol_cube(),
+        "certificate": {"multipliers": solution.multipliers, "duals": solution.result.dual},
+    }
+    return _jsonable(record)
+
+
+def write_json(record: dict[str, Any], path: str | Path) -> None:
+    """Write a result record; the protocol's doubles are written with full precision."""
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """Read a result file, checking it has the keys of the contract."""
+    try:
+        record = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read a result file ({str(exc).splitlines()[0]})") \
+            from None
+    if not isinstance(record, dict):
+        raise InputError(f"{path}: a result file must hold a JSON object")
+    missing = [key for key in REQUIRED_KEYS if key not in record]
+    if missing:
+        raise InputError(f"{path}: not a protocol result, missing {', '.join(missing)}")
+    return record
