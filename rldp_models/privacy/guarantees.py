@@ -21,11 +21,13 @@ import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import cvxpy as cp
 import numpy as np
 
 from rldp_models import symbolic
 from rldp_models.exact import interval, iv, upper
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 
 
 @dataclass
@@ -140,10 +142,38 @@ def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
     return total
 
 
+def pair_multipliers_by_conic_solve(protocol: np.ndarray, uncertainty: ChiSquareSet,
+                                    eps: float, pairs: list[tuple[int, int]]
+                                    ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
+    """Theorem 4 multipliers ``(c, t)`` for every ``(pair, y)``, from one conic solve.
+
+    Minimises ``delta*(P(y|s1, .), -e^eps P(y|s2, .))`` for all constraints at
+    once. Only the multipliers are used: the bound is then evaluated exactly,
+    so the solver's accuracy affects how tight the bound is, never its validity.
+    """
+    n_s, n_u = uncertainty.phat.shape
+    blocks = protocol.reshape(n_s, n_u, -1)
+    n_y = blocks.shape[2]
+    factor = float(np.exp(eps))
+    objective, cones = 0, {}
+    for s1, s2 in pairs:
+        pair = uncertainty.pair(s1, s2)
+        value = cp.Variable(n_y)
+        empty = (bool(pair.rows[0].sum() == 0), bool(pair.rows[1].sum() == 0))
+        cones[s1, s2] = pair_support_at_most(cp.Constant(blocks[s1]),
+                                             cp.Constant(-factor * blocks[s2]), value,
+                                             pair.rows, pair.rho, empty)
+        objective += cp.sum(value)
+    constraints = [c for cone in cones.values() for c in cone.constraints]
+    cp.Problem(cp.Minimize(objective), constraints).solve(solver="CLARABEL")
+    return {pair: {key: np.asarray(var.value, dtype=float)
+                   for key, var in cone.multipliers.items()} for pair, cone in cones.items()}
+
+
 def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet,
                          eps: float,
-                         multipliers: dict[tuple[int, int], dict[str, np.ndarray]] | None = None
-                         ) -> GuaranteeCheck:
+                         multipliers: dict[tuple[int, int], dict[str, np.ndarray]] | None = None,
+                         refine: bool = True) -> GuaranteeCheck:
     """Eq. (23) for every ``P`` in the chi-square set, proved by Theorem 4 bounds.
 
     Parameters
@@ -154,9 +184,13 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
         Built on ``counts / n``; its radius ``B`` is used as the exact double it is.
     eps : float
     multipliers : dict, optional
-        ``{(s1, s2): {"c": (|Y|,), "t": (2, |Y|)}}`` from the solver. Where they
-        fail to prove a constraint, fresh ones from the closed-form minimisation
-        are tried before the constraint is declared violated.
+        ``{(s1, s2): {"c": (|Y|,), "t": (2, |Y|)}}``, e.g. from the solver.
+        Pairs without them get multipliers from one conic solve
+        (:func:`pair_multipliers_by_conic_solve`).
+    refine : bool
+        Where a bound is positive, try multipliers from the precise closed-form
+        minimisation (:meth:`PairProjection.support_certificate`) before
+        declaring the constraint violated.
     """
     n_s, n_u = counts.shape
     n = int(counts.sum())
@@ -165,29 +199,30 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
     factor = iv.exp(interval(eps))
     root = iv.sqrt(interval(uncertainty.radius) + 1)
     joint = [[Fraction(int(c), n) for c in row] for row in counts]
+    pairs = list(itertools.permutations(range(n_s), 2))
+    multipliers = dict(multipliers or {})
+    missing = [pair for pair in pairs if pair not in multipliers]
+    if missing:
+        multipliers.update(pair_multipliers_by_conic_solve(protocol, uncertainty, eps, missing))
     margins = np.full((n_s, n_s, n_y), np.nan)
     used: dict[str, dict[str, np.ndarray]] = {}
-    for s1, s2 in itertools.permutations(range(n_s), 2):
+    for s1, s2 in pairs:
         rows = [joint[s1], joint[s2]]
         rho = root - 1 + interval(sum(rows[0], Fraction(0)) + sum(rows[1], Fraction(0)))
-        pair = uncertainty.pair(s1, s2)
-        given = (multipliers or {}).get((s1, s2))
-        cs, ts = np.zeros(n_y), np.zeros((2, n_y))
+        cs = np.array(multipliers[s1, s2]["c"], dtype=float)
+        ts = np.array(multipliers[s1, s2]["t"], dtype=float)
         for y in range(n_y):
             v1, p2 = blocks[s1, :, y], blocks[s2, :, y]
-            candidates = []
-            if given is not None:
-                candidates.append((float(given["c"][y]), tuple(given["t"][:, y])))
-            bound = None
-            for c, t in candidates:
-                bound = theorem4_upper_bound(v1, factor, p2, rows, rho, c, t)
-                if upper(bound) <= 0:
-                    break
-            if bound is None or upper(bound) > 0:
-                fresh = pair.support_certificate(v1, -np.exp(eps) * p2)
-                c, t = fresh.c, fresh.t
-                bound = theorem4_upper_bound(v1, factor, p2, rows, rho, c, t)
+            bound = theorem4_upper_bound(v1, factor, p2, rows, rho, cs[y], tuple(ts[:, y]))
+            if upper(bound) > 0:  # c = 0: the bound over the whole simplex, exact when tight
+                simplex = theorem4_upper_bound(v1, factor, p2, rows, rho, 0.0, (-np.inf, -np.inf))
+                if upper(simplex) < upper(bound):
+                    bound, cs[y], ts[:, y] = simplex, 0.0, (v1.max(), -np.exp(eps) * p2.min())
+            if refine and upper(bound) > 0:
+                fresh = uncertainty.pair(s1, s2).support_certificate(v1, -np.exp(eps) * p2)
+                refined = theorem4_upper_bound(v1, factor, p2, rows, rho, fresh.c, fresh.t)
+                if upper(refined) < upper(bound):
+                    bound, cs[y], ts[:, y] = refined, fresh.c, fresh.t
             margins[s1, s2, y] = upper(bound)
-            cs[y], ts[:, y] = c, t
         used[f"{s1},{s2}"] = {"c": cs, "t": ts}
     return _verdict("robust", eps, margins, used)

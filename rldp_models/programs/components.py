@@ -26,7 +26,7 @@ from rldp_models.privacy.guarantees import (
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.chi_square_conic import pair_support_at_most_zero, support_at_most
+from rldp_models.uncertainty.chi_square_conic import pair_support_at_most, support_at_most
 
 
 class Objective(Protocol):
@@ -167,13 +167,35 @@ class RobustSecretPrivacy:
         for s1, s2 in ordered_secret_pairs(context.n_s):
             rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
             empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
-            cone = pair_support_at_most_zero(context.block(s1), -factor * context.block(s2),
-                                             rows, rho[s1, s2], empty)
-            context.add(f"{self.name}[{s1},{s2}]", cone.constraints, cone.multipliers)
+            cone = pair_support_at_most(context.block(s1), -factor * context.block(s2), 0,
+                                        rows, rho[s1, s2], empty)
+            context.add(self._group(s1, s2), cone.constraints, cone.multipliers)
 
     def check(self, protocol: np.ndarray, program: Any,
               multipliers: dict[str, Any]) -> GuaranteeCheck:
-        pairs = {pair: multipliers.get(f"{self.name}[{pair[0]},{pair[1]}]")
+        """The exact check with the solver's multipliers; no slow refinement (a repair is cheaper)."""
+        pairs = {pair: multipliers.get(self._group(*pair))
                  for pair in ordered_secret_pairs(program.crosstab.shape[0])}
         return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
-                                    self.eps, {k: v for k, v in pairs.items() if v is not None})
+                                    self.eps, {k: v for k, v in pairs.items() if v is not None},
+                                    refine=False)
+
+    def mixed_multipliers(self, multipliers: dict[str, Any], weight: float,
+                          n_outputs: int) -> dict[str, Any]:
+        """Multipliers for ``(1 - weight) P + weight U`` from those of ``P``.
+
+        The uniform protocol's constraint is certified by ``c = 0``,
+        ``t = (1/|Y|, -e^eps/|Y|)``; Theorem 4's expression is jointly convex
+        and positively homogeneous in ``(c, t, v)``, so the mixture of the two
+        certificates bounds the mixed constraint by the mixture of the bounds.
+        """
+        uniform_t = np.array([[1.0], [-np.exp(self.eps)]]) / n_outputs
+        mixed = {}
+        for group, values in multipliers.items():
+            if group.startswith(self.name + "["):
+                mixed[group] = {"c": (1 - weight) * np.asarray(values["c"]),
+                                "t": (1 - weight) * np.asarray(values["t"]) + weight * uniform_t}
+        return mixed
+
+    def _group(self, s1: int, s2: int) -> str:
+        return f"{self.name}[{s1},{s2}]"

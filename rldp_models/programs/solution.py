@@ -101,6 +101,15 @@ def _constant_protocol(program: Any) -> np.ndarray:
     return np.tile(row, (n_s * program.crosstab.shape[1], 1))
 
 
+def _mixed(program: Any, multipliers: dict, weight: float) -> dict:
+    """Multipliers of the mixed protocol, from the families that know how to mix theirs."""
+    mixed = {}
+    for family in program.constraints:
+        if hasattr(family, "mixed_multipliers"):
+            mixed.update(family.mixed_multipliers(multipliers, weight, len(program.outputs)))
+    return mixed
+
+
 def _repaired(program: Any, raw: np.ndarray, checks: list[GuaranteeCheck],
               multipliers: dict) -> tuple[np.ndarray, list[GuaranteeCheck], float]:
     n_y = len(program.outputs)
@@ -112,7 +121,7 @@ def _repaired(program: Any, raw: np.ndarray, checks: list[GuaranteeCheck],
     weight = min(1.0, 2.0 * worst / (worst - uniform_margin))
     for _ in range(MAX_REPAIR_ROUNDS):
         mixed = exact_stochastic_rows((1 - weight) * raw + weight / n_y)
-        mixed_checks = _run_checks(program, mixed, {})
+        mixed_checks = _run_checks(program, mixed, _mixed(program, multipliers, weight))
         if all(check.holds for check in mixed_checks) or weight >= 1.0:
             return mixed, mixed_checks, weight
         weight = min(1.0, 2.0 * weight)

@@ -21,7 +21,7 @@ from scipy.stats import chi2
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.uncertainty.scalar_search import minimise_convex_on_half_line
+from rldp_models.uncertainty.scalar_search import direct_solver_options, minimise_convex_on_half_line
 from rldp_models.uncertainty.simplex import Simplex
 
 
@@ -152,7 +152,7 @@ class ChiSquareSet:
         p = cp.Variable(phat.size, nonneg=True)
         divergence = cp.sum(cp.multiply(phat[mask] ** 2, cp.inv_pos(p[mask])))
         problem = cp.Problem(cp.Maximize(v @ p), [cp.sum(p) == 1, divergence <= self.radius + 1])
-        problem.solve(solver=solver.upper())
+        problem.solve(solver=solver.upper(), **direct_solver_options(solver))
         return float(problem.value), np.asarray(p.value).reshape(self.phat.shape)
 
     # ------------------------------------------------------------------ bounds

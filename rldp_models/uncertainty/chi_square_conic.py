@@ -73,14 +73,14 @@ def support_at_most(v: cp.Expression, rhs: cp.Expression, phat: Any,
     return ConicSupport(constraints, {"t": t, "c": c})
 
 
-def pair_support_at_most_zero(v1: cp.Expression, v2: cp.Expression, rows: Any,
-                              rho: Any, empty: tuple[bool, bool] = (False, False)
-                              ) -> ConicSupport:
-    """``delta*(v1[:, y], v2[:, y] | F_{U|s1,s2}) <= 0`` for every column y (Theorem 4).
+def pair_support_at_most(v1: cp.Expression, v2: cp.Expression, rhs: Any, rows: Any,
+                         rho: Any, empty: tuple[bool, bool] = (False, False)) -> ConicSupport:
+    """``delta*(v1[:, y], v2[:, y] | F_{U|s1,s2}) <= rhs[y]`` for every column y (Theorem 4).
 
     Parameters
     ----------
     v1, v2 : cvxpy expressions, shape (|U|, |Y|)
+    rhs : cvxpy expression of shape (|Y|,), or 0
     rows : constant or parameter, shape (2, |U|): ``Phat_{s1,u}``, ``Phat_{s2,u}``
     rho : constant or parameter, scalar: ``sqrt(B+1) - 1 + Phat_{s1} + Phat_{s2}``
     empty : pair of bool
@@ -95,7 +95,7 @@ def pair_support_at_most_zero(v1: cp.Expression, v2: cp.Expression, rows: Any,
     q = cp.Variable((2, n_y), nonneg=True, name="q")
     b = cp.Variable((2, n_y), nonneg=True, name="b")
     c_grid = _columns(c, n_u)
-    constraints = [t[0] + t[1] + rho * c - k * (q[0] + q[1]) <= 0]
+    constraints = [t[0] + t[1] + rho * c - k * (q[0] + q[1]) <= rhs]
     for i, v in enumerate((v1, v2)):
         gap = _columns(t[i], n_u) - v
         constraints.append(gap >= 0)

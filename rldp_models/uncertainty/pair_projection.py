@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models import symbolic
-from rldp_models.uncertainty.scalar_search import minimise_convex_on_half_line
+from rldp_models.uncertainty.scalar_search import direct_solver_options, minimise_convex_on_half_line
 
 
 @dataclass(frozen=True)
@@ -159,5 +159,5 @@ class PairProjection:
                                 cp.norm(k, 2) <= g[i]]
         objective = cp.Maximize(np.asarray(v1, float) @ r[0] + np.asarray(v2, float) @ r[1])
         problem = cp.Problem(objective, constraints)
-        problem.solve(solver=solver.upper())
+        problem.solve(solver=solver.upper(), **direct_solver_options(solver))
         return float(problem.value), np.asarray(r[0].value), np.asarray(r[1].value)
