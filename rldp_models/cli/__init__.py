@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.verify",
     "rldp_models.cli.demo",
     "rldp_models.cli.solvers_list",
+    "rldp_models.cli.mechanism",
 )
 
 

@@ -1,0 +1,190 @@
+"""``rldp mechanism NAME``: write a closed-form mechanism, its utility and its privacy check.
+
+The input alphabet X comes from ``--k`` (labels ``0..k-1``), ``--prior FILE``
+(CSV: a header row, then ``label,probability-or-count`` per row) or
+``--counts FILE`` (an S x U crosstab; x = (s, u) in row-major order). With a
+prior (the file's, or the crosstab's empirical distribution) the output holds
+the mutual information ``I(X;Y)`` in nats as ``utility``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rldp_models.cli.common import epsilon, finite_float
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.mechanisms import (BinaryMechanism, Mechanism, Quaternary, RandomizedResponse,
+                                    SecretRandomizedResponse, TruncatedGeometric, UnaryEncoding,
+                                    UtilityOptimizedRAPPOR, UtilityOptimizedRR, bit_labels)
+from rldp_models.mechanisms.unary_encoding import SETTINGS
+from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
+                                 certify_uldp, ldp_epsilon, uldp_epsilon)
+from rldp_models.results_io import write_json
+from rldp_models.utility import MutualInformation
+from rldp_models.validation import as_size
+
+NAMES = ("binary", "rr", "geometric", "quaternary", "srr", "ue", "urr", "urap")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("mechanism", help="write a closed-form mechanism",
+                                   description=__doc__)
+    parser.add_argument("name", choices=NAMES, metavar="NAME", help="one of " + ", ".join(NAMES))
+    parser.add_argument("--eps", type=epsilon, required=True, help="privacy level eps >= 0")
+    alphabet = parser.add_argument_group("input alphabet (one of)")
+    alphabet.add_argument("--k", type=int, help="number of symbols, labelled 0..k-1")
+    alphabet.add_argument("--prior", metavar="FILE", help="CSV: header, then label,value rows")
+    alphabet.add_argument("--counts", metavar="FILE", help="S x U crosstab CSV (needed by srr)")
+    parser.add_argument("--delta", type=finite_float, help="delta in [0, 1] (quaternary)")
+    parser.add_argument("--sensitive", nargs="+", metavar="LABEL",
+                        help="sensitive symbols for urr/urap (S labels with --counts)")
+    parser.add_argument("--setting", choices=SETTINGS, default="optimized",
+                        help="unary-encoding setting (ue; default optimized)")
+    parser.add_argument("--out", required=True, metavar="OUT.json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.delta is not None and args.name != "quaternary":
+        raise InputError("--delta only applies to quaternary")
+    alphabet = _alphabet(args)
+    mechanism = _mechanism(args, alphabet)
+    Q = mechanism.matrix()
+    check = _privacy_check(args, mechanism, Q, alphabet)
+    prior = alphabet["prior"]
+    record = {
+        "mechanism": args.name,
+        "eps": args.eps,
+        "delta": args.delta if args.name == "quaternary" else None,
+        "labels": {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)},
+        "Q": Q.tolist(),
+        "utility": None if prior is None else MutualInformation(prior).total(Q),
+        "privacy_check": check,
+    }
+    record.update({key: alphabet[key] for key in ("S", "U") if key in alphabet})
+    if args.name == "binary":
+        record["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
+    write_json(record, args.out)
+    utility = "" if prior is None else f", I(X;Y) = {record['utility']:.6g} nats"
+    verdict = "holds" if check["holds"] else "FAILS"
+    print(f"{args.name}: |X| = {Q.shape[0]}, |Y| = {Q.shape[1]}{utility}; "
+          f"{check['notion']} at eps = {args.eps} {verdict}")
+    print(f"  wrote {args.out}")
+    return 0 if check["holds"] else 1
+
+
+def _alphabet(args: argparse.Namespace) -> dict[str, Any]:
+    """Labels of X, the prior (or None) and, for a crosstab, the S and U labels."""
+    given = [name for name in ("k", "prior", "counts") if getattr(args, name) is not None]
+    if len(given) != 1:
+        raise InputError("give exactly one of --k, --prior FILE, --counts FILE")
+    if args.k is not None:
+        return {"labels": [str(x) for x in range(as_size(args.k))], "prior": None}
+    if args.prior is not None:
+        labels, prior = read_prior(args.prior)
+        return {"labels": labels, "prior": prior}
+    crosstab = Crosstab.from_csv(args.counts)
+    labels = [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]
+    return {"labels": labels, "prior": crosstab.phat.ravel(), "S": list(crosstab.s_labels),
+            "U": list(crosstab.u_labels)}
+
+
+def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
+    """Labels and normalised weights from a CSV with a header row and ``label,value`` rows."""
+    try:
+        with open(path, newline="") as handle:
+            rows = [row for row in csv.reader(handle) if row]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: cannot read the prior ({str(exc).splitlines()[0]})") from None
+    body = rows[1:]
+    if len(body) < 2:
+        raise InputError(f"{path}: a prior needs a header row and at least 2 label,value rows")
+    if any(len(row) != 2 for row in body):
+        raise InputError(f"{path}: every row after the header must be label,value")
+    labels = [row[0].strip() for row in body]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"{path}: duplicate labels")
+    try:
+        weights = np.array([float(row[1]) for row in body])
+    except ValueError:
+        raise InputError(f"{path}: values must be numbers") from None
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
+        raise InputError(f"{path}: values must be finite, >= 0, and not all 0")
+    return labels, weights / weights.sum()
+
+
+def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> Mechanism:
+    k = len(alphabet["labels"])
+    if args.name == "binary":
+        prior = alphabet["prior"] if alphabet["prior"] is not None else np.full(k, 1 / k)
+        return BinaryMechanism.for_mutual_information(args.eps, prior)
+    if args.name == "rr":
+        return RandomizedResponse(args.eps, k)
+    if args.name == "geometric":
+        return TruncatedGeometric(args.eps, k)
+    if args.name == "quaternary":
+        if k != 2 or args.delta is None:
+            raise InputError("quaternary needs a binary input (k = 2) and --delta")
+        return Quaternary(args.eps, args.delta)
+    if args.name == "srr":
+        if "S" not in alphabet:
+            raise InputError("srr needs --counts FILE (X = S x U)")
+        return SecretRandomizedResponse(args.eps, len(alphabet["S"]), len(alphabet["U"]))
+    if args.name == "ue":
+        return UnaryEncoding.from_setting(args.setting, args.eps, k)
+    sensitive = _sensitive_mask(args, alphabet)
+    if args.name == "urr":
+        return UtilityOptimizedRR(args.eps, sensitive)
+    return UtilityOptimizedRAPPOR(args.eps, sensitive)
+
+
+def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.ndarray:
+    if not args.sensitive:
+        raise InputError(f"{args.name} needs --sensitive LABEL [LABEL ...]")
+    wanted = {label.strip() for item in args.sensitive for label in item.split(",")
+              if label.strip()}
+    keys = alphabet["S"] if "S" in alphabet else alphabet["labels"]
+    unknown = sorted(wanted - set(keys))
+    if unknown:
+        raise InputError(f"unknown sensitive labels: {', '.join(unknown)}")
+    of_x = [x[0] for x in alphabet["labels"]] if "S" in alphabet else alphabet["labels"]
+    return np.array([label in wanted for label in of_x])
+
+
+def _privacy_check(args: argparse.Namespace, mechanism: Mechanism, Q: np.ndarray,
+                   alphabet: dict[str, Any]) -> dict[str, Any]:
+    """The exact verdict of the mechanism's own notion at ``--eps`` (and ``--delta``)."""
+    if args.name == "quaternary":
+        verdict = certify_approximate_ldp(Q, args.eps, args.delta)
+        return {"notion": "(eps, delta)-LDP", "holds": verdict.holds,
+                "worst_pair": list(verdict.worst_pair),
+                "delta_at_eps": approximate_ldp_delta(Q, args.eps)}
+    if args.name in ("urr", "urap"):
+        sensitive = np.array(mechanism.sensitive)
+        verdict, level, notion = (certify_uldp(Q, sensitive, args.eps), uldp_epsilon(Q, sensitive),
+                                  "ULDP")
+    elif args.name == "srr":
+        groups = mechanism.secret_of()
+        verdict, level, notion = (certify_ldp(Q, args.eps, groups), ldp_epsilon(Q, groups),
+                                  "RLDP over the whole simplex (LDP across secrets)")
+    else:
+        verdict, level, notion = certify_ldp(Q, args.eps), ldp_epsilon(Q), "LDP"
+    return {"notion": notion, "holds": verdict.holds,
+            "worst_pair": None if verdict.worst_pair is None else list(verdict.worst_pair),
+            "level": level}
+
+
+def _output_labels(name: str, mechanism: Mechanism, alphabet: dict[str, Any]) -> list[Any]:
+    if name in ("rr", "geometric", "srr", "urr"):
+        return alphabet["labels"]
+    if name == "binary":
+        return ["0", "1"]
+    if name == "quaternary":
+        return ["0", "1", "2", "3"]
+    return bit_labels(len(alphabet["labels"]))
