@@ -17,7 +17,7 @@ import numpy as np
 from rldp_models.errors import InputError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Crosstab:
     """Counts of a public data set over S x U, with labels.
 
@@ -46,6 +46,14 @@ class Crosstab:
         for axis, labels in (("S", self.s_labels), ("U", self.u_labels)):
             if len(set(labels)) != len(labels):
                 raise InputError(f"duplicate {axis} labels: {list(labels)}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Crosstab):
+            return NotImplemented
+        return (self.s_labels == other.s_labels and self.u_labels == other.u_labels
+                and np.array_equal(self.counts, other.counts))
+
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def from_array(cls, counts: np.ndarray | Sequence[Sequence[float]],

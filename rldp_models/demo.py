@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rldp_models.instances import Instance, jeffreys_instance
-from rldp_models.privacy.metrics import distortion_star, epsilon_star
-from rldp_models.programs import PRESETS, ProtocolSolution, preset
+from rldp_models.problem_kinds import PRESETS
+
+if TYPE_CHECKING:
+    from rldp_models.programs import ProtocolSolution
 
 DEMO_SETTING = {"n_s": 3, "n_u": 5, "n": 75, "eps": 0.5, "alpha": 0.05, "seed": 2022}
 
@@ -22,7 +25,7 @@ class DemoRow:
     """One program's outcome on the demo instance."""
 
     problem: str
-    solution: ProtocolSolution
+    solution: "ProtocolSolution"
     d_star: float
     eps_star: float
     seconds: float
@@ -31,6 +34,9 @@ class DemoRow:
 def run_demo(seed: int = DEMO_SETTING["seed"], solver: str = "clarabel"
              ) -> tuple[Instance, list[DemoRow]]:
     """Solve NUNP, NURP, RUNP and RURP on the seeded instance and score them at ``P*``."""
+    from rldp_models.privacy.metrics import distortion_star, epsilon_star
+    from rldp_models.programs import preset
+
     instance = jeffreys_instance(DEMO_SETTING["n_s"], DEMO_SETTING["n_u"], DEMO_SETTING["n"],
                                  seed)
     rows = []

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.programs.solution import ProtocolSolution
+
+if TYPE_CHECKING:
+    from rldp_models.programs.solution import ProtocolSolution
 
 REQUIRED_KEYS = ("problem", "status", "objective", "eps", "alpha", "n", "radius_B", "solver",
                  "solve_seconds", "labels", "protocol", "certificate")
@@ -29,7 +31,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def solution_to_dict(solution: ProtocolSolution) -> dict[str, Any]:
+def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
     """The result of a protocol program as the JSON-ready dictionary of the CLI contract."""
     program = solution.program
     crosstab = program.crosstab

@@ -7,6 +7,7 @@ loads a :class:`Backend` instance (or a zero-argument callable returning one).
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -51,7 +52,11 @@ _entry_points_loaded = False
 
 
 def register(backend: Backend, *, replace: bool = False) -> None:
-    """Add ``backend`` to the registry under ``backend.name``."""
+    """Add ``backend`` to the registry under ``backend.name``.
+
+    An entry point of the ``rldp_models.solvers`` group may load a backend
+    instance, a backend class, or a function returning a backend.
+    """
     key = backend.name.lower()
     if key in _BACKENDS and not replace:
         raise ValueError(f"a solver named {key!r} is already registered")
@@ -65,7 +70,7 @@ def _load_entry_points() -> None:
     _entry_points_loaded = True
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         loaded = entry.load()
-        backend = loaded() if callable(loaded) and not hasattr(loaded, "form") else loaded
+        backend = loaded() if inspect.isclass(loaded) or inspect.isfunction(loaded) else loaded
         register(backend, replace=True)
 
 

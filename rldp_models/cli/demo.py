@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rldp_models.demo import DEMO_SETTING, run_demo
-from rldp_models.plotting import scatter_eps_distortion
-from rldp_models.results_io import solution_to_dict, write_json
+from rldp_models.demo import DEMO_SETTING
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import solvers
+    from rldp_models.demo import run_demo
+    from rldp_models.plotting import scatter_eps_distortion
+    from rldp_models.results_io import solution_to_dict, write_json
 
     solvers.get(args.solver)
     out = Path(args.out)

@@ -8,8 +8,7 @@ import sys
 import solvers
 from rldp_models.cli.common import add_data_arguments, epsilon, load_crosstab, significance
 from rldp_models.distortion import NAMED_DISTORTIONS
-from rldp_models.programs import PRESETS, preset
-from rldp_models.results_io import solution_to_dict, write_json
+from rldp_models.problem_kinds import PRESETS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rldp_models.programs import preset
+    from rldp_models.results_io import solution_to_dict, write_json
+
     solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
     crosstab = load_crosstab(args)
     program = preset(args.problem, crosstab, args.eps, args.alpha, distortion=args.distortion)

@@ -17,12 +17,8 @@ from rldp_models.cli.common import add_data_arguments, load_crosstab
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
-from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
-from rldp_models.privacy.metrics import epsilon_star
-from rldp_models.privacy.worst_case import worst_case_epsilon
-from rldp_models.programs import PRESETS
+from rldp_models.problem_kinds import PRESETS
 from rldp_models.results_io import read_result
-from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _verify_nominal(crosstab: Crosstab, protocol: np.ndarray, eps: float) -> int:
+    from rldp_models.privacy.guarantees import check_nominal_privacy
+    from rldp_models.privacy.metrics import epsilon_star
+
     check = check_nominal_privacy(protocol, crosstab.counts, eps)
     achieved = epsilon_star(protocol, crosstab.phat)
     print(f"nominal guarantee (at Phat), eps = {eps:g}: {'holds' if check.holds else 'FAILS'}")
@@ -89,6 +88,10 @@ def _verify_nominal(crosstab: Crosstab, protocol: np.ndarray, eps: float) -> int
 
 
 def _verify_robust(record: dict, crosstab: Crosstab, protocol: np.ndarray, eps: float) -> int:
+    from rldp_models.privacy.guarantees import check_robust_privacy
+    from rldp_models.privacy.worst_case import worst_case_epsilon
+    from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
+
     alpha = record.get("alpha")
     if alpha is None:
         raise InputError("a robust result must record its alpha")

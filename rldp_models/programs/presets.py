@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs.components import (
     NominalDistortion,
     NominalSecretPrivacy,
@@ -25,12 +26,6 @@ from rldp_models.programs.components import (
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
-PRESETS: dict[str, tuple[bool, bool]] = {
-    "NUNP": (False, False),
-    "NURP": (False, True),
-    "RUNP": (True, False),
-    "RURP": (True, True),
-}
 
 
 def preset(name: str, crosstab: Crosstab, eps: float, alpha: float = 0.05,

@@ -1,0 +1,64 @@
+"""Worst-case eps over F: the bracket holds against brute-force search over F."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rldp_models.data import Crosstab
+from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic
+from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
+from rldp_models.privacy.metrics import epsilon_star
+from rldp_models.privacy.worst_case import worst_case_epsilon
+from rldp_models.programs import preset
+from rldp_models.uncertainty import ChiSquareSet
+
+
+def _random_members(f: ChiSquareSet, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    members = []
+    while len(members) < count:
+        direction = rng.dirichlet(np.full(f.phat.size, 0.2)).reshape(f.phat.shape)
+        p = (1 - rng.random() ** 2) * f.phat + rng.random() ** 2 * direction
+        if f.contains(p / p.sum(), tol=1e-12):
+            members.append(p / p.sum())
+    return members
+
+
+@pytest.mark.parametrize("name", ["NUNP", "NURP"])
+def test_bracket_contains_every_sampled_distribution(name: str, demo_crosstab: Crosstab) -> None:
+    solution = preset(name, demo_crosstab, 0.5).solve()
+    f = solution.program.uncertainty
+    worst = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
+    assert worst.attained <= worst.certified
+    assert f.contains(worst.witness)
+    assert epsilon_star(solution.protocol, worst.witness) == pytest.approx(worst.attained,
+                                                                           abs=1e-9)
+    rng = np.random.default_rng(0)
+    sampled = max(epsilon_star(solution.protocol, p) for p in _random_members(f, rng, 400))
+    assert sampled <= worst.certified + 1e-12
+    assert worst.certified - worst.attained < 1e-3
+    if name == "NURP":
+        assert worst.certified <= 0.5
+    else:
+        assert worst.attained > 0.5  # nominal privacy leaks over F
+
+
+def test_nominal_check_catches_a_small_violation(demo_crosstab: Crosstab) -> None:
+    solution = preset("NUNP", demo_crosstab, 0.5).solve()
+    assert check_nominal_privacy(solution.protocol, demo_crosstab.counts, 0.5).holds
+    assert not check_nominal_privacy(solution.protocol, demo_crosstab.counts, 0.5 - 1e-6).holds
+
+
+def test_robust_check_catches_nominal_only_protocols(demo_crosstab: Crosstab) -> None:
+    solution = preset("NUNP", demo_crosstab, 0.5).solve()
+    f = ChiSquareSet.from_counts(demo_crosstab.counts, 0.05)
+    assert not check_robust_privacy(solution.protocol, demo_crosstab.counts, f, 0.5).holds
+
+
+def test_exact_rows() -> None:
+    rng = np.random.default_rng(3)
+    raw = rng.dirichlet(np.ones(7), size=9) * (1 + 1e-9)
+    exact = exact_stochastic_rows(raw)
+    assert is_exactly_stochastic(exact)[0]
+    assert np.abs(exact - raw / raw.sum(1, keepdims=True)).max() < 1e-14
+    assert not is_exactly_stochastic(raw)[0]
