@@ -1,0 +1,188 @@
+"""Extreme rays of a cone ``{q >= 0 : A q >= 0}`` by double description.
+
+Floating-point cddlib (``pycddlib-standalone`` 3.x, ``import cdd``) runs first.
+Its rays are accepted only when they pass these checks; otherwise the exact
+integer double description of :mod:`rldp_models.conelp.exact_dd` is used:
+
+1. the cone is pointed (cdd reports no lineality) and every ray is nonzero;
+2. each ray is *polished* to the null vector of the constraints it makes tight
+   (an SVD), which exists and is unique exactly when those constraints have
+   rank ``d - 1``, the rank condition of an extreme ray;
+3. the polished ray satisfies every constraint, ``a.v >= -1e-12 |a| |v|``;
+4. no two rays coincide;
+5. a second cdd run with another row order returns the same rays. Float
+   double description fails by dropping or bending rays depending on the
+   order in which rows are added, so two orders agreeing is the consistency
+   test (a complete cross-check, H -> V -> H, costs far more than the
+   enumeration itself at ``d = 20``).
+
+Exactness of the constants is the caller's job: the cones of this package
+are built with ``e^eps`` rounded inward (see
+:func:`rldp_models.conelp.cones.inner_ratio`) and, for the exact method, from
+exact rational data (:func:`rldp_models.conelp.joint.exact`), so both the
+float rays and the exact rays lie in the cone the privacy guarantee states.
+pycddlib-standalone has no ``cdd.gmp``, hence the exact method is our own.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+import cdd
+import numpy as np
+from scipy.spatial import cKDTree
+
+from rldp_models.conelp.exact_dd import exact_extreme_rays, normalised_float_rays
+from rldp_models.conelp.rays import ExplicitRays
+from rldp_models.errors import InputError
+
+TIGHT_TOLERANCE = 1e-9
+"""A constraint counts as tight at a unit ray when ``|a.v| <= this`` (unit-norm rows)."""
+
+FEASIBILITY_TOLERANCE = 1e-12
+"""Largest accepted violation ``-a.v`` of a polished unit ray (unit-norm rows)."""
+
+RANK_GAP = 1e-8
+"""Second-smallest singular value of the tight rows must exceed this (rank ``d - 1``)."""
+
+MATCH_TOLERANCE = 1e-7
+"""Two runs agree when every ray of one has a ray of the other this close (sum-1 scaling)."""
+
+_ROW_ORDERS = (cdd.RowOrderType.LEX_MIN, cdd.RowOrderType.MAX_INDEX)
+
+
+class FloatDoubleDescriptionError(ArithmeticError):
+    """Floating-point cddlib returned rays that fail verification."""
+
+
+def extreme_rays(A: np.ndarray, *, method: Literal["auto", "float", "exact"] = "auto"
+                 ) -> ExplicitRays:
+    """Extreme rays of ``C = {q in R^d : q >= 0, A q >= 0}``, scaled to sum 1.
+
+    Parameters
+    ----------
+    A : ndarray, shape (m, d)
+        Rows ``a`` of the constraints ``a.q >= 0`` besides ``q >= 0``: floats,
+        or :class:`~fractions.Fraction` objects (see
+        :func:`rldp_models.conelp.joint.exact`), which the exact method uses
+        as they are and the float method rounds.
+    method : {"auto", "float", "exact"}
+        ``"auto"``: verified float cddlib, exact on failure. ``"float"``:
+        float only (raises :class:`FloatDoubleDescriptionError` on failure).
+        ``"exact"``: exact integer double description.
+
+    Returns
+    -------
+    ExplicitRays
+        Columns ``v_r``, with ``exact`` set when the exact method produced them.
+    """
+    A = np.asarray(A)
+    if A.ndim != 2 or A.shape[1] == 0:
+        raise InputError(f"A must be 2-D with at least one column, got shape {A.shape}")
+    if method == "exact":
+        return _exact(A)
+    try:
+        return ExplicitRays(_float_rays(_unit_rows(A.astype(float))))
+    except FloatDoubleDescriptionError:
+        if method == "float":
+            raise
+        return _exact(A)
+
+
+def _unit_rows(A: np.ndarray) -> np.ndarray:
+    """Rows of ``A`` scaled to unit norm, zero rows and duplicates dropped."""
+    if not np.all(np.isfinite(A)):
+        raise InputError("A has a non-finite entry")
+    norms = np.linalg.norm(A, axis=1)
+    rows = A[norms > 0] / norms[norms > 0, None]
+    return np.unique(rows, axis=0)
+
+
+def _exact(A: np.ndarray) -> ExplicitRays:
+    d = A.shape[1]
+    rays = exact_extreme_rays([[Fraction(value) for value in row] for row in A], d)
+    return ExplicitRays(normalised_float_rays(rays, d), exact=True)
+
+
+def _float_rays(rows: np.ndarray) -> np.ndarray:
+    """Verified float rays (checks 1-5 of the module docstring), scaled to sum 1."""
+    first, second = (_cdd_rays(rows, order) for order in _ROW_ORDERS)
+    polished = _polish(rows, first)
+    if not _same_rays(polished, second / second.sum(axis=0)):
+        raise FloatDoubleDescriptionError("two row orders gave different rays")
+    return polished
+
+
+def _cdd_rays(rows: np.ndarray, order: cdd.RowOrderType) -> np.ndarray:
+    """Raw cdd rays of ``{q >= 0 : rows q >= 0}`` as columns."""
+    d = rows.shape[1]
+    constraints = np.vstack([np.eye(d), rows])
+    array = np.hstack([np.zeros((constraints.shape[0], 1)), constraints])
+    matrix = cdd.matrix_from_array(array.tolist(), rep_type=cdd.RepType.INEQUALITY)
+    try:
+        generators = cdd.copy_generators(cdd.polyhedron_from_matrix(matrix, row_order=order))
+    except RuntimeError as exc:
+        raise FloatDoubleDescriptionError(str(exc)) from exc
+    if generators.lin_set:
+        raise FloatDoubleDescriptionError("cdd found a line in a cone inside the orthant")
+    output = np.array(generators.array, dtype=float).reshape(-1, d + 1)
+    rays = output[output[:, 0] == 0, 1:].T
+    if np.any(rays.sum(axis=0) <= 0):
+        raise FloatDoubleDescriptionError("cdd returned a ray outside the orthant")
+    return rays
+
+
+def _polish(rows: np.ndarray, rays: np.ndarray) -> np.ndarray:
+    """Each ray replaced by the null vector of its tight constraints; checks 2-4.
+
+    The tight orthant constraints ``q_x >= 0`` fix the ray's zeros, so the null
+    vector is computed on the support only, from the tight rows of ``A``
+    restricted to it (rank ``|support| - 1`` there is rank ``d - 1`` overall).
+    """
+    unit = rays / np.linalg.norm(rays, axis=0)
+    support = unit > TIGHT_TOLERANCE
+    tight = np.abs(rows @ unit) <= TIGHT_TOLERANCE
+    polished = np.zeros_like(unit)
+    sizes = support.sum(axis=0)
+    for size in np.unique(sizes):
+        group = np.flatnonzero(sizes == size)
+        for block in np.array_split(group, -(-group.size // 512)):
+            columns = np.nonzero(support[:, block].T)[1].reshape(block.size, size)
+            null = _null_vectors(rows, tight[:, block], columns)
+            polished[columns, block[:, None]] = null
+    polished *= np.sign(polished.sum(axis=0))
+    if np.any(rows @ polished < -FEASIBILITY_TOLERANCE) or np.any(polished < 0):
+        raise FloatDoubleDescriptionError("a polished ray violates a constraint")
+    scaled = polished / polished.sum(axis=0)
+    if len(np.unique(np.round(scaled, 12), axis=1).T) != scaled.shape[1]:
+        raise FloatDoubleDescriptionError("cdd returned a ray twice")
+    return scaled
+
+
+def _null_vectors(rows: np.ndarray, tight: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Unit null vectors, on ``columns``, of the tight rows; their rank must be ``size - 1``.
+
+    ``tight`` is ``(m, n)``, ``columns`` is ``(n, size)``; returns ``(n, size)``.
+    """
+    size = columns.shape[1]
+    stacked = rows.T[columns].transpose(0, 2, 1) * tight.T[:, :, None]  # (n, m, size)
+    if stacked.shape[1] < size:
+        stacked = np.concatenate([stacked, np.zeros((len(columns), size - stacked.shape[1],
+                                                     size))], axis=1)
+    _, singular, vh = np.linalg.svd(stacked, full_matrices=False)
+    if size > 1 and np.any(singular[:, size - 2] <= RANK_GAP):
+        raise FloatDoubleDescriptionError("a ray's tight constraints have rank below d - 1")
+    if np.any(singular[:, size - 1] > np.sqrt(rows.shape[0] + 1) * TIGHT_TOLERANCE):
+        raise FloatDoubleDescriptionError("a ray's tight constraints have full rank")
+    return vh[:, size - 1, :]
+
+
+def _same_rays(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether two ray sets coincide up to :data:`MATCH_TOLERANCE`."""
+    if first.shape != second.shape:
+        return False
+    if first.shape[1] == 0:
+        return True
+    distances, _ = cKDTree(second.T).query(first.T)
+    return bool(np.all(distances <= MATCH_TOLERANCE))

@@ -1,0 +1,108 @@
+"""Exact double description of a cone inside the nonnegative orthant.
+
+The fallback of :func:`rldp_models.conelp.double_description.extreme_rays`
+when floating-point cddlib fails or returns rays that do not pass
+verification. ``pycddlib-standalone`` ships no ``cdd.gmp``, so the exact
+arithmetic is done here, in Python integers.
+
+Every cone of this package lies in the orthant (mechanism columns are
+nonnegative), so the method starts from the orthant's rays ``e_1, ..., e_d``
+and adds the rows of ``A`` one at a time (Motzkin's double description with
+the combinatorial adjacency test). Rows are scaled to integer vectors, so
+all rays stay integer vectors, reduced by their gcd; no rounding occurs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class _Ray:
+    """An integer ray and the bitmask of the constraints it makes tight."""
+
+    vector: tuple[int, ...]
+    zeros: int
+
+
+def exact_extreme_rays(rows: Sequence[Sequence[Fraction]], dimension: int) -> list[tuple[int, ...]]:
+    """Extreme rays of ``{q in R^d : q >= 0, a.q >= 0 for every row a}``, exactly.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of Fraction
+        The rows ``a`` (each of length ``dimension``), as exact rationals.
+    dimension : int
+        ``d``.
+
+    Returns
+    -------
+    list of tuple of int
+        One primitive integer vector per extreme ray (entries >= 0, gcd 1).
+        Empty when the cone is ``{0}``.
+    """
+    rays = [_Ray(tuple(int(i == j) for i in range(dimension)), _orthant_zeros(j, dimension))
+            for j in range(dimension)]
+    for offset, row in enumerate(rows):
+        rays = _add_inequality(rays, _integer_row(row), dimension + offset, dimension)
+    return [ray.vector for ray in rays]
+
+
+def _orthant_zeros(j: int, dimension: int) -> int:
+    """Bitmask of the orthant constraints ``q_i >= 0`` tight at ``e_j``."""
+    return ((1 << dimension) - 1) & ~(1 << j)
+
+
+def _integer_row(row: Sequence[Fraction]) -> tuple[int, ...]:
+    """A positive multiple of ``row`` with coprime integer entries."""
+    fractions = [Fraction(value) for value in row]
+    scale = math.lcm(*(f.denominator for f in fractions))
+    integers = [int(f * scale) for f in fractions]
+    divisor = math.gcd(*integers) or 1
+    return tuple(i // divisor for i in integers)
+
+
+def _add_inequality(rays: list[_Ray], row: tuple[int, ...], index: int,
+                    dimension: int) -> list[_Ray]:
+    """One double-description step: intersect the cone of ``rays`` with ``row.q >= 0``."""
+    values = [sum(a * v for a, v in zip(row, ray.vector)) for ray in rays]
+    bit = 1 << index
+    positive = [(ray, value) for ray, value in zip(rays, values) if value > 0]
+    negative = [(ray, value) for ray, value in zip(rays, values) if value < 0]
+    kept = [ray for ray, value in positive]
+    kept += [_Ray(ray.vector, ray.zeros | bit) for ray, value in zip(rays, values) if value == 0]
+    for plus, plus_value in positive:
+        for minus, minus_value in negative:
+            if _adjacent(plus, minus, rays, dimension):
+                kept.append(_combine(plus, plus_value, minus, minus_value, bit))
+    return kept
+
+
+def _adjacent(first: _Ray, second: _Ray, rays: list[_Ray], dimension: int) -> bool:
+    """Combinatorial adjacency: no third ray is tight on every constraint both share."""
+    common = first.zeros & second.zeros
+    if common.bit_count() < dimension - 2:
+        return False
+    return not any(ray is not first and ray is not second and ray.zeros & common == common
+                   for ray in rays)
+
+
+def _combine(plus: _Ray, plus_value: int, minus: _Ray, minus_value: int, bit: int) -> _Ray:
+    """The ray on the new hyperplane between ``plus`` and ``minus``, made primitive."""
+    vector = [plus_value * m - minus_value * p for p, m in zip(plus.vector, minus.vector)]
+    divisor = math.gcd(*vector) or 1
+    return _Ray(tuple(v // divisor for v in vector), (plus.zeros & minus.zeros) | bit)
+
+
+def normalised_float_rays(rays: list[tuple[int, ...]], dimension: int) -> np.ndarray:
+    """Integer rays as float columns scaled to sum 1 (each entry correctly rounded)."""
+    columns = np.empty((dimension, len(rays)))
+    for r, vector in enumerate(rays):
+        total = sum(vector)
+        columns[:, r] = [float(Fraction(v, total)) for v in vector]
+    return columns
