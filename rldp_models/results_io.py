@@ -62,6 +62,7 @@ def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
                        for c in solution.checks],
         },
         "repair": None if solution.repair is None else {
+            "method": solution.repair.method,
             "mixing_weight": solution.repair.weight,
             "objective_before": solution.repair.objective_before,
             "objective_after": solution.repair.objective_after,

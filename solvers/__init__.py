@@ -34,7 +34,8 @@ from solvers.registry import (
 )
 from solvers.result import SolveResult, Status, Timings
 
-register(CvxpyBackend("clarabel", "CLARABEL", "Clarabel interior-point conic solver (default)"))
+register(CvxpyBackend("clarabel", "CLARABEL", "Clarabel interior-point conic solver (default)",
+                      defaults={"direct_solve_method": "qdldl"}))
 register(CvxpyBackend("scs", "SCS", "SCS first-order conic solver",
                       defaults={"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000}))
 register(CvxpyBackend("ecos", "ECOS", "ECOS interior-point SOC/exponential-cone solver"))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from conftest import random_counts
+from shared_data import random_counts
 from rldp_models.errors import InputError
 from rldp_models.uncertainty import ChiSquareSet, Simplex, chi_square_radius
 

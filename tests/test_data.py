@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ADULT
+from shared_data import ADULT
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 

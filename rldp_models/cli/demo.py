@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
         write_json(solution_to_dict(row.solution), out / f"{row.problem}.json")
         verdict = "exact" if row.solution.guarantee_holds else "FAILED"
         if row.solution.repair is not None:
-            verdict += f" (repaired, weight {row.solution.repair.weight:.1e})"
+            verdict += f" (repaired: {row.solution.repair.method}, weight " \
+                f"{row.solution.repair.weight:.1e})"
         print(f"{row.problem:8s} {row.solution.objective:10.4f} {row.d_star:8.4f} "
               f"{row.eps_star:8.4f} {row.seconds:9.2f}  {verdict}")
     scatter_eps_distortion([(r.problem, r.d_star, r.eps_star) for r in rows],

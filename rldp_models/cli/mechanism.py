@@ -1,10 +1,16 @@
-"""``rldp mechanism NAME``: write a closed-form mechanism, its utility and its privacy check.
+"""``rldp mechanism NAME``: write a closed-form or optimal mechanism, its utility and privacy check.
 
-The input alphabet X comes from ``--k`` (labels ``0..k-1``), ``--prior FILE``
-(CSV: a header row, then ``label,probability-or-count`` per row) or
-``--counts FILE`` (an S x U crosstab; x = (s, u) in row-major order). With a
-prior (the file's, or the crosstab's empirical distribution) the output holds
-the mutual information ``I(X;Y)`` in nats as ``utility``.
+For the closed-form names the input alphabet X comes from ``--k`` (labels
+``0..k-1``), ``--prior FILE`` (CSV: a header row, then
+``label,probability-or-count`` per row) or ``--counts FILE`` (an S x U
+crosstab; x = (s, u) in row-major order). With a prior (the file's, or the
+crosstab's empirical distribution) the output holds the mutual information
+``I(X;Y)`` in nats as ``utility``.
+
+The optimal names staircase, ldp-s, lip and srlip solve a cone LP and take
+their own options (see :mod:`rldp_models.cli.mechanism_optimal`): staircase
+reads --prior (or --prior0/--prior1 for --utility kl|tv|chi2); ldp-s, lip and
+srlip read an S x X --joint crosstab; lip and srlip maximise I(X;Y).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from rldp_models.cli import mechanism_optimal
 from rldp_models.cli.common import epsilon, finite_float
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
@@ -29,28 +36,34 @@ from rldp_models.results_io import write_json
 from rldp_models.utility import MutualInformation
 from rldp_models.validation import as_size
 
-NAMES = ("binary", "rr", "geometric", "quaternary", "srr", "ue", "urr", "urap")
+CLOSED_FORM_NAMES = ("binary", "rr", "geometric", "quaternary", "srr", "ue", "urr", "urap")
+NAMES = CLOSED_FORM_NAMES + mechanism_optimal.OPTIMAL_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("mechanism", help="write a closed-form mechanism",
+    parser = subparsers.add_parser("mechanism", help="write a closed-form or optimal mechanism",
                                    description=__doc__)
     parser.add_argument("name", choices=NAMES, metavar="NAME", help="one of " + ", ".join(NAMES))
     parser.add_argument("--eps", type=epsilon, required=True, help="privacy level eps >= 0")
     alphabet = parser.add_argument_group("input alphabet (one of)")
     alphabet.add_argument("--k", type=int, help="number of symbols, labelled 0..k-1")
-    alphabet.add_argument("--prior", metavar="FILE", help="CSV: header, then label,value rows")
+    alphabet.add_argument("--prior", metavar="FILE",
+                          help="CSV: header, then label,value rows (also staircase's prior)")
     alphabet.add_argument("--counts", metavar="FILE", help="S x U crosstab CSV (needed by srr)")
     parser.add_argument("--delta", type=finite_float, help="delta in [0, 1] (quaternary)")
     parser.add_argument("--sensitive", nargs="+", metavar="LABEL",
                         help="sensitive symbols for urr/urap (S labels with --counts)")
     parser.add_argument("--setting", choices=SETTINGS, default="optimized",
                         help="unary-encoding setting (ue; default optimized)")
+    mechanism_optimal.add_arguments(parser)
     parser.add_argument("--out", required=True, metavar="OUT.json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.name in mechanism_optimal.OPTIMAL_NAMES:
+        return mechanism_optimal.run(args)
+    mechanism_optimal.reject_options(args)
     if args.delta is not None and args.name != "quaternary":
         raise InputError("--delta only applies to quaternary")
     alphabet = _alphabet(args)

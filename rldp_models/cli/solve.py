@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     for check in solution.checks:
         print("  " + check.summary())
     if solution.repair is not None:
-        print(f"  repaired: mixed with the uniform protocol, weight {solution.repair.weight:.3g}, "
-              f"objective cost {solution.repair.utility_cost:.3g}")
+        how = ("mixed with the uniform protocol, weight "
+               f"{solution.repair.weight:.3g}" if solution.repair.method == "mix-uniform"
+               else "replaced by the best protocol that ignores its input (eps = 0)")
+        print(f"  repaired: {how}; objective cost {solution.repair.utility_cost:.3g}")
     print(f"  wrote {args.out}")
     return 0 if solution.guarantee_holds else 1

@@ -18,6 +18,7 @@ constraint's interval is ``<= 0``.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -165,9 +166,22 @@ def pair_multipliers_by_conic_solve(protocol: np.ndarray, uncertainty: ChiSquare
                                              pair.rows, pair.rho, empty)
         objective += cp.sum(value)
     constraints = [c for cone in cones.values() for c in cone.constraints]
-    cp.Problem(cp.Minimize(objective), constraints).solve(solver="CLARABEL")
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # inaccuracy only loosens the bound
+        problem.solve(solver="CLARABEL")
+    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        return {pair: _simplex_multipliers(blocks, pair, eps) for pair in pairs}
     return {pair: {key: np.asarray(var.value, dtype=float)
                    for key, var in cone.multipliers.items()} for pair, cone in cones.items()}
+
+
+def _simplex_multipliers(blocks: np.ndarray, pair: tuple[int, int],
+                         eps: float) -> dict[str, np.ndarray]:
+    """``c = 0``, ``t = (max_u v1, max_u v2)``: the bound over the whole simplex, always valid."""
+    s1, s2 = pair
+    top = np.stack([blocks[s1].max(axis=0), -np.exp(eps) * blocks[s2].min(axis=0)])
+    return {"c": np.zeros(blocks.shape[2]), "t": top}
 
 
 def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet,

@@ -22,6 +22,7 @@ bracket it:
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -83,9 +84,15 @@ class _RatioSubproblem:
         self.powered.value = rows ** (2.0 / 3.0)
         self.rho.value = rho
 
-    def maximise(self, a: np.ndarray, scaled_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def maximise(self, a: np.ndarray, scaled_b: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The maximiser, or None if the solver finds none (the caller keeps its best point)."""
         self.a.value, self.b.value = a, scaled_b
-        self.problem.solve(solver="CLARABEL")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a witness is checked for membership
+            self.problem.solve(solver="CLARABEL")
+        if self.r[0].value is None or self.r[1].value is None:
+            return None
         return (np.clip(self.r[0].value, 0, None), np.clip(self.r[1].value, 0, None))
 
 
@@ -99,9 +106,10 @@ def _attained_ratio(sub: _RatioSubproblem, a: np.ndarray, b: np.ndarray,
     best = (_ratio(a, b, *start), *start)
     tau = best[0]
     for _ in range(MAX_DINKELBACH_STEPS):
-        r1, r2 = sub.maximise(a, tau * b)
-        if float(b @ r2) <= 0:
+        found = sub.maximise(a, tau * b)
+        if found is None or float(b @ found[1]) <= 0:
             break
+        r1, r2 = found
         new = _ratio(a, b, r1, r2)
         if new > best[0]:
             best = (new, r1, r2)
@@ -174,7 +182,7 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
             if not np.any(a > 0):
                 continue
             if _denominator_can_vanish(pair.rows[1], b):
-                r1, r2 = sub.maximise(a, np.zeros(n_u))
+                r1, r2 = sub.maximise(a, np.zeros(n_u)) or start
                 triplets.append(_Triplet(y, s1, s2, a, b, np.inf, r1, r2))
             else:
                 triplets.append(_Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start)))

@@ -12,9 +12,10 @@ from rldp_models.programs.context import BuildContext, ProblemData
 from rldp_models.programs.presets import PRESETS, nunp, nurp, preset, runp, rurp
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution, Repair
+from rldp_models.programs.sweep import sweep
 
 __all__ = [
     "PRESETS", "BuildContext", "NominalDistortion", "NominalSecretPrivacy", "ProblemData",
     "ProtocolProgram", "ProtocolSolution", "Repair", "RobustDistortion", "RobustSecretPrivacy",
-    "RowStochastic", "nunp", "nurp", "ordered_secret_pairs", "preset", "runp", "rurp",
+    "RowStochastic", "nunp", "nurp", "ordered_secret_pairs", "preset", "runp", "rurp", "sweep",
 ]

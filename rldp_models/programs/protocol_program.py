@@ -10,6 +10,7 @@ and repaired if the solver's answer missed the guarantee by a hair.
 
 from __future__ import annotations
 
+import copy as _copy
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -113,13 +114,21 @@ class ProtocolProgram:
     def update(self, crosstab: Crosstab, uncertainty: ChiSquareSet | None = None) -> None:
         """Swap in new counts (and set) and keep the built model when its shape allows.
 
+        Without ``uncertainty``, the chi-square set is rebuilt from the new counts
+        at the current set's ``alpha``.
+
         A parametric model keeps its compiled form unless the set of secrets
         without records changes (nominal privacy has another shape then).
         """
         if crosstab.shape != self.crosstab.shape:
             raise InputError("update needs a crosstab of the same shape")
         old_zero = self.problem_data().zero_secrets
-        self.crosstab, self.uncertainty = crosstab, uncertainty or self.uncertainty
+        if uncertainty is None and self.uncertainty is not None:
+            if self.uncertainty.alpha is None:
+                raise InputError("update needs a new uncertainty set: the current one has no "
+                                 "alpha to recalibrate from")
+            uncertainty = ChiSquareSet.from_counts(crosstab.counts, self.uncertainty.alpha)
+        self.crosstab, self.uncertainty = crosstab, uncertainty
         data = self.problem_data()
         if not self.parametric or self._context is None or data.zero_secrets != old_zero:
             self._model, self._context = None, None
@@ -127,6 +136,12 @@ class ProtocolProgram:
         self._context.data = data
         for name, parameter in self._context.parameters.items():
             parameter.value = getattr(data, name)
+
+    def snapshot(self) -> "ProtocolProgram":
+        """A copy of the declaration and data, detached from the built model."""
+        copy = _copy.copy(self)
+        copy._model, copy._context = None, None
+        return copy
 
     # ------------------------------------------------------------------ solving
     def solve(self, solver: str = solvers.DEFAULT_SOLVER, **options: Any) -> "ProtocolSolution":

@@ -25,8 +25,13 @@ MAX_REPAIR_ROUNDS = 60
 
 @dataclass
 class Repair:
-    """How a protocol was repaired: ``P = (1 - weight) P_solver + weight U``."""
+    """How a protocol was repaired.
 
+    ``method`` is ``"mix-uniform"`` (``P = (1 - weight) P_solver + weight U``) or
+    ``"best-constant"`` (at eps = 0: the best protocol that ignores its input).
+    """
+
+    method: str
     weight: float
     objective_before: float
     objective_after: float
@@ -92,13 +97,11 @@ def _run_checks(program: Any, protocol: np.ndarray,
             for family in program.constraints if hasattr(family, "check")]
 
 
-def _constant_protocol(program: Any) -> np.ndarray:
-    """The best protocol that ignores its input: meets every eps >= 0 privacy constraint."""
-    n_s = program.crosstab.shape[0]
-    cost = program.crosstab.phat.sum(axis=0) @ program.distortion_matrix
-    row = np.zeros(len(program.outputs))
-    row[int(np.argmin(cost))] = 1.0
-    return np.tile(row, (n_s * program.crosstab.shape[1], 1))
+def _best_constant_protocol(program: Any) -> np.ndarray:
+    """The protocol ignoring its input with the best objective: private at every eps >= 0."""
+    n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.outputs)
+    candidates = [np.tile(np.eye(n_y)[y], (n_x, 1)) for y in range(n_y)]
+    return min(candidates, key=lambda q: program.objective.evaluate(q, program))
 
 
 def _mixed(program: Any, multipliers: dict, weight: float) -> dict:
@@ -110,22 +113,39 @@ def _mixed(program: Any, multipliers: dict, weight: float) -> dict:
     return mixed
 
 
+def _first_weight(checks: list[GuaranteeCheck], n_y: int) -> float | None:
+    """Twice the weight on the uniform protocol that each failed check needs; None if one can't."""
+    weight = 0.0
+    for check in checks:
+        if check.holds:
+            continue
+        uniform_margin = (1.0 - np.exp(check.eps)) / n_y
+        if uniform_margin >= 0:  # eps = 0: the uniform protocol has no slack to give
+            return None
+        needed = check.worst_margin / (check.worst_margin - uniform_margin)
+        weight = max(weight, min(1.0, 2.0 * needed))
+    return weight
+
+
 def _repaired(program: Any, raw: np.ndarray, checks: list[GuaranteeCheck],
-              multipliers: dict) -> tuple[np.ndarray, list[GuaranteeCheck], float]:
+              multipliers: dict) -> tuple[np.ndarray, list[GuaranteeCheck], str, float]:
+    """Mix with the uniform protocol until every check holds (see the module docstring).
+
+    At eps = 0 mixing cannot help; the best protocol that ignores its input is
+    returned instead (weight 1.0), which meets every eps = 0 constraint exactly.
+    """
     n_y = len(program.outputs)
-    uniform_margin = (1.0 - np.exp(program.eps)) / n_y
-    if uniform_margin >= 0:  # eps = 0: mixing cannot help
-        constant = exact_stochastic_rows(_constant_protocol(program))
-        return constant, _run_checks(program, constant, {}), 1.0
-    worst = max(check.worst_margin for check in checks)
-    weight = min(1.0, 2.0 * worst / (worst - uniform_margin))
+    weight = _first_weight(checks, n_y)
+    if weight is None:
+        constant = exact_stochastic_rows(_best_constant_protocol(program))
+        return constant, _run_checks(program, constant, {}), "best-constant", 1.0
     for _ in range(MAX_REPAIR_ROUNDS):
         mixed = exact_stochastic_rows((1 - weight) * raw + weight / n_y)
         mixed_checks = _run_checks(program, mixed, _mixed(program, multipliers, weight))
         if all(check.holds for check in mixed_checks) or weight >= 1.0:
-            return mixed, mixed_checks, weight
+            return mixed, mixed_checks, "mix-uniform", weight
         weight = min(1.0, 2.0 * weight)
-    raise RuntimeError("repair did not converge")  # unreachable: weight reaches 1
+    raise RuntimeError("repair did not converge")  # unreachable: the weight reaches 1
 
 
 def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
@@ -139,8 +159,9 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
     checks = _run_checks(program, protocol, solution.multipliers)
     if not all(check.holds for check in checks):
         before = program.objective.evaluate(protocol, program)
-        protocol, checks, weight = _repaired(program, raw, checks, solution.multipliers)
-        solution.repair = Repair(weight, before, program.objective.evaluate(protocol, program))
+        protocol, checks, method, weight = _repaired(program, raw, checks, solution.multipliers)
+        solution.repair = Repair(method, weight, before,
+                                 program.objective.evaluate(protocol, program))
     solution.protocol, solution.checks = protocol, checks
     solution.objective = program.objective.evaluate(protocol, program)
     return solution

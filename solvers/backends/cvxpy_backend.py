@@ -58,10 +58,12 @@ class CvxpyBackend:
             import cvxpy
         except ImportError:
             return Availability(False, "cvxpy is not installed")
+        if self.licence_check is not None:
+            licence = self.licence_check()
+            if not licence.ok:
+                return licence
         if self.cvxpy_solver not in cvxpy.installed_solvers():
             return Availability(False, f"cvxpy cannot find {self.cvxpy_solver}")
-        if self.licence_check is not None:
-            return self.licence_check()
         return Availability(True)
 
     def solve(self, model: CvxpyModel, **options: Any) -> SolveResult:

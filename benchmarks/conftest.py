@@ -1,0 +1,27 @@
+"""Benchmark fixtures: record the ratio to a baseline timed in the same process.
+
+Benchmarks run once each as smoke tests in the default test run (pytest's
+``--benchmark-disable``); ``python -m pytest benchmarks --benchmark-enable``
+measures them, and ``-m slow`` adds the full-size cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+
+@pytest.fixture
+def record_ratio(benchmark: Any) -> Callable[[str, float], None]:
+    """Store ``baseline seconds / measured seconds`` in the benchmark's extra info."""
+
+    def record(baseline_name: str, baseline_seconds: float) -> None:
+        stats = getattr(benchmark, "stats", None)
+        measured = stats.stats.min if stats is not None else None
+        benchmark.extra_info["baseline"] = baseline_name
+        benchmark.extra_info["baseline_seconds"] = baseline_seconds
+        if measured:
+            benchmark.extra_info["speed_up"] = baseline_seconds / measured
+
+    return record

@@ -1,0 +1,380 @@
+"""``rldp mechanism staircase|ldp-s|lip|srlip``: optimal mechanisms from the cone LPs.
+
+Inputs
+------
+``staircase`` (eps-LDP, ``extremal-mechanisms-ldp.txt`` Theorem 4) reads the
+input alphabet X from ``--prior FILE`` with ``--utility mi`` (the default), or
+from ``--prior0 FILE --prior1 FILE`` with ``--utility kl|tv|chi2`` (the
+f-divergence ``D_f(P_0 Q || P_1 Q)`` of the output marginals). Prior files are
+CSVs with a header row, then ``label,probability-or-count`` rows; the two files
+of a divergence must list the same labels in the same order.
+
+``ldp-s``, ``lip`` and ``srlip`` (``privacy-funnel-ldp-lip.txt`` Theorems 1-3)
+read ``--joint FILE``: a crosstab CSV whose first row is a corner cell then
+the X labels, and each further row an S label then one value per X label.
+A table of whole numbers is counts and is normalised; any other table is
+probabilities and must sum to 1 within :data:`PROBABILITY_SUM_TOLERANCE`.
+``ldp-s`` maximises ``--utility`` (mi: ``I(X;Y)`` under the X marginal of
+the joint; kl, tv, chi2: ``--prior0``/``--prior1`` with the joint's X
+labels); ``lip`` and ``srlip`` maximise ``I(X;Y)``, as the paper does.
+
+``srlip`` needs ``--attribute-sizes a_1 ... a_m``: X is ``X^1 x ... x X^m``
+and the joint's X columns are in row-major order over the attributes (the
+last attribute varies fastest). ``--split e_1 ... e_m`` gives the budgets
+``eps^j`` (default ``eps / m`` each; at most ``eps`` in total).
+
+Output (OUT.json)
+-----------------
+``mechanism``, ``eps``, ``utility_measure`` (mi, kl, tv or chi2),
+``utility`` (``U(Q)`` recomputed from ``Q``; nats for mi and kl),
+``labels`` (``X``, ``Y`` and, from a joint, ``S``), ``Q`` (``[x][y]``),
+``repair_weight`` (uniform mechanism mixed in to meet the stated eps, see
+:mod:`rldp_models.conelp.mechanism`), ``certificate`` and ``privacy_check``.
+
+``certificate.dual`` is the LP dual in mechanism form: one number per input
+symbol, with ``dual.q >= mu(q)`` for every column ``q`` of the privacy cone,
+so ``sum(dual)`` bounds the utility of every feasible mechanism. For ``lip``
+the LP is in joint form (``w = p_X * q``) and its dual ``lam`` becomes
+``lam_x p_x`` (0 for inputs of zero mass). ``max_violation``,
+``duality_gap``, ``upper_bound`` and ``verified`` are those of the LP's
+:class:`~rldp_models.conelp.engine.DualCertificate`. For ``srlip`` every
+field is a list over the attributes (``dual[j]`` has ``a_j`` numbers): each
+certifies ``Q^j`` optimal for ``I(X^j;Y^j)`` at ``eps^j``, not the product.
+``srlip`` also writes ``attribute_sizes``, ``split`` and ``attributes``
+(``Q``, ``eps``, ``utility`` of each ``Q^j``); its ``Y`` labels are lists of
+per-attribute output indices, in the row-major order of ``Q``.
+
+``privacy_check`` comes from :mod:`rldp_models.privacy.matrix_checks`:
+``staircase`` is certified exactly (``certify_ldp``); the notions w.r.t. a
+secret compare the checker's float level with eps (``exact`` is false).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rldp_models.cli.common import epsilon
+from rldp_models.errors import InputError
+from rldp_models.results_io import write_json
+from rldp_models.utility import (MutualInformation, SublinearUtility, chi_square_divergence,
+                                 kl_divergence, total_variation)
+
+if TYPE_CHECKING:
+    from rldp_models.conelp import DualCertificate, SRLIPMechanism
+
+OPTIMAL_NAMES = ("staircase", "ldp-s", "lip", "srlip")
+UTILITIES = ("mi", "kl", "tv", "chi2")
+DIVERGENCES = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
+JOINT_NAMES = ("ldp-s", "lip", "srlip")
+OWN_OPTIONS = ("utility", "prior0", "prior1", "joint", "attribute_sizes", "split")
+CLOSED_FORM_OPTIONS = ("k", "counts", "delta", "sensitive")
+
+PROBABILITY_SUM_TOLERANCE = 1e-9
+"""Largest accepted ``|sum - 1|`` of a joint given as probabilities."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a cone LP needs from the input files.
+
+    Attributes
+    ----------
+    x_labels : list of str
+        Labels of X, in file order.
+    prior : ndarray
+        A distribution of X (``--prior``, ``--prior0`` or the joint's X
+        marginal); with a utility given it only fixes ``|X|``.
+    utility : SublinearUtility
+        The utility to maximise.
+    measure : str
+        Its name, one of :data:`UTILITIES`.
+    s_labels : list of str or None
+        Labels of S (joint-based names only).
+    joint : ndarray or None
+        ``P(S=s, X=x)``, shape ``(|S|, |X|)`` (joint-based names only).
+    """
+
+    x_labels: list[str]
+    prior: np.ndarray
+    utility: SublinearUtility
+    measure: str
+    s_labels: list[str] | None = None
+    joint: np.ndarray | None = None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the optimal mechanisms, added to ``rldp mechanism``."""
+    group = parser.add_argument_group(
+        "optimal mechanisms (staircase, ldp-s, lip, srlip)",
+        "lip and srlip maximise mutual information I(X;Y), as the paper does")
+    group.add_argument("--utility", choices=UTILITIES,
+                       help="staircase and ldp-s: mi (default, I(X;Y)) or the f-divergence kl, "
+                            "tv, chi2 between the output marginals of --prior0 and --prior1")
+    group.add_argument("--prior0", metavar="FILE", help="P_0 for kl/tv/chi2 (prior CSV)")
+    group.add_argument("--prior1", metavar="FILE",
+                       help="P_1 for kl/tv/chi2 (prior CSV, same labels as --prior0)")
+    group.add_argument("--joint", metavar="FILE",
+                       help="ldp-s/lip/srlip: S x X crosstab CSV (corner cell, X labels; rows: "
+                            "S label, values); whole numbers are counts, else probabilities")
+    group.add_argument("--attribute-sizes", type=int, nargs="+", metavar="A",
+                       help="srlip: |X^1| ... |X^m|; the joint's X columns in row-major order "
+                            "(last attribute fastest)")
+    group.add_argument("--split", type=epsilon, nargs="+", metavar="E",
+                       help="srlip: per-attribute budgets (default eps/m each)")
+
+
+def reject_options(args: argparse.Namespace) -> None:
+    """Refuse the options of this module for a closed-form mechanism."""
+    _reject(args, OWN_OPTIONS, ", ".join(OPTIMAL_NAMES))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Solve the cone LP named by ``args.name``, check it and write OUT.json."""
+    _reject(args, CLOSED_FORM_OPTIONS, "the closed-form mechanisms")
+    problem = _problem(args)
+    if args.name == "srlip":
+        record = _srlip_record(args, problem)
+    else:
+        record = _single_record(args, problem)
+    write_json(record, args.out)
+    _print_summary(record, args.out)
+    return 0 if record["privacy_check"]["holds"] else 1
+
+
+def _reject(args: argparse.Namespace, options: tuple[str, ...], owners: str) -> None:
+    given = [option for option in options if getattr(args, option) is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise InputError(f"{flag} does not apply to {args.name}; it is for {owners}")
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+def _problem(args: argparse.Namespace) -> Problem:
+    measure = args.utility or "mi"
+    if args.name in ("lip", "srlip") and measure != "mi":
+        raise InputError(f"{args.name} maximises mutual information; --utility {measure} "
+                         f"does not apply")
+    if args.name in JOINT_NAMES:
+        return _joint_problem(args, measure)
+    return _prior_problem(args, measure)
+
+
+def _prior_problem(args: argparse.Namespace, measure: str) -> Problem:
+    """The alphabet and utility of ``staircase``."""
+    if args.joint is not None:
+        raise InputError("staircase takes --prior FILE (or --prior0/--prior1), not --joint")
+    if measure == "mi":
+        _refuse_divergence_priors(args)
+        if args.prior is None:
+            raise InputError("staircase needs --prior FILE (or --utility kl|tv|chi2 with "
+                             "--prior0 FILE --prior1 FILE)")
+        labels, prior = _read_prior(args.prior)
+        return Problem(labels, prior, MutualInformation(prior), measure)
+    if args.prior is not None:
+        raise InputError(f"--utility {measure} takes --prior0 and --prior1, not --prior")
+    labels, prior0, utility = _divergence(args, measure, None)
+    return Problem(labels, prior0, utility, measure)
+
+
+def _joint_problem(args: argparse.Namespace, measure: str) -> Problem:
+    """The joint, alphabet and utility of ``ldp-s``, ``lip`` and ``srlip``."""
+    if args.joint is None:
+        raise InputError(f"{args.name} needs --joint FILE (an S x X crosstab CSV)")
+    if args.prior is not None:
+        raise InputError(f"{args.name} takes the distribution of X from --joint, not --prior")
+    s_labels, x_labels, joint = read_joint(args.joint)
+    prior = joint.sum(axis=0)
+    if measure == "mi":
+        _refuse_divergence_priors(args)
+        utility: SublinearUtility = MutualInformation(prior)
+    else:
+        _, _, utility = _divergence(args, measure, x_labels)
+    return Problem(x_labels, prior, utility, measure, s_labels, joint)
+
+
+def _refuse_divergence_priors(args: argparse.Namespace) -> None:
+    if args.prior0 is not None or args.prior1 is not None:
+        raise InputError("--prior0/--prior1 are for --utility kl, tv or chi2")
+
+
+def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | None
+                ) -> tuple[list[str], np.ndarray, SublinearUtility]:
+    """Labels, ``P_0`` and the f-divergence utility from ``--prior0`` and ``--prior1``.
+
+    The labels of both files (and ``x_labels`` when given) must agree, in order.
+    ``kl`` and ``chi2`` need ``P_0 << P_1``, else some columns have infinite utility.
+    """
+    if args.prior0 is None or args.prior1 is None:
+        raise InputError(f"--utility {measure} needs --prior0 FILE and --prior1 FILE")
+    labels0, prior0 = _read_prior(args.prior0)
+    labels1, prior1 = _read_prior(args.prior1)
+    if labels1 != labels0:
+        raise InputError(f"{args.prior0} and {args.prior1} must list the same labels in the "
+                         f"same order, got {labels0} and {labels1}")
+    if x_labels is not None and labels0 != x_labels:
+        raise InputError(f"{args.prior0} must list the X labels of {args.joint} in order, "
+                         f"got {labels0} and {x_labels}")
+    if measure != "tv" and np.any((prior0 > 0) & (prior1 == 0)):
+        raise InputError(f"--utility {measure} needs prior1 > 0 wherever prior0 > 0")
+    return labels0, prior0, DIVERGENCES[measure](prior0, prior1)
+
+
+def _read_prior(path: str) -> tuple[list[str], np.ndarray]:
+    """:func:`rldp_models.cli.mechanism.read_prior`, imported late: that module imports this one."""
+    from rldp_models.cli.mechanism import read_prior
+
+    return read_prior(path)
+
+
+def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
+    """S labels, X labels and the joint ``P(S=s, X=x)`` from an S x X crosstab CSV.
+
+    Whole numbers are counts and are normalised; otherwise the values are
+    probabilities and must sum to 1 within :data:`PROBABILITY_SUM_TOLERANCE`.
+    """
+    rows = _csv_rows(path)
+    if len(rows) < 2 or len(rows[0]) < 3:
+        raise InputError(f"{path}: a joint needs a header row (corner cell, >= 2 X labels) and "
+                         f"at least one S row")
+    if any(len(row) != len(rows[0]) for row in rows):
+        raise InputError(f"{path}: ragged CSV, every row needs {len(rows[0])} fields")
+    s_labels, x_labels = [row[0] for row in rows[1:]], rows[0][1:]
+    for axis, labels in (("S", s_labels), ("X", x_labels)):
+        if len(set(labels)) != len(labels):
+            raise InputError(f"{path}: duplicate {axis} labels")
+    try:
+        values = np.array([[float(cell) for cell in row[1:]] for row in rows[1:]])
+    except ValueError:
+        raise InputError(f"{path}: values must be numbers") from None
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or values.sum() <= 0:
+        raise InputError(f"{path}: values must be finite, >= 0, and not all 0")
+    if np.any(values != np.round(values)) and abs(values.sum() - 1.0) > PROBABILITY_SUM_TOLERANCE:
+        raise InputError(f"{path}: probabilities must sum to 1, they sum to {values.sum():.12g} "
+                         f"(give whole-number counts to have them normalised)")
+    return s_labels, x_labels, values / values.sum()
+
+
+def _csv_rows(path: str | Path) -> list[list[str]]:
+    try:
+        with open(path, newline="") as handle:
+            rows = [[cell.strip() for cell in row] for row in csv.reader(handle)]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: cannot read the joint ({str(exc).splitlines()[0]})") from None
+    return [row for row in rows if any(row)]
+
+
+# --- solving and checking ---------------------------------------------------------------
+
+def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
+    """OUT.json of ``staircase``, ``ldp-s`` or ``lip``."""
+    from rldp_models import conelp
+
+    if args.name == "staircase":
+        result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility)
+    elif args.name == "ldp-s":
+        result = conelp.ldp_wrt_secret_mechanism(problem.joint, args.eps, problem.utility)
+    else:
+        result = conelp.lip_mechanism(problem.joint, args.eps)
+    certificate = result.solution.certificate
+    dual = _lip_dual(certificate, problem.prior) if args.name == "lip" else certificate.dual
+    outputs = [str(y) for y in range(result.Q.shape[1])]
+    return {**_common_record(args, problem, result.Q, result.utility, outputs),
+            "repair_weight": result.repair_weight,
+            "certificate": _certificate_record(certificate, dual),
+            "privacy_check": _privacy_check(args.name, result.Q, args.eps, problem)}
+
+
+def _srlip_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
+    """OUT.json of ``srlip``: the product, its attributes and per-attribute certificates."""
+    from rldp_models import conelp
+
+    sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
+    result = conelp.srlip_mechanism(problem.joint.reshape(-1, *sizes), args.eps, args.split)
+    outputs = [[str(y) for y in ys] for ys in
+               itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
+    per_attribute = [_certificate_record(a.solution.certificate, a.solution.certificate.dual)
+                     for a in result.attributes]
+    return {**_common_record(args, problem, result.Q, result.utility, outputs),
+            "repair_weight": [a.repair_weight for a in result.attributes],
+            "certificate": {key: [c[key] for c in per_attribute] for key in per_attribute[0]},
+            "privacy_check": _srlip_check(result, problem, sizes),
+            "attribute_sizes": list(sizes), "split": list(result.split),
+            "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
+                           for a in result.attributes]}
+
+
+def _common_record(args: argparse.Namespace, problem: Problem, Q: np.ndarray, utility: float,
+                   outputs: list[Any]) -> dict[str, Any]:
+    labels: dict[str, Any] = {"X": problem.x_labels, "Y": outputs}
+    if problem.s_labels is not None:
+        labels = {"S": problem.s_labels, **labels}
+    return {"mechanism": args.name, "eps": args.eps, "utility_measure": problem.measure,
+            "utility": utility, "labels": labels, "Q": Q.tolist()}
+
+
+def _attribute_sizes(sizes: list[int] | None, a: int) -> tuple[int, ...]:
+    if sizes is None:
+        raise InputError("srlip needs --attribute-sizes A1 A2 ... (X = X^1 x ... x X^m)")
+    if min(sizes) < 1 or int(np.prod(sizes)) != a:
+        raise InputError(f"--attribute-sizes {' '.join(map(str, sizes))} must be >= 1 and "
+                         f"multiply to |X| = {a}")
+    return tuple(sizes)
+
+
+def _lip_dual(certificate: DualCertificate, p_x: np.ndarray) -> np.ndarray:
+    """The joint-form dual ``lam`` (inputs of positive mass) as ``lam_x p_x`` on all inputs."""
+    dual = np.zeros(p_x.size)
+    dual[p_x > 0] = certificate.dual * p_x[p_x > 0]
+    return dual
+
+
+def _certificate_record(certificate: DualCertificate, dual: np.ndarray) -> dict[str, Any]:
+    return {"dual": np.asarray(dual).tolist(), "max_violation": certificate.max_violation,
+            "duality_gap": certificate.duality_gap, "upper_bound": certificate.upper_bound,
+            "verified": certificate.verified}
+
+
+def _privacy_check(name: str, Q: np.ndarray, eps: float, problem: Problem) -> dict[str, Any]:
+    """The independent checker's verdict for ``staircase``, ``ldp-s`` or ``lip``."""
+    from rldp_models.privacy import (certify_ldp, ldp_epsilon, ldp_wrt_secret_epsilon,
+                                     lip_epsilon)
+
+    if name == "staircase":
+        verdict = certify_ldp(Q, eps)
+        return {"notion": "LDP", "holds": verdict.holds, "level": ldp_epsilon(Q),
+                "exact": True,
+                "worst_pair": None if verdict.worst_pair is None else list(verdict.worst_pair)}
+    if name == "ldp-s":
+        level, notion = ldp_wrt_secret_epsilon(Q, problem.joint), "LDP w.r.t. S"
+    else:
+        level, notion = lip_epsilon(Q, problem.joint), "LIP w.r.t. S"
+    return {"notion": notion, "holds": level <= eps, "level": level, "exact": False}
+
+
+def _srlip_check(result: SRLIPMechanism, problem: Problem, sizes: tuple[int, ...]
+                 ) -> dict[str, Any]:
+    """SRLIP level of the product (the verdict) and Theorem 3's per-attribute levels."""
+    from rldp_models.privacy import srlip_epsilon, srlip_epsilons
+
+    level = srlip_epsilon(result.Q, problem.joint, sizes)
+    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], problem.joint)
+    return {"notion": "SRLIP w.r.t. S", "holds": level <= result.eps, "level": level,
+            "exact": False, "attribute_levels": attribute_levels.tolist()}
+
+
+def _print_summary(record: dict[str, Any], out: str) -> None:
+    check = record["privacy_check"]
+    verified = np.all(record["certificate"]["verified"])
+    print(f"{record['mechanism']}: |X| = {len(record['Q'])}, |Y| = {len(record['Q'][0])}, "
+          f"{record['utility_measure']} utility = {record['utility']:.6g}; "
+          f"{check['notion']} at eps = {record['eps']} {'holds' if check['holds'] else 'FAILS'}; "
+          f"certificate {'verified' if verified else 'NOT verified'}")
+    print(f"  wrote {out}")

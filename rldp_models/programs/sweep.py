@@ -1,0 +1,56 @@
+"""Solving one program on many data sets, building the model once (the sweep fast path).
+
+The model is built with cvxpy parameters (DPP) for the data it reads —
+``Phat``, the conditionals, ``B + 1``, ``rho`` — so each new data set only
+updates parameter values and re-solves the compiled problem. The model is
+rebuilt only when the set of secrets without records changes (nominal
+privacy has a different shape then).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from rldp_models.data import Crosstab
+from rldp_models.programs.presets import preset
+from rldp_models.programs.solution import ProtocolSolution, finish_solution
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+
+def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float = 0.05,
+          solver: str = "clarabel", certify: bool = True,
+          **options: Any) -> Iterator[ProtocolSolution]:
+    """Solve ``problem`` on each crosstab in turn, reusing the compiled model.
+
+    Parameters
+    ----------
+    problem : {"NUNP", "NURP", "RUNP", "RURP"}
+    crosstabs : iterable of Crosstab
+        All of one shape.
+    eps, alpha : float
+    solver : str
+    certify : bool
+        Round, check exactly and repair each protocol (as :meth:`ProtocolProgram.solve`
+        does). With ``False`` the solutions carry the solver's raw result only.
+    **options
+        ``distortion``, ``outputs``.
+
+    Yields
+    ------
+    ProtocolSolution
+    """
+    import solvers
+
+    program = None
+    for crosstab in crosstabs:
+        uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
+        if program is None:
+            program = preset(problem, crosstab, eps, alpha, uncertainty=uncertainty,
+                             parametric=True, **options)
+        else:
+            program.update(crosstab, uncertainty)
+        result = solvers.solve(program, solver=solver)
+        solution = finish_solution(program, result) if certify else \
+            ProtocolSolution(program, result)
+        solution.program = program.snapshot()
+        yield solution
