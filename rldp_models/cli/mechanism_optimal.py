@@ -73,7 +73,8 @@ OPTIMAL_NAMES = ("staircase", "ldp-s", "lip", "srlip")
 UTILITIES = ("mi", "kl", "tv", "chi2")
 DIVERGENCES = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
 JOINT_NAMES = ("ldp-s", "lip", "srlip")
-OWN_OPTIONS = ("utility", "prior0", "prior1", "joint", "attribute_sizes", "split")
+SRLIP_OPTIONS = ("attribute_sizes", "split")
+OWN_OPTIONS = ("utility", "prior0", "prior1", "joint", *SRLIP_OPTIONS)
 CLOSED_FORM_OPTIONS = ("k", "counts", "delta", "sensitive")
 
 PROBABILITY_SUM_TOLERANCE = 1e-9
@@ -138,6 +139,8 @@ def reject_options(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """Solve the cone LP named by ``args.name``, check it and write OUT.json."""
     _reject(args, CLOSED_FORM_OPTIONS, "the closed-form mechanisms")
+    if args.name != "srlip":
+        _reject(args, SRLIP_OPTIONS, "srlip")
     problem = _problem(args)
     if args.name == "srlip":
         record = _srlip_record(args, problem)

@@ -1,0 +1,265 @@
+"""``rldp mechanism staircase|ldp-s|lip|srlip``: JSON contract, independent checks, certificates.
+
+Dual feasibility is checked on rays enumerated here, independently of
+:mod:`rldp_models.conelp`: the staircase patterns written out for the LDP
+cone, and brute force (null vectors of every ``d - 1`` constraints) for the
+LIP and SRLIP cones built from their definitions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import rldp_models.cli as cli
+from rldp_models.cli.mechanism_optimal import read_joint
+from rldp_models.errors import InputError
+from rldp_models.privacy import (certify_ldp, ldp_wrt_secret_epsilon, lip_epsilon, srlip_epsilon,
+                                 srlip_epsilons)
+from rldp_models.utility import (MutualInformation, chi_square_divergence, kl_divergence,
+                                 total_variation)
+
+EPS = 1.0
+PRIOR = np.array([0.4, 0.3, 0.2, 0.1])
+PRIOR1 = np.array([0.1, 0.2, 0.3, 0.4])
+LABELS = ["a", "b", "c", "d"]
+JOINT = np.array([[5, 15, 2, 0], [30, 50, 0, 0], [3, 3, 3, 0]])  # d never occurs
+SRLIP_JOINT = np.array([[5, 15, 2, 4, 1, 7], [30, 50, 1, 2, 9, 3]])  # X = X^1 x X^2, sizes 2, 3
+UTILITIES = {"mi": lambda: MutualInformation(PRIOR), "kl": lambda: kl_divergence(PRIOR, PRIOR1),
+             "tv": lambda: total_variation(PRIOR, PRIOR1),
+             "chi2": lambda: chi_square_divergence(PRIOR, PRIOR1)}
+DUAL_TOLERANCE = 1e-7
+"""Allowed ``mu(v) - dual.v`` per unit mass (the LP's cone has ``e^eps`` rounded inward)."""
+
+
+def rldp(argv: list[str]) -> int:
+    """Exit code of ``rldp mechanism ARGV`` run in-process."""
+    try:
+        return cli.main(["mechanism", *argv])
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+def write_prior(path: Path, prior: np.ndarray, labels: list[str] = LABELS) -> Path:
+    rows = "".join(f"{x},{p!r}\n" for x, p in zip(labels, prior.tolist()))
+    path.write_text("label,p\n" + rows)
+    return path
+
+
+def write_joint(path: Path, joint: np.ndarray, x_labels: list[str]) -> Path:
+    rows = [",".join(["s", *x_labels])]
+    rows += [",".join([f"s{i}", *map(repr, row.tolist())]) for i, row in enumerate(joint)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    x6 = [f"{i}|{j}" for i in range(2) for j in range(3)]
+    paths = {"prior": write_prior(tmp_path / "prior.csv", PRIOR),
+             "prior0": write_prior(tmp_path / "prior0.csv", PRIOR),
+             "prior1": write_prior(tmp_path / "prior1.csv", PRIOR1),
+             "joint": write_joint(tmp_path / "joint.csv", JOINT, LABELS),
+             "diagonal": write_joint(tmp_path / "diagonal.csv", np.diag(PRIOR), LABELS),
+             "srlip": write_joint(tmp_path / "srlip.csv", SRLIP_JOINT, x6)}
+    return {name: str(path) for name, path in paths.items()} | {"out": str(tmp_path / "o.json")}
+
+
+def solve(files: dict[str, str], name: str, *options: str, eps: float = EPS) -> dict[str, Any]:
+    assert rldp([name, "--eps", str(eps), *options, "--out", files["out"]]) == 0
+    return json.loads(Path(files["out"]).read_text())
+
+
+def normalised(array: np.ndarray) -> np.ndarray:
+    return array / array.sum()
+
+
+def brute_force_rays(rows: np.ndarray) -> np.ndarray:
+    """Extreme rays of ``{q >= 0 : rows q >= 0}`` (columns, sum 1) from all ``d - 1`` tight rows."""
+    d = rows.shape[1]
+    constraints = np.vstack([np.eye(d), rows / np.linalg.norm(rows, axis=1, keepdims=True)])
+    rays = []
+    for tight in itertools.combinations(constraints, d - 1):
+        _, singular, vh = np.linalg.svd(np.vstack([*tight, np.zeros(d)]))
+        if (d > 1 and singular[d - 2] <= 1e-9) or abs(vh[-1].sum()) <= 1e-12:
+            continue  # the tight rows have rank below d - 1, or the null vector leaves the orthant
+        ray = vh[-1] / vh[-1].sum()
+        if np.all(constraints @ ray >= -1e-12):
+            rays.append(ray)
+    return np.unique(np.round(rays, 12), axis=0).T
+
+
+def staircase_patterns(k: int, eps: float) -> np.ndarray:
+    """All ``2^k`` patterns with entries in ``{1, e^eps}`` (the LDP cone's rays and ``1``)."""
+    bits = (np.arange(2**k)[None, :] >> np.arange(k)[:, None]) & 1
+    return 1.0 + np.expm1(eps) * bits
+
+
+def assert_dual_feasible(dual: list[float], rays: np.ndarray, utility: Any) -> None:
+    slack = np.asarray(dual) @ rays - utility.columns(rays)
+    assert slack.min() >= -DUAL_TOLERANCE * rays.sum(axis=0).max()
+
+
+def assert_stochastic(record: dict[str, Any]) -> np.ndarray:
+    Q = np.array(record["Q"])
+    assert Q.shape == (len(record["labels"]["X"]), len(record["labels"]["Y"]))
+    assert np.all(Q >= 0)
+    np.testing.assert_allclose(Q.sum(axis=1), 1.0, atol=1e-12)
+    return Q
+
+
+@pytest.mark.parametrize("name, options", [
+    ("staircase", ["--prior", "prior"]),
+    ("ldp-s", ["--joint", "joint"]),
+    ("lip", ["--joint", "joint"]),
+    ("srlip", ["--joint", "srlip", "--attribute-sizes", "2", "3"]),
+])
+def test_each_name_writes_a_checked_mechanism(files: dict[str, str], name: str,
+                                              options: list[str]) -> None:
+    argv = [files.get(option, option) for option in options]
+    record = solve(files, name, *argv)
+    Q = assert_stochastic(record)
+    assert record["mechanism"] == name and record["eps"] == EPS
+    assert record["utility_measure"] == "mi" and record["privacy_check"]["holds"]
+    assert ("S" in record["labels"]) == (name != "staircase")
+    if name == "staircase":
+        assert certify_ldp(Q, EPS).holds
+    elif name == "ldp-s":
+        assert ldp_wrt_secret_epsilon(Q, normalised(JOINT)) <= EPS
+    elif name == "lip":
+        assert lip_epsilon(Q, normalised(JOINT)) <= EPS
+    else:
+        assert srlip_epsilon(Q, normalised(SRLIP_JOINT), (2, 3)) <= EPS
+
+
+@pytest.mark.parametrize("measure", sorted(UTILITIES))
+def test_staircase_utility_and_dual(files: dict[str, str], measure: str) -> None:
+    inputs = (["--prior", files["prior"]] if measure == "mi"
+              else ["--prior0", files["prior0"], "--prior1", files["prior1"]])
+    record = solve(files, "staircase", "--utility", measure, *inputs)
+    utility = UTILITIES[measure]()
+    assert record["utility"] == pytest.approx(utility.total(assert_stochastic(record)), abs=1e-12)
+    certificate = record["certificate"]
+    assert len(certificate["dual"]) == len(LABELS) and certificate["verified"]
+    assert_dual_feasible(certificate["dual"], staircase_patterns(len(LABELS), EPS), utility)
+    assert sum(certificate["dual"]) == pytest.approx(record["utility"], abs=1e-7)
+
+
+@pytest.mark.parametrize("measure", ["mi", "kl"])
+def test_ldp_s_with_s_equal_to_x_is_the_staircase(files: dict[str, str], measure: str) -> None:
+    inputs = (["--prior", files["prior"]] if measure == "mi"
+              else ["--prior0", files["prior0"], "--prior1", files["prior1"]])
+    staircase = solve(files, "staircase", "--utility", measure, *inputs)
+    divergence = [] if measure == "mi" else inputs
+    secret = solve(files, "ldp-s", "--utility", measure, "--joint", files["diagonal"],
+                   *divergence)
+    assert secret["utility"] == pytest.approx(staircase["utility"], abs=1e-8)
+    assert secret["labels"]["S"] == ["s0", "s1", "s2", "s3"]
+    assert_dual_feasible(secret["certificate"]["dual"], staircase_patterns(len(LABELS), EPS),
+                         UTILITIES[measure]())
+
+
+def test_lip_dual_is_feasible_in_mechanism_form(files: dict[str, str]) -> None:
+    record = solve(files, "lip", "--joint", files["joint"])
+    joint = normalised(JOINT.astype(float))
+    p_x = joint.sum(axis=0)
+    conditionals = joint / joint.sum(axis=1, keepdims=True)
+    ratio = np.exp(EPS)
+    rows = np.vstack([ratio * p_x - conditionals, ratio * conditionals - p_x])
+    dual = record["certificate"]["dual"]
+    assert len(dual) == len(LABELS) and dual[3] == 0.0  # the input of zero mass
+    assert_dual_feasible(dual, brute_force_rays(rows), MutualInformation(p_x))
+    assert sum(dual) == pytest.approx(record["utility"], abs=1e-7)
+
+
+def attribute_cone_rows(tensor: np.ndarray, j: int, ratio: float) -> np.ndarray:
+    """Eqs. (15)-(16) for attribute ``j`` of two: ``p_{X^j|s,x^J}`` vs ``p_{X^j|x^J}``, all J."""
+    other = 2 - j
+    tables = [tensor.sum(axis=other)] + [np.take(tensor, v, axis=other)
+                                         for v in range(tensor.shape[other])]
+    rows = []
+    for table in tables:  # table[s, x^j] = P(s, x^j, x^J)
+        reference = table.sum(axis=0) / table.sum()
+        for row in table[table.sum(axis=1) > 0]:
+            rows += [ratio * reference - row / row.sum(), ratio * row / row.sum() - reference]
+    return np.array(rows)
+
+
+def test_srlip_certificate_is_per_attribute(files: dict[str, str]) -> None:
+    record = solve(files, "srlip", "--joint", files["srlip"], "--attribute-sizes", "2", "3",
+                   "--split", "0.3", "0.6")
+    tensor = normalised(SRLIP_JOINT.astype(float)).reshape(2, 2, 3)
+    duals = record["certificate"]["dual"]
+    assert [len(dual) for dual in duals] == [2, 3] and all(record["certificate"]["verified"])
+    assert record["split"] == [0.3, 0.6] and record["attribute_sizes"] == [2, 3]
+    for j, (dual, split) in enumerate(zip(duals, record["split"])):
+        marginal = tensor.sum(axis=tuple(a for a in (0, 1, 2) if a != 1 + j))
+        rays = brute_force_rays(attribute_cone_rows(tensor, j, np.exp(split)))
+        assert_dual_feasible(dual, rays, MutualInformation(marginal))
+    attributes = [np.array(a["Q"]) for a in record["attributes"]]
+    np.testing.assert_allclose(np.kron(*attributes), assert_stochastic(record), atol=1e-15)
+    levels = srlip_epsilons(attributes, normalised(SRLIP_JOINT))
+    assert np.all(levels <= np.array(record["split"]))
+    assert record["labels"]["Y"][:2] == [["0", "0"], ["0", "1"]]
+
+
+def test_joint_counts_and_probabilities(tmp_path: Path) -> None:
+    counts = write_joint(tmp_path / "counts.csv", JOINT, LABELS)
+    probabilities = write_joint(tmp_path / "p.csv", normalised(JOINT.astype(float)), LABELS)
+    s_labels, x_labels, joint = read_joint(counts)
+    assert s_labels == ["s0", "s1", "s2"] and x_labels == LABELS
+    np.testing.assert_allclose(read_joint(probabilities)[2], joint, atol=1e-15)
+    with pytest.raises(InputError, match="sum to 1"):
+        read_joint(write_joint(tmp_path / "bad.csv", np.array([[0.2, 0.3], [0.1, 0.3]]),
+                               ["a", "b"]))
+
+
+@pytest.mark.parametrize("argv", [
+    ["staircase", "--eps", "1"],
+    ["ldp-s", "--eps", "1"],
+    ["staircase", "--eps", "1", "--prior", "prior", "--utility", "hamming"],
+    ["staircase", "--eps", "1", "--prior", "negative"],
+    ["staircase", "--eps", "-1", "--prior", "prior"],
+    ["staircase", "--eps", "1", "--utility", "kl", "--prior0", "prior0", "--prior1", "shuffled"],
+    ["ldp-s", "--eps", "1", "--joint", "joint", "--utility", "tv", "--prior0", "prior0",
+     "--prior1", "short"],
+    ["staircase", "--eps", "1", "--utility", "kl", "--prior0", "prior0"],
+    ["lip", "--eps", "1", "--joint", "joint", "--utility", "kl"],
+    ["ldp-s", "--eps", "1", "--joint", "unnormalised"],
+    ["srlip", "--eps", "1", "--joint", "srlip"],
+    ["srlip", "--eps", "1", "--joint", "srlip", "--attribute-sizes", "2", "2"],
+    ["srlip", "--eps", "1", "--joint", "srlip", "--attribute-sizes", "2", "3", "--split", "1", "1"],
+    ["lip", "--eps", "1", "--joint", "joint", "--split", "1"],
+    ["rr", "--eps", "1", "--k", "3", "--joint", "joint"],
+])
+def test_bad_input_exits_2_with_one_line(files: dict[str, str], tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str],
+                                         argv: list[str]) -> None:
+    files = files | {
+        "negative": str(write_prior(tmp_path / "n.csv", np.array([-0.5, 1.5]), ["a", "b"])),
+        "shuffled": str(write_prior(tmp_path / "s.csv", PRIOR1, ["b", "a", "c", "d"])),
+        "short": str(write_prior(tmp_path / "t.csv", np.full(3, 1 / 3), ["a", "b", "c"])),
+        "unnormalised": str(write_joint(tmp_path / "u.csv", np.array([[0.2, 0.3], [0.1, 0.3]]),
+                                        ["a", "b"]))}
+    assert rldp([files.get(arg, arg) for arg in argv] + ["--out", files["out"]]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("rldp: error:") and error.count("\n") == 1
+    assert not Path(files["out"]).exists()
+
+
+def test_through_a_subprocess(files: dict[str, str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "rldp_models.cli", "mechanism", "lip",
+                           "--eps", "0.5", "--joint", files["joint"], "--out", files["out"]],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(Path(files["out"]).read_text())
+    assert record["privacy_check"]["notion"] == "LIP w.r.t. S"
+    assert record["privacy_check"]["holds"]
+    assert_stochastic(record)
