@@ -18,17 +18,15 @@ constraint's interval is ``<= 0``.
 from __future__ import annotations
 
 import itertools
-import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import cvxpy as cp
 import numpy as np
 
 from rldp_models import symbolic
 from rldp_models.exact import interval, iv, upper
 from rldp_models.uncertainty.chi_square import ChiSquareSet
-from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
+from rldp_models.uncertainty.pair_support_batch import pair_support_batch
 
 
 @dataclass
@@ -143,45 +141,28 @@ def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
     return total
 
 
-def pair_multipliers_by_conic_solve(protocol: np.ndarray, uncertainty: ChiSquareSet,
-                                    eps: float, pairs: list[tuple[int, int]]
-                                    ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-    """Theorem 4 multipliers ``(c, t)`` for every ``(pair, y)``, from one conic solve.
+def pair_multipliers(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float,
+                     pairs: list[tuple[int, int]]
+                     ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
+    """Theorem 4 multipliers ``(c, t)`` for every ``(pair, y)``, by the vectorised closed form.
 
-    Minimises ``delta*(P(y|s1, .), -e^eps P(y|s2, .))`` for all constraints at
-    once. Only the multipliers are used: the bound is then evaluated exactly,
-    so the solver's accuracy affects how tight the bound is, never its validity.
+    Only the multipliers are used: the bound is then evaluated exactly, so the
+    accuracy of this search affects how tight the bound is, never its validity.
     """
     n_s, n_u = uncertainty.phat.shape
     blocks = protocol.reshape(n_s, n_u, -1)
     n_y = blocks.shape[2]
-    factor = float(np.exp(eps))
-    objective, cones = 0, {}
-    for s1, s2 in pairs:
-        pair = uncertainty.pair(s1, s2)
-        value = cp.Variable(n_y)
-        empty = (bool(pair.rows[0].sum() == 0), bool(pair.rows[1].sum() == 0))
-        cones[s1, s2] = pair_support_at_most(cp.Constant(blocks[s1]),
-                                             cp.Constant(-factor * blocks[s2]), value,
-                                             pair.rows, pair.rho, empty)
-        objective += cp.sum(value)
-    constraints = [c for cone in cones.values() for c in cone.constraints]
-    problem = cp.Problem(cp.Minimize(objective), constraints)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # inaccuracy only loosens the bound
-        problem.solve(solver="CLARABEL")
-    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        return {pair: _simplex_multipliers(blocks, pair, eps) for pair in pairs}
-    return {pair: {key: np.asarray(var.value, dtype=float)
-                   for key, var in cone.multipliers.items()} for pair, cone in cones.items()}
-
-
-def _simplex_multipliers(blocks: np.ndarray, pair: tuple[int, int],
-                         eps: float) -> dict[str, np.ndarray]:
-    """``c = 0``, ``t = (max_u v1, max_u v2)``: the bound over the whole simplex, always valid."""
-    s1, s2 = pair
-    top = np.stack([blocks[s1].max(axis=0), -np.exp(eps) * blocks[s2].min(axis=0)])
-    return {"c": np.zeros(blocks.shape[2]), "t": top}
+    first = np.repeat([p[0] for p in pairs], n_y)
+    second = np.repeat([p[1] for p in pairs], n_y)
+    y = np.tile(np.arange(n_y), len(pairs))
+    phat = uncertainty.phat
+    mass = phat.sum(axis=1)
+    rho = np.sqrt(uncertainty.radius + 1) - 1 + mass[first] + mass[second]
+    batch = pair_support_batch(blocks[first, :, y], -np.exp(eps) * blocks[second, :, y],
+                               phat[first], phat[second], rho)
+    return {pair: {"c": batch.c[i * n_y:(i + 1) * n_y],
+                   "t": batch.t[i * n_y:(i + 1) * n_y].T.copy()}
+            for i, pair in enumerate(pairs)}
 
 
 def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet,
@@ -199,8 +180,8 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
     eps : float
     multipliers : dict, optional
         ``{(s1, s2): {"c": (|Y|,), "t": (2, |Y|)}}``, e.g. from the solver.
-        Pairs without them get multipliers from one conic solve
-        (:func:`pair_multipliers_by_conic_solve`).
+        Pairs without them get multipliers from the vectorised closed form
+        (:func:`pair_multipliers`).
     refine : bool
         Where a bound is positive, try multipliers from the precise closed-form
         minimisation (:meth:`PairProjection.support_certificate`) before
@@ -217,7 +198,7 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
     multipliers = dict(multipliers or {})
     missing = [pair for pair in pairs if pair not in multipliers]
     if missing:
-        multipliers.update(pair_multipliers_by_conic_solve(protocol, uncertainty, eps, missing))
+        multipliers.update(pair_multipliers(protocol, uncertainty, eps, missing))
     margins = np.full((n_s, n_s, n_y), np.nan)
     used: dict[str, dict[str, np.ndarray]] = {}
     for s1, s2 in pairs:

@@ -139,6 +139,33 @@ class ChiSquareSet:
         s = float(phat @ np.sqrt(np.maximum(t - v, 0.0)))
         return SupportValue(value=value, t=t, c=float(elimination.c_function(s, self.radius)))
 
+    def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, SupportValue]:
+        """A distribution in the set (near-)maximising ``v.P``, and Theorem 2's bound.
+
+        Stationarity of the Lagrangian gives ``P_x`` proportional to
+        ``Phat_x / sqrt(t - v_x)`` on counted cells; when ``t`` sits at a
+        zero-count cell the unused budget moves mass there. The point is pulled
+        towards ``Phat`` until it provably lies in the set, so ``v.P`` bounds
+        the support function from below while ``SupportValue.value`` bounds it
+        from above.
+        """
+        v = np.asarray(v, dtype=float).ravel()
+        phat = self.phat.ravel()
+        bound = self.support_certificate(v)
+        gap = bound.t - v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            weights = np.where((phat > 0) & (gap > 0), phat / np.sqrt(gap), 0.0)
+        p = weights / weights.sum() if weights.sum() > 0 else phat.copy()
+        zero_cells = np.where(phat > 0, -np.inf, v)
+        if np.isfinite(zero_cells.max()) and zero_cells.max() >= bound.t and \
+                zero_cells.max() > v @ p:
+            alpha = (np.sum(phat**2 / np.where(p > 0, p, np.inf))) / (self.radius + 1)
+            p = alpha * p + (1 - alpha) * np.eye(v.size)[int(np.argmax(zero_cells))]
+        theta = 0.0
+        while self.divergence((1 - theta) * p + theta * phat) > self.radius * (1 - 1e-13):
+            theta = min(1.0, max(2 * theta, 1e-12))
+        return ((1 - theta) * p + theta * phat).reshape(self.phat.shape), bound
+
     def support_direct(self, v: np.ndarray, solver: str = "clarabel") -> tuple[float, np.ndarray]:
         """Support function by maximising ``v.P`` over the set directly (a conic program).
 
