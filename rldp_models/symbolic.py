@@ -64,6 +64,35 @@ def affine_conjugate(expression: sp.Expr, parameters: Sequence[sp.Symbol]) -> Af
 
 
 @dataclass(frozen=True)
+class BlockConjugate:
+    """Lemma 2 (eq. 27) in the form the builders use.
+
+    The conjugate of ``L~ = P(y|s1,.).R1 - e^eps P(y|s2,.).R2`` is finite only at
+    ``v1 = scale1 * P(y|s1,.)`` and ``v2 = scale2 * P(y|s2,.)``, where it equals
+    ``value``; the robust constraint (eq. 30) is ``delta*(v1, v2) <= value``.
+    """
+
+    scale1: float
+    scale2: float
+    value: float
+
+
+@functools.lru_cache(maxsize=64)
+def lemma2_conjugate(eps: float) -> BlockConjugate:
+    """Derive Lemma 2 on a one-cell template and evaluate it at ``eps``.
+
+    With one symbol per block, ``L~ = q1 R1 - e^eps q2 R2``; its gradient in
+    ``(R1, R2)`` is ``(q1, -e^eps q2)`` and its conjugate value is 0.
+    """
+    q1, q2, r1, r2, e = sp.symbols("q1 q2 R1 R2 eps", real=True)
+    conjugate = affine_conjugate(q1 * r1 - sp.exp(e) * q2 * r2, (r1, r2))
+    scale1 = sp.simplify(conjugate.gradient[0] / q1)
+    scale2 = sp.simplify(conjugate.gradient[1] / q2)
+    return BlockConjugate(float(scale1.subs(e, eps)), float(scale2.subs(e, eps)),
+                          float(conjugate.value))
+
+
+@dataclass(frozen=True)
 class CElimination:
     """Result of minimising a support-function expression over ``c >= 0``.
 

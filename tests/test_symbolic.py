@@ -60,3 +60,29 @@ def test_lemma9_roots_solve_equation_41() -> None:
         for p in (lower(q, b), upper(q, b)):
             assert q**2 / p + (1 - q) ** 2 / (1 - p) == pytest.approx(b + 1, rel=1e-12)
         assert lower(q, b) < q < upper(q, b)
+
+
+def test_lemma2_conjugate_used_by_the_builder() -> None:
+    conjugate = symbolic.lemma2_conjugate(0.7)
+    assert conjugate.scale1 == 1.0
+    assert conjugate.scale2 == pytest.approx(-np.exp(0.7), rel=1e-15)
+    assert conjugate.value == 0.0
+
+
+def test_lemma1_gradient_is_the_builders_per_cell_distortion() -> None:
+    """Lemma 1: the conjugate is finite at v_x = sum_y Q(y|x) d(u_x, y), the builder's v."""
+    from rldp_models.data import Crosstab
+    from rldp_models.programs import BuildContext, ProblemData
+
+    crosstab = Crosstab.from_array([[2, 1, 3], [1, 4, 0]])
+    d = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    context = BuildContext(crosstab, ("0", "1", "2"), d,
+                           ProblemData.from_phat(crosstab.phat, 0.3), parametric=False)
+    q = np.random.default_rng(0).dirichlet(np.ones(3), size=6)
+    context.P.value = q
+    builder_v = context.expected_distortion_per_cell().value
+    p = sp.symbols("P0:6")
+    expected = sum(p[x] * sum(q[x, y] * d[x % 3, y] for y in range(3)) for x in range(6))
+    lemma1 = symbolic.affine_conjugate(expected - sp.Symbol("D"), p)
+    np.testing.assert_allclose([float(g) for g in lemma1.gradient], builder_v, rtol=1e-12)
+    assert lemma1.value == sp.Symbol("D")

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import cvxpy as cp
 import numpy as np
 
+from rldp_models import symbolic
 from rldp_models.privacy.guarantees import (
     GuaranteeCheck,
     check_nominal_privacy,
@@ -163,11 +164,12 @@ class RobustSecretPrivacy:
     def build(self, context: BuildContext) -> None:
         phat = context.value("phat")
         rho = context.value("rho")
-        factor = float(np.exp(self.eps))
+        lemma2 = symbolic.lemma2_conjugate(self.eps)
         for s1, s2 in ordered_secret_pairs(context.n_s):
             rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
             empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
-            cone = pair_support_at_most(context.block(s1), -factor * context.block(s2), 0,
+            cone = pair_support_at_most(lemma2.scale1 * context.block(s1),
+                                        lemma2.scale2 * context.block(s2), lemma2.value,
                                         rows, rho[s1, s2], empty)
             context.add(self._group(s1, s2), cone.constraints, cone.multipliers)
 
