@@ -161,7 +161,6 @@ def _can_emit(model: Any, form: str) -> bool:
     return form == "cvxpy" and _is_cvxpy_problem(model)
 
 
-
 def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResult:
     """Solve ``model`` with the backend registered as ``solver``.
 

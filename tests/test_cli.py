@@ -44,7 +44,8 @@ def solved(work: Path, counts_file: Path) -> dict[str, Path]:
     paths = {}
     for problem in ("NUNP", "NURP"):
         out = tmp_path / f"{problem}.json"
-        run = rldp("solve", problem, "--counts", str(counts_file), "--eps", "0.5", "--out", str(out))
+        run = rldp("solve", problem, "--counts", str(counts_file), "--eps", "0.5",
+                   "--out", str(out))
         assert run.returncode == 0, run.stderr
         paths[problem] = out
     return paths
@@ -63,7 +64,8 @@ def test_solve_writes_the_contract(solved: dict[str, Path], crosstab: Crosstab) 
     assert record["certificate"]["multipliers"]
 
 
-def test_verify_accepts_the_toolkits_own_results(solved: dict[str, Path], counts_file: Path) -> None:
+def test_verify_accepts_the_toolkits_own_results(solved: dict[str, Path],
+                                                 counts_file: Path) -> None:
     for problem, path in solved.items():
         run = rldp("verify", str(path), "--counts", str(counts_file))
         assert run.returncode == 0, (problem, run.stdout, run.stderr)

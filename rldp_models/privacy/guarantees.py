@@ -23,7 +23,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from rldp_models import symbolic
 from rldp_models.exact import interval, iv, upper
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.pair_support_batch import pair_support_batch

@@ -221,7 +221,7 @@ def _ratio_under(witness: np.ndarray, top: _Triplet) -> float:
 
 
 def _power_of_two_normalised(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Scale ``(a, b)`` by one power of two (exact in floating point) to a largest entry in [0.5, 1).
+    """Scale ``(a, b)`` by one power of two (exact in floating point) to a maximum in [0.5, 1).
 
     Every ratio and the sign of every ``delta*(a, -tau b)`` are unchanged, and
     the scalar searches work at a sensible scale.

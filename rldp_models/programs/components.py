@@ -175,7 +175,7 @@ class RobustSecretPrivacy:
 
     def check(self, protocol: np.ndarray, program: Any,
               multipliers: dict[str, Any]) -> GuaranteeCheck:
-        """The exact check with the solver's multipliers; no slow refinement (a repair is cheaper)."""
+        """The exact check with the solver's multipliers; repairs are cheaper than refining."""
         pairs = {pair: multipliers.get(self._group(*pair))
                  for pair in ordered_secret_pairs(program.crosstab.shape[0])}
         return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy as _copy
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import cvxpy as cp
 import numpy as np
@@ -24,6 +24,9 @@ from rldp_models.errors import InputError
 from rldp_models.programs.components import ConstraintFamily, Objective, RowStochastic
 from rldp_models.programs.context import BuildContext, ProblemData
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+if TYPE_CHECKING:
+    from rldp_models.programs.solution import ProtocolSolution
 
 
 @dataclass

@@ -15,14 +15,21 @@ conditional (Lemma 8) and onto a pair of conditionals (Theorems 3-4).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import chi2
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.uncertainty.scalar_search import direct_solver_options, minimise_convex_on_half_line
+from rldp_models.uncertainty.scalar_search import (
+    direct_solver_options,
+    minimise_convex_on_half_line,
+)
 from rldp_models.uncertainty.simplex import Simplex
+
+if TYPE_CHECKING:
+    from rldp_models.uncertainty.pair_projection import PairProjection
 
 
 def chi_square_radius(n: int, cells: int, alpha: float) -> float:

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models import symbolic
-from rldp_models.uncertainty.scalar_search import direct_solver_options, minimise_convex_on_half_line
+from rldp_models.uncertainty.scalar_search import (
+    direct_solver_options,
+    minimise_convex_on_half_line,
+)
 
 
 @dataclass(frozen=True)
