@@ -44,9 +44,12 @@ certifies ``Q^j`` optimal for ``I(X^j;Y^j)`` at ``eps^j``, not the product.
 (``Q``, ``eps``, ``utility`` of each ``Q^j``); its ``Y`` labels are lists of
 per-attribute output indices, in the row-major order of ``Q``.
 
-``privacy_check`` comes from :mod:`rldp_models.privacy.matrix_checks`:
-``staircase`` is certified exactly (``certify_ldp``); the notions w.r.t. a
-secret compare the checker's float level with eps (``exact`` is false).
+``privacy_check`` comes from :mod:`rldp_models.privacy.matrix_checks`,
+independently of the solver: ``holds`` is decided exactly (``exact`` is
+true) by ``certify_ldp``, ``certify_ldp_wrt_secret``, ``certify_lip`` or
+``certify_srlip`` (of the product ``Q``), which also give ``worst_pair``;
+``level`` is the float level of the same notion, for information. ``srlip``
+adds Theorem 3's float per-attribute levels ``attribute_levels``.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from rldp_models.utility import (MutualInformation, SublinearUtility, chi_square
 
 if TYPE_CHECKING:
     from rldp_models.conelp import DualCertificate, SRLIPMechanism
+    from rldp_models.privacy import Certification
 
 OPTIMAL_NAMES = ("staircase", "ldp-s", "lip", "srlip")
 UTILITIES = ("mi", "kl", "tv", "chi2")
@@ -346,31 +350,35 @@ def _certificate_record(certificate: DualCertificate, dual: np.ndarray) -> dict[
 
 
 def _privacy_check(name: str, Q: np.ndarray, eps: float, problem: Problem) -> dict[str, Any]:
-    """The independent checker's verdict for ``staircase``, ``ldp-s`` or ``lip``."""
-    from rldp_models.privacy import (certify_ldp, ldp_epsilon, ldp_wrt_secret_epsilon,
-                                     lip_epsilon)
+    """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
+    from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
+                                     ldp_epsilon, ldp_wrt_secret_epsilon, lip_epsilon)
 
     if name == "staircase":
-        verdict = certify_ldp(Q, eps)
-        return {"notion": "LDP", "holds": verdict.holds, "level": ldp_epsilon(Q),
-                "exact": True,
-                "worst_pair": None if verdict.worst_pair is None else list(verdict.worst_pair)}
+        return _check_record("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
     if name == "ldp-s":
-        level, notion = ldp_wrt_secret_epsilon(Q, problem.joint), "LDP w.r.t. S"
-    else:
-        level, notion = lip_epsilon(Q, problem.joint), "LIP w.r.t. S"
-    return {"notion": notion, "holds": level <= eps, "level": level, "exact": False}
+        return _check_record("LDP w.r.t. S", certify_ldp_wrt_secret(Q, problem.joint, eps),
+                             ldp_wrt_secret_epsilon(Q, problem.joint))
+    return _check_record("LIP w.r.t. S", certify_lip(Q, problem.joint, eps),
+                         lip_epsilon(Q, problem.joint))
 
 
 def _srlip_check(result: SRLIPMechanism, problem: Problem, sizes: tuple[int, ...]
                  ) -> dict[str, Any]:
-    """SRLIP level of the product (the verdict) and Theorem 3's per-attribute levels."""
-    from rldp_models.privacy import srlip_epsilon, srlip_epsilons
+    """Exact SRLIP verdict of the product, its float level and Theorem 3's per-attribute levels."""
+    from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
 
-    level = srlip_epsilon(result.Q, problem.joint, sizes)
+    verdict = certify_srlip(result.Q, problem.joint, sizes, result.eps)
     attribute_levels = srlip_epsilons([a.Q for a in result.attributes], problem.joint)
-    return {"notion": "SRLIP w.r.t. S", "holds": level <= result.eps, "level": level,
-            "exact": False, "attribute_levels": attribute_levels.tolist()}
+    return {**_check_record("SRLIP w.r.t. S", verdict,
+                            srlip_epsilon(result.Q, problem.joint, sizes)),
+            "attribute_levels": attribute_levels.tolist()}
+
+
+def _check_record(notion: str, verdict: Certification, level: float) -> dict[str, Any]:
+    worst_pair = None if verdict.worst_pair is None else list(verdict.worst_pair)
+    return {"notion": notion, "holds": verdict.holds, "level": level, "exact": True,
+            "worst_pair": worst_pair}
 
 
 def _print_summary(record: dict[str, Any], out: str) -> None:

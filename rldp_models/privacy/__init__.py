@@ -8,13 +8,15 @@ holds the exact comparisons with ``e^eps`` they rely on.
 
 from rldp_models.privacy.matrix_checks import (Certification, approximate_ldp_delta,
                                                certify_approximate_ldp, certify_ldp,
-                                               certify_uldp, ldp_epsilon,
+                                               certify_ldp_wrt_secret, certify_lip,
+                                               certify_srlip, certify_uldp, ldp_epsilon,
                                                ldp_wrt_secret_epsilon, lip_epsilon,
                                                protected_outputs, secret_channel,
                                                srlip_epsilon, srlip_epsilons, uldp_epsilon)
 
 __all__ = [
     "Certification", "approximate_ldp_delta", "certify_approximate_ldp", "certify_ldp",
-    "certify_uldp", "ldp_epsilon", "ldp_wrt_secret_epsilon", "lip_epsilon",
-    "protected_outputs", "secret_channel", "srlip_epsilon", "srlip_epsilons", "uldp_epsilon",
+    "certify_ldp_wrt_secret", "certify_lip", "certify_srlip", "certify_uldp", "ldp_epsilon",
+    "ldp_wrt_secret_epsilon", "lip_epsilon", "protected_outputs", "secret_channel",
+    "srlip_epsilon", "srlip_epsilons", "uldp_epsilon",
 ]

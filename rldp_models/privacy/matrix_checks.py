@@ -3,7 +3,11 @@
 Each ``*_epsilon`` function returns the smallest level at which ``Q`` meets a
 notion, computed in floating point; ``certify_*`` functions decide a given
 level exactly (doubles are exact rationals, ``e^eps`` is enclosed by
-:mod:`mpmath.iv`, see :mod:`rldp_models.privacy.exp_bounds`).
+:mod:`mpmath.iv`, see :mod:`rldp_models.privacy.exp_bounds`). For the notions
+w.r.t. a secret the probabilities ``P(s)``, ``P(s, y)``, ``P(y|s)`` and their
+ratios are exact :class:`~fractions.Fraction` values computed from the doubles
+of ``Q`` and ``p_{S,X}``, which are taken as the exact probabilities (their
+sums need only be 1 within the validation tolerance).
 
 Conventions for a ratio ``Q[x,y] / Q[x',y]``: ``0/0`` imposes no constraint
 and ``positive/0`` is ``inf``.
@@ -32,8 +36,10 @@ Notions (paper files in ``shared/papers``):
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,7 +63,11 @@ class Certification(NamedTuple):
     worst_pair : tuple of int or None
         Where the guarantee is tightest: ``(x, x', y)`` maximising
         ``Q[x,y] / Q[x',y]`` for ratio checks, ``(x, x')`` for (eps, delta)
-        checks; ``None`` when no pair constrains anything.
+        checks, ``(s, s', y)`` maximising ``P(y|s) / P(y|s')`` for LDP w.r.t.
+        ``S``, ``(s, y)`` maximising ``|log P(y|s) / P(y)|`` for LIP, and
+        ``(s, y, v^1, ..., v^m)`` for SRLIP, where the conditioning is
+        ``X^j = v^j`` for ``v^j >= 0`` and attribute ``j`` is not in ``J``
+        for ``v^j = -1``; ``None`` when no pair constrains anything.
     """
 
     holds: bool
@@ -207,9 +217,9 @@ def _pair_within_delta(row: np.ndarray, other: np.ndarray, eps: float, delta: fl
 def secret_channel(Q: ArrayLike, p_sx: ArrayLike) -> np.ndarray:
     """``P(Y=y | S=s)`` for the secrets with positive mass (rows), from ``p_{S,X}[s, x]``."""
     Q, p_sx = _mechanism_and_joint(Q, p_sx)
-    p_s = p_sx.sum(axis=1)
-    keep = p_s > 0
-    return (p_sx[keep] @ Q) / p_s[keep, None]
+    joint_sy, p_s = _output_joints(Q, p_sx[None])
+    keep = p_s[0] > 0
+    return joint_sy[0, keep] / p_s[0, keep, None]
 
 
 def ldp_wrt_secret_epsilon(Q: ArrayLike, p_sx: ArrayLike) -> float:
@@ -221,6 +231,20 @@ def ldp_wrt_secret_epsilon(Q: ArrayLike, p_sx: ArrayLike) -> float:
     return _worst_log_ratio(channel, *_candidate_pairs(channel, None))
 
 
+def certify_ldp_wrt_secret(Q: ArrayLike, p_sx: ArrayLike, eps: float) -> Certification:
+    """Decide exactly whether ``P(y|s) <= e^eps P(y|s')`` for all ``y, s, s'``.
+
+    Privacy funnel Definition 1, eq. (1), with ``P(y|s) = sum_x p(s,x) Q[x,y] / p(s)``
+    in exact rationals. Conventions of :func:`ldp_wrt_secret_epsilon`: secrets
+    of zero mass are left out, ``0/0`` imposes no constraint and ``positive/0``
+    violates every ``eps``. The worst pair is ``(s, s', y)``, rows of ``p_sx``.
+    """
+    Q, p_sx = _mechanism_and_joint(Q, p_sx)
+    eps = as_epsilon(eps)
+    joint = _exact(p_sx)
+    return _exact_verdict(_secret_ldp_candidates(joint @ _exact(Q), joint.sum(axis=1)), eps)
+
+
 def lip_epsilon(Q: ArrayLike, p_sx: ArrayLike) -> float:
     """Smallest ``eps`` with ``e^-eps <= P(y|s) / P(y) <= e^eps`` (privacy funnel eq. (2)).
 
@@ -229,6 +253,21 @@ def lip_epsilon(Q: ArrayLike, p_sx: ArrayLike) -> float:
     """
     Q, p_sx = _mechanism_and_joint(Q, p_sx)
     return _lip_level(Q, p_sx[None])
+
+
+def certify_lip(Q: ArrayLike, p_sx: ArrayLike, eps: float) -> Certification:
+    """Decide exactly whether ``e^-eps <= P(y|s) / P(y) <= e^eps`` for all ``s, y``.
+
+    Privacy funnel Definition 2, eq. (2), in exact rationals. Conventions of
+    :func:`lip_epsilon`: pairs with ``P(s) = 0`` or ``P(y) = 0`` are left out
+    and ``P(y|s) = 0 < P(y)`` violates every ``eps``. The worst pair is
+    ``(s, y)`` maximising ``max(r, 1/r)``, ``r = P(y|s) / P(y)``.
+    """
+    Q, p_sx = _mechanism_and_joint(Q, p_sx)
+    eps = as_epsilon(eps)
+    joint = _exact(p_sx)
+    candidates = _lip_candidates((joint @ _exact(Q))[None], joint.sum(axis=1)[None])
+    return _exact_verdict(((ratio, (s, y)) for ratio, (_, s, y) in candidates), eps)
 
 
 def srlip_epsilon(Q: ArrayLike, p_sx: ArrayLike, attribute_sizes: Sequence[int]) -> float:
@@ -252,6 +291,39 @@ def srlip_epsilon(Q: ArrayLike, p_sx: ArrayLike, attribute_sizes: Sequence[int])
     levels = [_lip_level(Q, _joints_given(p_sx, coordinates, sizes, subset))
               for subset in _subsets(range(len(sizes)))]
     return float(max(levels))
+
+
+def certify_srlip(Q: ArrayLike, p_sx: ArrayLike, attribute_sizes: Sequence[int],
+                  eps: float) -> Certification:
+    """Decide exactly whether ``Q`` is eps-SRLIP (privacy funnel Definition 3, eq. (12)).
+
+    Eq. (2) w.r.t. ``p_{S,X | X^J = x^J}`` for every subset ``J`` of the
+    attributes (``J`` empty is LIP) and every ``x^J``, in exact rationals.
+    Conventions of :func:`srlip_epsilon`: conditionings ``x^J`` of zero mass
+    and pairs with ``P(s, x^J) = 0`` or ``P(y | x^J) = 0`` are left out;
+    ``P(y | s, x^J) = 0 < P(y | x^J)`` violates every ``eps``. The worst pair is
+    ``(s, y, v^1, ..., v^m)``: ``v^j`` is ``x^j`` for ``j`` in ``J``, else ``-1``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (a, b)
+        Mechanism on ``X = X^1 x ... x X^m``, inputs in row-major order.
+    p_sx : array_like, shape (c, a)
+        Joint distribution of ``(S, X)``.
+    attribute_sizes : sequence of int
+        ``(|X^1|, ..., |X^m|)``, with product ``a``.
+    eps : float
+    """
+    Q, p_sx = _mechanism_and_joint(Q, p_sx)
+    eps = as_epsilon(eps)
+    sizes = _attribute_sizes(attribute_sizes, p_sx.shape[1])
+    joint = _exact(p_sx)
+    weights = joint.reshape(-1, *sizes)
+    products = (joint[:, :, None] * _exact(Q)[None]).reshape(*weights.shape, Q.shape[1])
+    candidates = itertools.chain.from_iterable(
+        _conditioned_candidates(products, weights, subset)
+        for subset in _subsets(range(len(sizes))))
+    return _exact_verdict(candidates, eps)
 
 
 def srlip_epsilons(mechanisms: Sequence[ArrayLike], p_sx: ArrayLike) -> np.ndarray:
@@ -278,17 +350,95 @@ def srlip_epsilons(mechanisms: Sequence[ArrayLike], p_sx: ArrayLike) -> np.ndarr
                      for j, Qj in enumerate(matrices)])
 
 
+def _output_joints(Q: np.ndarray, joints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``P(s, y)`` and ``P(s)`` for a batch of joints ``[n, s, x]``, in one product.
+
+    ``P(s)`` comes from a column of ones appended to ``Q``, so it is summed in
+    the same product as ``P(s, y)``: a column of ones in ``Q`` (the one-output
+    eps = 0 mechanism) then gives ``P(y|s) = 1`` exactly, not within an ulp.
+    """
+    both = joints @ np.column_stack([Q, np.ones(Q.shape[0])])
+    return both[..., :-1], both[..., -1]
+
+
 def _lip_level(Q: np.ndarray, joints: np.ndarray) -> float:
-    """Largest ``|log P(y|s) / P(y)|`` over a batch of (unnormalised) joints ``[n, s, x]``."""
-    joint_sy = joints @ Q
-    p_s = joints.sum(axis=2)
-    p_y = joint_sy.sum(axis=1)
-    total = p_s.sum(axis=1)
-    valid = (p_s[:, :, None] > 0) & (p_y[:, None, :] > 0)
+    """Largest ``|log P(y|s) / P(y)|`` over a batch of (unnormalised) joints ``[n, s, x]``.
+
+    ``P(y|s)`` and ``P(y)`` are formed before the logarithms, so equal
+    probabilities give exactly 0.
+    """
+    joint_sy, p_s = _output_joints(Q, joints)
     with np.errstate(divide="ignore", invalid="ignore"):
-        logs = (np.log(joint_sy) - np.log(p_s[:, :, None])
-                - np.log(p_y[:, None, :]) + np.log(total[:, None, None]))
+        p_y = joint_sy.sum(axis=1) / p_s.sum(axis=1)[:, None]
+        valid = (p_s[:, :, None] > 0) & (p_y[:, None, :] > 0)
+        logs = np.log(joint_sy / p_s[:, :, None]) - np.log(p_y[:, None, :])
     return float(np.abs(logs[valid]).max(initial=0.0))
+
+
+def _exact(array: np.ndarray) -> np.ndarray:
+    """``array`` as an object array of :class:`~fractions.Fraction`, each double exactly."""
+    return np.vectorize(Fraction, otypes=[object])(array)
+
+
+_Candidate = tuple[Fraction | float | None, tuple[int, ...]]
+"""An exact ratio (``inf`` for ``positive/0``, ``None`` for no constraint) and where it is."""
+
+
+def _quotient(numerator: Fraction, denominator: Fraction) -> Fraction | float | None:
+    """``numerator / denominator``; ``0/0`` is ``None`` (no constraint), ``positive/0`` ``inf``."""
+    if denominator == 0:
+        return None if numerator == 0 else math.inf
+    return numerator / denominator
+
+
+def _exact_verdict(candidates: Iterable[_Candidate], eps: float) -> Certification:
+    """Whether the largest ratio is ``<= e^eps`` (exactly), and where it is attained."""
+    constrained = [(ratio, pair) for ratio, pair in candidates if ratio is not None]
+    if not constrained:
+        return Certification(True, None)
+    ratio, pair = max(constrained, key=lambda candidate: candidate[0])
+    holds = ratio != math.inf and compare_with_exp(ratio, eps) <= 0
+    return Certification(holds, tuple(int(i) for i in pair))
+
+
+def _secret_ldp_candidates(joint_sy: np.ndarray, p_s: np.ndarray) -> Iterator[_Candidate]:
+    """Per output ``y``: ``max_s P(y|s) / min_s' P(y|s')`` over secrets of positive mass."""
+    secrets = [s for s in range(p_s.size) if p_s[s] > 0]
+    for y in range(joint_sy.shape[1]):
+        given = {s: joint_sy[s, y] / p_s[s] for s in secrets}
+        high, low = max(secrets, key=given.get), min(secrets, key=given.get)
+        yield _quotient(given[high], given[low]), (high, low, y)
+
+
+def _lip_candidates(joint_sy: np.ndarray, p_s: np.ndarray) -> Iterator[_Candidate]:
+    """``max(r, 1/r)``, ``r = P(y|s) / P(y)``, at ``(n, s, y)`` for exact joints ``[n, s, y]``.
+
+    ``p_s[n, s]`` is the mass of secret ``s`` in joint ``n``; pairs with
+    ``P(s) = 0`` or ``P(y) = 0`` are left out and ``r = 0`` gives ``inf``.
+    """
+    p_y, totals = joint_sy.sum(axis=1), p_s.sum(axis=1)
+    for n, s, y in np.ndindex(joint_sy.shape):
+        if p_s[n, s] > 0 and p_y[n, y] > 0:
+            ratio = joint_sy[n, s, y] * totals[n] / (p_s[n, s] * p_y[n, y])
+            yield (max(ratio, 1 / ratio) if ratio > 0 else math.inf), (n, s, y)
+
+
+def _conditioned_candidates(products: np.ndarray, weights: np.ndarray,
+                            subset: tuple[int, ...]) -> Iterator[_Candidate]:
+    """LIP candidates w.r.t. ``p_{S,X | X^J = x^J}`` for every ``x^J``, ``J = subset``.
+
+    ``products[s, x^1, ..., x^m, y] = p(s, x) Q[x, y]`` and ``weights[s, x^1, ..., x^m]
+    = p(s, x)``, exact. Pairs are ``(s, y, v^1, ..., v^m)`` as in :func:`certify_srlip`.
+    """
+    c, sizes = weights.shape[0], weights.shape[1:]
+    dropped = tuple(1 + i for i in range(len(sizes)) if i not in subset)
+    joint_sy = products.sum(axis=dropped).reshape(c, -1, products.shape[-1]).transpose(1, 0, 2)
+    p_s = weights.sum(axis=dropped).reshape(c, -1).T
+    for ratio, (z, s, y) in _lip_candidates(joint_sy, p_s):
+        values = [-1] * len(sizes)
+        for i, value in zip(subset, np.unravel_index(z, tuple(sizes[i] for i in subset))):
+            values[i] = int(value)
+        yield ratio, (s, y, *values)
 
 
 def _joints_given(p_sx: np.ndarray, coordinates: tuple[np.ndarray, ...],
