@@ -161,3 +161,16 @@ def test_negative_eps_is_rejected(demo_crosstab: Crosstab) -> None:
 def test_larger_eps_never_costs_utility(demo_crosstab: Crosstab) -> None:
     values = [preset("RURP", demo_crosstab, eps).solve().objective for eps in (0.2, 0.5, 1.0, 3.0)]
     assert all(a >= b - 1e-6 for a, b in zip(values, values[1:]))
+
+
+def test_stored_multipliers_prove_the_returned_protocol(demo_crosstab: Crosstab) -> None:
+    """After a repair the certificate must prove the repaired protocol without refinement."""
+    from rldp_models.privacy.guarantees import check_robust_privacy as check
+
+    solution = preset("NURP", demo_crosstab, EPS, ALPHA).solve()
+    pairs = {tuple(int(i) for i in name[len("robust_privacy["):-1].split(",")): values
+             for name, values in solution.multipliers.items()
+             if name.startswith("robust_privacy[")}
+    verdict = check(solution.protocol, demo_crosstab.counts, solution.program.uncertainty, EPS,
+                    pairs, refine=False)
+    assert len(pairs) == 6 and verdict.holds

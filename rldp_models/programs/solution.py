@@ -58,7 +58,8 @@ class ProtocolSolution:
         The exact checks of every constraint family that has one.
     repair : Repair or None
     multipliers : dict
-        Values of the robust blocks' multipliers (the certificate).
+        Values of the robust blocks' multipliers that prove the returned
+        protocol's guarantee (after a repair, the mixed ones).
     """
 
     program: Any
@@ -162,6 +163,10 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
         protocol, checks, method, weight = _repaired(program, raw, checks, solution.multipliers)
         solution.repair = Repair(method, weight, before,
                                  program.objective.evaluate(protocol, program))
+        # keep the multipliers that prove the repaired protocol, not the solver's
+        solution.multipliers = {**solution.multipliers,
+                                **_mixed(program, solution.multipliers, weight)} \
+            if method == "mix-uniform" else {}
     solution.protocol, solution.checks = protocol, checks
     solution.objective = program.objective.evaluate(protocol, program)
     return solution
