@@ -74,7 +74,7 @@ class Crosstab:
         The first row is a corner cell followed by the U labels; every further
         row is an S label followed by one count per U label.
         """
-        rows = _read_csv_rows(path)
+        rows = read_csv_rows(path)
         if len(rows) < 2:
             raise InputError(f"{path}: a crosstab needs a header row and at least one S row")
         header = rows[0]
@@ -165,7 +165,14 @@ def _validated_counts(counts: np.ndarray) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _read_csv_rows(path: str | Path) -> list[list[str]]:
+def read_csv_rows(path: str | Path) -> list[list[str]]:
+    """The rows of a CSV file, each cell stripped, blank rows dropped.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be opened, decoded or parsed (one line, naming ``path``).
+    """
     try:
         with open(path, newline="") as handle:
             rows = [[cell.strip() for cell in row] for row in csv.reader(handle)]

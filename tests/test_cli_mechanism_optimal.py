@@ -115,6 +115,22 @@ def assert_stochastic(record: dict[str, Any]) -> np.ndarray:
     return Q
 
 
+REPAIR_METHODS = ("none", "mix-uniform", "constant")
+
+
+def assert_repair_fields(record: dict[str, Any]) -> None:
+    """``repair_method`` and ``repair_weight``: per attribute for srlip, with ``product_repair``."""
+    if record["mechanism"] == "srlip":
+        pairs = list(zip(record["repair_method"], record["repair_weight"]))
+        assert len(pairs) == len(record["attributes"])
+        pairs.append((record["product_repair"]["method"], record["product_repair"]["weight"]))
+    else:
+        pairs = [(record["repair_method"], record["repair_weight"])]
+    for method, weight in pairs:
+        assert method in REPAIR_METHODS
+        assert (weight == 0.0) == (method == "none") and (weight == 1.0) == (method == "constant")
+
+
 @pytest.mark.parametrize("name, options", [
     ("staircase", ["--prior", "prior"]),
     ("ldp-s", ["--joint", "joint"]),
@@ -129,6 +145,7 @@ def test_each_name_writes_a_checked_mechanism(files: dict[str, str], name: str,
     assert record["mechanism"] == name and record["eps"] == EPS
     assert record["utility_measure"] == "mi" and record["privacy_check"]["holds"]
     assert ("S" in record["labels"]) == (name != "staircase")
+    assert_repair_fields(record)
     if name == "staircase":
         assert certify_ldp(Q, EPS).holds
     elif name == "ldp-s":
@@ -252,6 +269,17 @@ def test_bad_input_exits_2_with_one_line(files: dict[str, str], tmp_path: Path,
     error = capsys.readouterr().err
     assert error.startswith("rldp: error:") and error.count("\n") == 1
     assert not Path(files["out"]).exists()
+
+
+@pytest.mark.parametrize("name", ["ldp-s", "lip"])
+def test_eps_zero_reports_the_one_output_repair(files: dict[str, str], name: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Full support, two secrets: the LP's mechanism is 0-private only to rounding."""
+    record = solve(files, name, "--joint", files["srlip"], eps=0.0)
+    assert record["repair_method"] == "constant" and record["repair_weight"] == 1.0
+    assert assert_stochastic(record).shape == (SRLIP_JOINT.shape[1], 1)
+    assert record["privacy_check"]["holds"] and record["privacy_check"]["level"] == 0.0
+    assert "repaired to pass the exact check: Q: constant" in capsys.readouterr().out
 
 
 def test_through_a_subprocess(files: dict[str, str]) -> None:

@@ -28,8 +28,15 @@ Output (OUT.json)
 ``mechanism``, ``eps``, ``utility_measure`` (mi, kl, tv or chi2),
 ``utility`` (``U(Q)`` recomputed from ``Q``; nats for mi and kl),
 ``labels`` (``X``, ``Y`` and, from a joint, ``S``), ``Q`` (``[x][y]``),
-``repair_weight`` (uniform mechanism mixed in to meet the stated eps, see
-:mod:`rldp_models.conelp.mechanism`), ``certificate`` and ``privacy_check``.
+``repair_method`` and ``repair_weight``, ``certificate`` and ``privacy_check``.
+
+``repair_method`` says how the LP's mechanism was made to pass the exact
+check of its notion (:mod:`rldp_models.conelp.mechanism`): ``none`` (it
+passed as it was), ``mix-uniform`` (mixed with the uniform mechanism, with
+weight ``repair_weight``) or ``constant`` (replaced by the one-output
+mechanism, weight 1; the usual outcome for ``ldp-s`` and ``lip`` at
+``eps = 0``). For ``srlip`` both are lists over the attributes, and
+``product_repair`` (``method``, ``weight``) is that of the product ``Q``.
 
 ``certificate.dual`` is the LP dual in mechanism form: one number per input
 symbol, with ``dual.q >= mu(q)`` for every column ``q`` of the privacy cone,
@@ -55,7 +62,6 @@ adds Theorem 3's float per-attribute levels ``attribute_levels``.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rldp_models.cli.common import epsilon
+from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
 from rldp_models.results_io import write_json
 from rldp_models.utility import (MutualInformation, SublinearUtility, chi_square_divergence,
@@ -247,7 +254,7 @@ def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
     Whole numbers are counts and are normalised; otherwise the values are
     probabilities and must sum to 1 within :data:`PROBABILITY_SUM_TOLERANCE`.
     """
-    rows = _csv_rows(path)
+    rows = read_csv_rows(path)
     if len(rows) < 2 or len(rows[0]) < 3:
         raise InputError(f"{path}: a joint needs a header row (corner cell, >= 2 X labels) and "
                          f"at least one S row")
@@ -269,15 +276,6 @@ def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
     return s_labels, x_labels, values / values.sum()
 
 
-def _csv_rows(path: str | Path) -> list[list[str]]:
-    try:
-        with open(path, newline="") as handle:
-            rows = [[cell.strip() for cell in row] for row in csv.reader(handle)]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{path}: cannot read the joint ({str(exc).splitlines()[0]})") from None
-    return [row for row in rows if any(row)]
-
-
 # --- solving and checking ---------------------------------------------------------------
 
 def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
@@ -294,7 +292,7 @@ def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]
     dual = _lip_dual(certificate, problem.prior) if args.name == "lip" else certificate.dual
     outputs = [str(y) for y in range(result.Q.shape[1])]
     return {**_common_record(args, problem, result.Q, result.utility, outputs),
-            "repair_weight": result.repair_weight,
+            "repair_method": result.repair.method, "repair_weight": result.repair.weight,
             "certificate": _certificate_record(certificate, dual),
             "privacy_check": _privacy_check(args.name, result.Q, args.eps, problem)}
 
@@ -310,7 +308,9 @@ def _srlip_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
     per_attribute = [_certificate_record(a.solution.certificate, a.solution.certificate.dual)
                      for a in result.attributes]
     return {**_common_record(args, problem, result.Q, result.utility, outputs),
-            "repair_weight": [a.repair_weight for a in result.attributes],
+            "repair_method": [a.repair.method for a in result.attributes],
+            "repair_weight": [a.repair.weight for a in result.attributes],
+            "product_repair": {"method": result.repair.method, "weight": result.repair.weight},
             "certificate": {key: [c[key] for c in per_attribute] for key in per_attribute[0]},
             "privacy_check": _srlip_check(result, problem, sizes),
             "attribute_sizes": list(sizes), "split": list(result.split),
@@ -388,4 +388,18 @@ def _print_summary(record: dict[str, Any], out: str) -> None:
           f"{record['utility_measure']} utility = {record['utility']:.6g}; "
           f"{check['notion']} at eps = {record['eps']} {'holds' if check['holds'] else 'FAILS'}; "
           f"certificate {'verified' if verified else 'NOT verified'}")
+    repairs = [f"{name}: {method} (weight {weight:.3g})"
+               for name, method, weight in _repairs(record) if method != "none"]
+    if repairs:
+        print(f"  repaired to pass the exact check: {'; '.join(repairs)}")
     print(f"  wrote {out}")
+
+
+def _repairs(record: dict[str, Any]) -> list[tuple[str, str, float]]:
+    """``(what, method, weight)`` of every repair recorded in OUT.json."""
+    if record["mechanism"] != "srlip":
+        return [("Q", record["repair_method"], record["repair_weight"])]
+    product = record["product_repair"]
+    attributes = [(f"Q^{j + 1}", method, weight) for j, (method, weight)
+                  in enumerate(zip(record["repair_method"], record["repair_weight"]))]
+    return [*attributes, ("product", product["method"], product["weight"])]

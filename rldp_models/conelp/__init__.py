@@ -7,14 +7,15 @@ by column generation with a dual certificate; :mod:`.rays`,
 :mod:`.double_description` and :mod:`.exact_dd` supply the rays; the
 instances are the staircase LP (:mod:`.staircase`), LDP w.r.t. a secret
 (:mod:`.secret_ldp`), LIP (:mod:`.lip`) and SRLIP (:mod:`.srlip`) of
-``privacy-funnel-ldp-lip.txt``.
+``privacy-funnel-ldp-lip.txt``. Every returned mechanism is certified
+exactly against its notion and repaired if needed (:mod:`.mechanism`).
 """
 
 from rldp_models.conelp.cones import PRIVACY_MARGIN, inner_ratio
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP, ConeLPSolution, DualCertificate
 from rldp_models.conelp.lip import lip_mechanism
-from rldp_models.conelp.mechanism import OptimalMechanism
+from rldp_models.conelp.mechanism import OptimalMechanism, Repair
 from rldp_models.conelp.rays import ExplicitRays, StaircaseRays, staircase_rays
 from rldp_models.conelp.secret_ldp import ldp_wrt_secret_mechanism
 from rldp_models.conelp.srlip import SRLIPMechanism, srlip_mechanism
@@ -22,7 +23,7 @@ from rldp_models.conelp.staircase import staircase_mechanism
 
 __all__ = [
     "PRIVACY_MARGIN", "ConeLP", "ConeLPSolution", "DualCertificate", "ExplicitRays",
-    "OptimalMechanism", "SRLIPMechanism", "StaircaseRays", "extreme_rays", "inner_ratio",
+    "OptimalMechanism", "Repair", "SRLIPMechanism", "StaircaseRays", "extreme_rays", "inner_ratio",
     "ldp_wrt_secret_mechanism", "lip_mechanism", "srlip_mechanism", "staircase_mechanism",
     "staircase_rays",
 ]

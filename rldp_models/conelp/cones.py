@@ -90,14 +90,3 @@ def two_sided_ratio_rows(conditionals: np.ndarray, references: np.ndarray,
     """
     return np.vstack([ratio * conditionals - references, ratio * references - conditionals])
 
-
-def cone_violation(A: np.ndarray, columns: np.ndarray) -> float:
-    """Largest relative violation ``max(0, -a.q) / (|a| |q|)`` over rows ``a`` and columns ``q``.
-
-    ``q >= 0`` is checked too. Zero means every column lies in the cone.
-    """
-    rows = np.vstack([np.eye(A.shape[1]), A])
-    scale = np.linalg.norm(rows, axis=1)[:, None] * np.linalg.norm(columns, axis=0)[None, :]
-    slack = rows @ columns
-    violation = np.where(slack < 0, -slack / np.where(scale > 0, scale, 1.0), 0.0)
-    return float(violation.max(initial=0.0))

@@ -4,6 +4,13 @@ Floating-point cddlib (``pycddlib-standalone`` 3.x, ``import cdd``) runs first.
 Its rays are accepted only when they pass these checks; otherwise the exact
 integer double description of :mod:`rldp_models.conelp.exact_dd` is used:
 
+0. no two constraints are nearly, but not exactly, opposite (see
+   :data:`SLAB_TOLERANCE`): such a pair confines the cone to a slab thinner
+   than cdd's zero tolerance, where cdd merges distinct rays and both row
+   orders below lose the same ones (at ``0 < eps < 1e-7`` it did so for most
+   random joints, which left the cone LP infeasible or its dual certificate
+   priced on an incomplete ray set). Exactly opposite rows (an equality, as at
+   ``eps = 0``) are fine;
 1. the cone is pointed (cdd reports no lineality) and every ray is nonzero;
 2. each ray is *polished* to the null vector of the constraints it makes tight
    (an SVD), which exists and is unique exactly when those constraints have
@@ -48,6 +55,13 @@ RANK_GAP = 1e-8
 
 MATCH_TOLERANCE = 1e-7
 """Two runs agree when every ray of one has a ray of the other this close (sum-1 scaling)."""
+
+SLAB_TOLERANCE = 1e-4
+"""Unit rows ``a``, ``b`` with ``0 < |a + b| <`` this send the cone to the exact method.
+
+``|a + b|`` is the angle of the slab ``{q : a.q >= 0, b.q >= 0}``; the pairwise
+ratio rows at ``e^eps = 1 + delta`` give about ``delta``. Float cdd returned
+wrong ray sets that passed checks 1-5 up to ``|a + b|`` near ``1e-6``."""
 
 _ROW_ORDERS = (cdd.RowOrderType.LEX_MIN, cdd.RowOrderType.MAX_INDEX)
 
@@ -106,12 +120,27 @@ def _exact(A: np.ndarray) -> ExplicitRays:
 
 
 def _float_rays(rows: np.ndarray) -> np.ndarray:
-    """Verified float rays (checks 1-5 of the module docstring), scaled to sum 1."""
+    """Verified float rays (checks 0-5 of the module docstring), scaled to sum 1."""
+    if _thinnest_slab(rows) < SLAB_TOLERANCE:
+        raise FloatDoubleDescriptionError("two constraints are nearly opposite: the cone is "
+                                          "a slab too thin for float cdd")
     first, second = (_cdd_rays(rows, order) for order in _ROW_ORDERS)
     polished = _polish(rows, first)
     if not _same_rays(polished, second / second.sum(axis=0)):
         raise FloatDoubleDescriptionError("two row orders gave different rays")
     return polished
+
+
+def _thinnest_slab(rows: np.ndarray) -> float:
+    """Smallest nonzero ``|a + b|`` over pairs of unit rows (``inf`` when none is near).
+
+    Candidates come from the Gram matrix (``|a + b|^2 = 2 + 2 a.b``); their
+    ``|a + b|`` is then computed directly, so exact opposites give exactly 0.
+    """
+    near = np.triu(rows @ rows.T < SLAB_TOLERANCE**2 - 1.0, 1)
+    first, second = np.nonzero(near)
+    widths = np.linalg.norm(rows[first] + rows[second], axis=1)
+    return float(widths[widths > 0].min(initial=np.inf))
 
 
 def _cdd_rays(rows: np.ndarray, order: cdd.RowOrderType) -> np.ndarray:

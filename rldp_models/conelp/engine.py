@@ -57,6 +57,14 @@ CERTIFICATE_TOLERANCE = 1e-9
 PRICING_TOLERANCE = 1e-10
 """Column generation stops when no ray has reduced cost per unit mass above this."""
 
+CONDITION_LIMIT = 1e6
+"""Seed rays with a larger condition number get preconditioned master rows
+(:func:`_row_transform`); HiGHS failed from about ``1e9``."""
+
+RANK_FLOOR = 1e-14
+"""Singular values of the seed rays below this times the largest are rounding noise
+(:func:`_row_transform`): under ``2e-16`` at ``eps = 0``, above ``2e-15`` at ``1e-14``."""
+
 UTILITY_CHUNK = 1 << 16
 """Rays per call when evaluating ``mu`` on a large ray set."""
 
@@ -212,10 +220,6 @@ class ConeLP:
         problem = cp.Problem(cp.Maximize(self.utilities @ theta), rows)
         return solvers.CvxpyModel(problem, {VARIABLE_BLOCK: theta}, {ROW_BLOCK: rows})
 
-    def restricted(self, index: np.ndarray) -> ConeLP:
-        """The master LP over the rays ``index`` only."""
-        return ConeLP(ExplicitRays(self.rays.columns(index)), self.utilities[index], self.rhs)
-
     def solve(self, solver: str = "highspy", *, batch: int | None = None,
               max_iterations: int = 1000, **options: Any) -> ConeLPSolution:
         """Solve by column generation with master LPs sent to ``solver``.
@@ -255,21 +259,35 @@ class ConeLP:
         mass = self.rays.transpose_dot(np.ones(self.rays.dimension))
         active = np.zeros(self.rays.count, dtype=bool)
         active[self.rays.seed()] = True
+        transform, rhs = _row_transform(self.rays.columns(self.rays.seed()), self.rhs)
         for iteration in range(1, max_iterations + 1):
             index = np.flatnonzero(active)
-            result = solvers.solve(self.restricted(index), solver=solver, **options)
+            result = solvers.solve(self._master(index, mass[index], transform, rhs),
+                                   solver=solver, **options)
             if not result.status.has_solution:
                 raise solvers.SolverError(f"the master LP is {result.status.value}: {result.log}")
-            dual = np.asarray(result.dual[ROW_BLOCK], dtype=float)
+            dual = transform.T @ np.asarray(result.dual[ROW_BLOCK], dtype=float)
             reduced = (self.utilities - self.rays.transpose_dot(dual)) / mass
             entering = _entering(reduced, active, batch)
             done = entering.size == 0
             if done or iteration == max_iterations:
                 status = solvers.Status.OPTIMAL if done else solvers.Status.ITERATION_LIMIT
-                return _MasterState(index, result.primal[VARIABLE_BLOCK], dual, reduced,
-                                    status, iteration)
+                return _MasterState(index, result.primal[VARIABLE_BLOCK] / mass[index], dual,
+                                    reduced, status, iteration)
             active[entering] = True
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
+
+    def _master(self, index: np.ndarray, mass: np.ndarray, transform: np.ndarray,
+                rhs: np.ndarray) -> ConeLP:
+        """The master LP over the rays ``index``: columns ``T v / (1.v)``, ``T = transform``.
+
+        Its variables are ``theta * mass``; the dual of its rows is unchanged.
+        Unit mass keeps HiGHS off columns spanning ``1`` to ``e^eps`` (it
+        failed on staircase patterns at ``eps = 20`` that differ only at an
+        input of zero prior, hence in no utility).
+        """
+        return ConeLP(ExplicitRays(transform @ self.rays.columns(index) / mass),
+                      self.utilities[index] / mass, rhs)
 
     def _polish(self, index: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Re-solve ``V_S theta = rhs`` on the support by NNLS, to rounding accuracy."""
@@ -302,6 +320,62 @@ class _MasterState:
     reduced: np.ndarray
     status: solvers.Status
     iterations: int
+
+
+def _row_transform(seed: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``T`` for the master's equalities ``T V theta = T rhs``, and ``T rhs``.
+
+    The rows ``V theta = rhs`` are ill conditioned when the cone is thin: at
+    small ``eps`` every ray is within about ``e^eps - 1`` of a subspace, the
+    condition number of ``V`` is about ``2 / (e^eps - 1)``, and HiGHS declared
+    feasible masters infeasible from ``eps`` near ``1e-10`` (LIP, LDP w.r.t.
+    ``S``) or ``1e-9`` (staircase). When the seed rays' condition number (over
+    singular values above ``RANK_FLOOR`` times the largest; the others are
+    rounding noise, e.g. the normals of an ``eps = 0`` cone) exceeds
+    ``CONDITION_LIMIT``, ``T = c diag(1/s) U^T`` from their SVD ``U diag(s) W^T``
+    gives rows of unit scale in every direction they span, noise directions
+    keeping the largest scale. Each row's sign makes ``T rhs >= 0`` (so the
+    master is a valid :class:`ConeLP` over the columns ``T v``) and ``c`` makes
+    ``|T rhs| = |rhs|``, so absolute tolerances weigh the right-hand side as
+    before. Otherwise ``T`` is the identity. The dual of the original rows is
+    ``T^T`` times that of the new ones.
+    """
+    d = seed.shape[0]
+    if _clearly_well_conditioned(seed):
+        return np.eye(d), rhs
+    U, singular = _left_singular(seed)
+    largest = singular.max(initial=0.0)
+    signal = singular > RANK_FLOOR * largest
+    if not np.any(signal) or largest <= CONDITION_LIMIT * singular[signal].min():
+        return np.eye(d), rhs
+    transform = U.T / np.where(signal, singular, largest)[:, None]
+    image = transform @ rhs
+    factor = np.linalg.norm(rhs) / np.linalg.norm(image)
+    signs = np.where(image < 0, -1.0, 1.0)
+    return transform * (factor * signs)[:, None], np.abs(image) * factor
+
+
+def _clearly_well_conditioned(seed: np.ndarray) -> bool:
+    """Condition number at most ``CONDITION_LIMIT`` by the Gram matrix's eigenvalues.
+
+    They are the squared singular values, to ``1e-16`` of the largest: enough
+    to accept ``CONDITION_LIMIT^-2 = 1e-12``, cheaply, but not to tell a thin
+    direction from rounding noise (that takes :func:`_left_singular`).
+    """
+    squares = np.linalg.eigvalsh(seed @ seed.T)
+    return bool(squares[0] >= squares[-1] / CONDITION_LIMIT**2)
+
+
+def _left_singular(seed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``U`` (``d x d``) and the ``d`` singular values of ``seed``, zeros included.
+
+    ``seed = R^T Q^T`` (QR of the transpose) has the left singular vectors and
+    singular values of ``R^T``, a ``d x min(d, n)`` matrix, whatever ``n``.
+    """
+    d = seed.shape[0]
+    triangle = np.linalg.qr(np.ascontiguousarray(seed.T), mode="r").T
+    U, singular, _ = np.linalg.svd(np.hstack([triangle, np.zeros((d, d - triangle.shape[1]))]))
+    return U, singular
 
 
 def _entering(reduced: np.ndarray, active: np.ndarray, batch: int) -> np.ndarray:

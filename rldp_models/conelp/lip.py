@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -27,6 +28,7 @@ from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP
 from rldp_models.conelp.joint import as_joint_distribution, data_given_secret, exact
 from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
+from rldp_models.privacy import certify_lip
 from rldp_models.utility import MutualInformation
 from rldp_models.validation import as_epsilon
 
@@ -60,6 +62,14 @@ def lip_mechanism(p_sx: ArrayLike, eps: float, *, solver: str = "highspy",
         Registry name for the LP.
     method : {"auto", "float", "exact"}
         Double-description arithmetic for the vertices of ``Delta``.
+
+    Returns
+    -------
+    OptimalMechanism
+        Certified exactly by :func:`~rldp_models.privacy.matrix_checks.certify_lip`,
+        repaired if needed (:mod:`rldp_models.conelp.mechanism`); at
+        ``eps = 0`` usually the one-output mechanism, as for
+        :func:`~rldp_models.conelp.secret_ldp.ldp_wrt_secret_mechanism`.
     """
     joint = as_joint_distribution(p_sx)
     eps = as_epsilon(eps)
@@ -73,7 +83,8 @@ def lip_mechanism(p_sx: ArrayLike, eps: float, *, solver: str = "highspy",
     Q[seen] = solution.columns / p_x[seen, None]
     Q[~seen] = solution.columns.sum(axis=0)
     stated = two_sided_ratio_rows(data_given_secret(joint), p_x[None, :], np.exp(eps))
-    return guaranteed_mechanism(Q, stated, MutualInformation(p_x), eps, solution)
+    return guaranteed_mechanism(Q, stated, partial(certify_lip, p_sx=joint, eps=eps),
+                                MutualInformation(p_x), eps, solution)
 
 
 def _delta_rows(joint: np.ndarray, ratio: Fraction) -> np.ndarray:

@@ -1,36 +1,89 @@
-"""The mechanism a cone LP returns, checked against its stated guarantee.
+"""The mechanism a cone LP returns, certified exactly against its stated guarantee.
 
 The rays are computed for a cone slightly inside the stated one
-(:func:`rldp_models.conelp.cones.inner_ratio`), so the returned ``Q``
-normally meets the guarantee with room to spare. It is still checked against
-the *stated* constraints (``e^eps`` itself). Should a column violate them by
-more than :data:`CHECK_TOLERANCE` (relative), ``Q`` is mixed with the uniform
-mechanism, which is strictly private for ``eps > 0``: every privacy
-constraint is convex in ``Q``, so the smallest mixing weight restoring all of
-them is found row by row (``rldp-models`` design, core idea 4). The weight and
-the utility before and after are reported.
+(:func:`rldp_models.conelp.cones.inner_ratio`), so the LP's ``Q`` normally
+meets the guarantee with room to spare. Whether it does is decided exactly
+and independently of the solver by the notion's certifier from
+:mod:`rldp_models.privacy.matrix_checks` (the doubles of ``Q`` taken as exact
+rationals, ``e^eps`` enclosed by interval arithmetic). When the check fails,
+``Q`` is repaired (``rldp-models`` design, core idea 4):
+
+* ``eps > 0``: ``Q`` is mixed with the uniform mechanism ``U`` on its
+  outputs. Every privacy constraint is linear in each column of ``Q``, hence
+  convex in ``Q``, and ``U`` meets each one with slack ``> 0``. The first
+  weight is the smallest giving every stated constraint a slack of
+  :data:`ROUNDING_ROOM` in floating point; the mixture is certified exactly
+  and the weight doubled until it passes.
+* ``eps = 0``, or when the weight reaches 1: mixing cannot help (``U`` meets
+  the equalities of ``eps = 0`` with no slack, so mixing only scales a
+  violation). The mechanism falls back to the one-output mechanism, which
+  ignores its input and is exactly private for every notion here. Every
+  mechanism with equal rows has utility ``mu(1)`` (``mu`` is positively
+  homogeneous), so no other input-ignoring mechanism does better.
+
+The returned mechanism always passes its exact check; the method, the
+weight and the utility before and after are reported in :class:`Repair`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
-from rldp_models.conelp.cones import cone_violation
 from rldp_models.conelp.engine import ColumnUtility, ConeLPSolution
+from rldp_models.privacy import Certification
 
-CHECK_TOLERANCE = 1e-12
-"""Relative violation ``-a.q / (|a| |q|)`` accepted as rounding (it covers ``eps = 0``)."""
+Certifier = Callable[[np.ndarray], Certification]
+"""Decides exactly whether a mechanism ``Q`` meets the stated guarantee."""
+
+RepairMethod = Literal["none", "mix-uniform", "constant"]
+
+ROUNDING_ROOM = 2.0**-46
+"""Slack, relative to ``|a|.q``, that the first mixing weight gives each stated row ``a``."""
+
+MIN_WEIGHT = 2.0**-52
+"""Least first mixing weight."""
 
 
 class GuaranteeError(ArithmeticError):
-    """A mechanism misses its guarantee and mixing with the uniform one cannot repair it."""
+    """Even the one-output mechanism fails its exact check (a certifier bug)."""
+
+
+@dataclass(frozen=True)
+class Repair:
+    """How the returned mechanism came to pass its exact check.
+
+    Attributes
+    ----------
+    method : {"none", "mix-uniform", "constant"}
+        ``"none"``: the LP's mechanism passed as it is; ``"mix-uniform"``:
+        ``(1 - weight) Q + weight U`` with ``U`` uniform on the outputs of
+        ``Q``; ``"constant"``: the one-output mechanism.
+    weight : float
+        0 for ``"none"``, 1 for ``"constant"``.
+    utility_before : float
+        ``U(Q)`` of the LP's mechanism.
+    utility_after : float
+        ``U(Q)`` of the returned mechanism.
+    """
+
+    method: RepairMethod
+    weight: float
+    utility_before: float
+    utility_after: float
+
+    @property
+    def utility_cost(self) -> float:
+        """``utility_before - utility_after``."""
+        return self.utility_before - self.utility_after
 
 
 @dataclass(frozen=True)
 class OptimalMechanism:
-    """An optimal mechanism from a cone LP.
+    """An optimal mechanism from a cone LP, certified exactly.
 
     Attributes
     ----------
@@ -39,65 +92,97 @@ class OptimalMechanism:
     utility : float
         ``U(Q)`` recomputed from the returned ``Q``.
     eps : float
-        The privacy level the mechanism meets.
+        The privacy level the mechanism meets exactly.
     solution : ConeLPSolution
-        The LP solution, with its dual certificate.
-    privacy_violation : float
-        Largest relative violation of the stated constraints by ``Q``
-        (``<= CHECK_TOLERANCE``).
-    repair_weight : float
-        Weight of the uniform mechanism mixed in (0 when none was needed).
+        The LP solution, with its dual certificate (it bounds the utility of
+        every mechanism in the LP's cone, whatever the repair).
+    certification : Certification
+        The exact verdict on ``Q`` (``holds`` is true) and its worst pair.
+    repair : Repair
+        How ``Q`` was obtained from the LP's mechanism.
     """
 
     Q: np.ndarray
     utility: float
     eps: float
     solution: ConeLPSolution
-    privacy_violation: float
-    repair_weight: float
+    certification: Certification
+    repair: Repair
 
 
-def guaranteed_mechanism(Q: np.ndarray, rows: np.ndarray, utility: ColumnUtility, eps: float,
+def guaranteed_mechanism(Q: np.ndarray, rows: np.ndarray, certify: Certifier,
+                         utility: ColumnUtility, eps: float,
                          solution: ConeLPSolution) -> OptimalMechanism:
-    """Check ``Q``'s columns against ``{q >= 0 : rows q >= 0}``; repair by mixing if needed.
+    """Certify the LP's mechanism exactly, repairing it if needed (see the module docstring).
 
     Parameters
     ----------
     Q : ndarray
-        Row-stochastic mechanism.
+        Row-stochastic mechanism from the LP.
     rows : ndarray
-        The stated privacy constraints ``a.q >= 0`` on each column (with ``e^eps``).
+        The stated privacy constraints ``a.q >= 0`` on each column, in floating
+        point; they only set the first mixing weight.
+    certify : Certifier
+        The exact check of the stated guarantee at ``eps``.
     utility : ColumnUtility
-        Used to report ``U(Q)``.
+        Used to report ``U(Q)`` before and after.
     eps : float
     solution : ConeLPSolution
+    """
+    Q, certification, repair = certified(Q, rows, certify, utility, eps)
+    return OptimalMechanism(Q=Q, utility=repair.utility_after, eps=eps, solution=solution,
+                            certification=certification, repair=repair)
+
+
+def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: ColumnUtility,
+              eps: float) -> tuple[np.ndarray, Certification, Repair]:
+    """``Q`` or its repair, the exact verdict on it, and the :class:`Repair` record.
+
+    Parameters are those of :func:`guaranteed_mechanism`.
 
     Raises
     ------
     GuaranteeError
-        If ``Q`` violates the constraints and the uniform mechanism is not
-        strictly inside them (only possible for ``eps = 0``).
+        If the one-output mechanism fails ``certify``.
     """
-    weight = 0.0
-    if cone_violation(rows, Q) > CHECK_TOLERANCE:
-        weight = _mixing_weight(rows, Q)
-        Q = (1.0 - weight) * Q + weight / Q.shape[1]
-    violation = cone_violation(rows, Q)
-    if violation > CHECK_TOLERANCE:
-        raise GuaranteeError(f"the mechanism violates its guarantee by {violation:.3g} (relative)")
-    return OptimalMechanism(Q=Q, utility=float(np.sum(utility.columns(Q))), eps=eps,
-                            solution=solution, privacy_violation=violation,
-                            repair_weight=weight)
+    before = _utility(utility, Q)
+    verdict = certify(Q)
+    if verdict.holds:
+        return Q, verdict, Repair("none", 0.0, before, before)
+    if eps > 0:
+        weight = first_weight(rows, Q)
+        while weight < 1.0:
+            mixed = (1.0 - weight) * Q + weight / Q.shape[1]
+            verdict = certify(mixed)
+            if verdict.holds:
+                return mixed, verdict, Repair("mix-uniform", weight, before,
+                                              _utility(utility, mixed))
+            weight = min(1.0, 2.0 * weight)
+    constant = np.ones((Q.shape[0], 1))
+    verdict = certify(constant)
+    if not verdict.holds:
+        raise GuaranteeError("the one-output mechanism fails its exact privacy check")
+    return constant, verdict, Repair("constant", 1.0, before, _utility(utility, constant))
 
 
-def _mixing_weight(rows: np.ndarray, Q: np.ndarray) -> float:
-    """Smallest ``t`` (with a 1e-6 relative safety factor) putting ``(1-t) Q + t/b`` in the cone."""
+def first_weight(rows: np.ndarray, Q: np.ndarray) -> float:
+    """Smallest ``t`` giving ``(1-t) Q + t U`` slack ``ROUNDING_ROOM |a|.q`` on every row ``a``.
+
+    The rows are the stated ones and ``q >= 0``, in floating point; the slack
+    of a mixture is the same mixture of slacks. Returns at least
+    :data:`MIN_WEIGHT`, and 1 when ``U`` itself lacks that slack on a row
+    ``Q`` falls short of.
+    """
     constraints = np.vstack([np.eye(Q.shape[0]), rows])
-    slack = constraints @ Q
-    uniform = (constraints @ np.full(Q.shape[0], 1.0 / Q.shape[1]))[:, None]
-    violated = slack < 0
-    if np.any(violated & (uniform <= 0)):
-        raise GuaranteeError("the mechanism violates a constraint that the uniform one meets "
-                             "only with equality; it cannot be repaired by mixing")
-    needed = np.where(violated, -slack / np.where(violated, uniform - slack, 1.0), 0.0)
-    return min(1.0, float(needed.max()) * (1.0 + 1e-6))
+    room = ROUNDING_ROOM * np.abs(constraints)
+    slack = (constraints - room) @ Q
+    uniform = ((constraints - room).sum(axis=1) / Q.shape[1])[:, None]
+    short = slack < 0
+    if np.any(short & (uniform <= 0)):
+        return 1.0
+    needed = np.where(short, -slack / np.where(short, uniform - slack, 1.0), 0.0)
+    return float(np.clip(needed.max(initial=0.0), MIN_WEIGHT, 1.0))
+
+
+def _utility(utility: ColumnUtility, Q: np.ndarray) -> float:
+    return float(np.sum(utility.columns(Q)))

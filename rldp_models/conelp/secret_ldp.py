@@ -11,6 +11,7 @@ instead enumerates the vertices of the ``a(a-1)``-dimensional polytope
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -22,8 +23,9 @@ from rldp_models.conelp.engine import ColumnUtility, ConeLP
 from rldp_models.conelp.joint import as_joint_distribution, data_given_secret, exact
 from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
 from rldp_models.errors import InputError
-from rldp_models.validation import as_epsilon
+from rldp_models.privacy import certify_ldp_wrt_secret
 from rldp_models.utility import MutualInformation
+from rldp_models.validation import as_epsilon
 
 
 def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility | None = None,
@@ -45,6 +47,16 @@ def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility
     method : {"auto", "float", "exact"}
         Double-description arithmetic (see
         :func:`~rldp_models.conelp.double_description.extreme_rays`).
+
+    Returns
+    -------
+    OptimalMechanism
+        Certified exactly by
+        :func:`~rldp_models.privacy.matrix_checks.certify_ldp_wrt_secret`,
+        repaired if needed (:mod:`rldp_models.conelp.mechanism`). At
+        ``eps = 0`` that is usually the one-output mechanism: the LP's columns
+        meet ``P(y|s) = P(y|s')`` only to rounding, and generic doubles admit
+        no other exactly equal conditionals.
     """
     joint = as_joint_distribution(p_sx)
     eps = as_epsilon(eps)
@@ -56,4 +68,5 @@ def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility
     rays = extreme_rays(inner, method=method)
     solution = ConeLP.from_utility(rays, utility, np.ones(a)).solve(solver)
     stated = pairwise_ratio_rows(data_given_secret(joint), np.exp(eps))
-    return guaranteed_mechanism(solution.columns, stated, utility, eps, solution)
+    certify = partial(certify_ldp_wrt_secret, p_sx=joint, eps=eps)
+    return guaranteed_mechanism(solution.columns, stated, certify, utility, eps, solution)

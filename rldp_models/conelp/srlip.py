@@ -14,13 +14,19 @@ enumerates vertices of the ``a_j (a_j - 1)``-dimensional polytope (13)-(16)
 instead. The budget is split evenly, ``eps^j = eps / m``, unless ``split``
 says otherwise; as the paper notes, the result is not the optimal eps-SRLIP
 protocol, only the best product of per-attribute protocols for that split.
+
+Exactness: each ``Q^j`` is certified exactly against (15)-(16) at ``eps^j``
+and the product against Definition 3 at ``eps`` (the product's entries are
+rounded, and an even split may sum to ``eps`` plus an ulp, so Theorem 3
+alone does not make the stored doubles exact); either is repaired as in
+:mod:`rldp_models.conelp.mechanism` if its check fails.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import reduce
+from functools import partial, reduce
 from itertools import combinations
 from typing import Literal, Sequence
 
@@ -31,10 +37,12 @@ from rldp_models.conelp.cones import inner_ratio, two_sided_ratio_rows
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP
 from rldp_models.conelp.joint import as_joint_distribution, exact
-from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
+from rldp_models.conelp.mechanism import (Certifier, OptimalMechanism, Repair, certified,
+                                          guaranteed_mechanism)
 from rldp_models.errors import InputError
-from rldp_models.validation import as_epsilon
+from rldp_models.privacy import Certification, certify_srlip
 from rldp_models.utility import MutualInformation
+from rldp_models.validation import as_epsilon
 
 SPLIT_TOLERANCE = 1e-12
 """Relative slack allowed when checking ``sum(split) <= eps``."""
@@ -48,14 +56,23 @@ class SRLIPMechanism:
     ----------
     Q : ndarray
         ``Q[x, y]`` with ``x = (x^1, ..., x^m)`` and ``y = (y^1, ..., y^m)`` in
-        row-major order (the order of ``p_joint[s].ravel()``).
+        row-major order (the order of ``p_joint[s].ravel()``): the product of
+        the attributes' ``Q^j`` unless ``repair.method`` is not ``"none"``.
     utility : float
-        ``I(X;Y)`` of the product.
+        ``I(X;Y)`` of ``Q``.
     eps : float
     split : tuple of float
         The budgets ``eps^j``.
     attributes : tuple of OptimalMechanism
-        The per-attribute protocols ``Q^j`` (each optimal for ``I(X^j;Y^j)``).
+        The per-attribute protocols ``Q^j`` (each optimal for ``I(X^j;Y^j)``),
+        each certified exactly against (15)-(16) at ``eps^j``; the worst pair
+        of ``Q^j`` is that of :func:`~rldp_models.privacy.matrix_checks.certify_srlip`
+        for the mechanism applying ``Q^j`` to ``x^j`` and ignoring the rest.
+    certification : Certification
+        Exact eps-SRLIP verdict on ``Q``
+        (:func:`~rldp_models.privacy.matrix_checks.certify_srlip`).
+    repair : Repair
+        How ``Q`` was obtained from the product.
     """
 
     Q: np.ndarray
@@ -63,6 +80,8 @@ class SRLIPMechanism:
     eps: float
     split: tuple[float, ...]
     attributes: tuple[OptimalMechanism, ...]
+    certification: Certification
+    repair: Repair
 
 
 def srlip_mechanism(p_joint: ArrayLike, eps: float, split: Sequence[float] | None = None, *,
@@ -88,9 +107,13 @@ def srlip_mechanism(p_joint: ArrayLike, eps: float, split: Sequence[float] | Non
     budgets = _budgets(eps, joint.ndim - 1, split)
     attributes = tuple(_attribute_mechanism(joint, j, budget, solver, method)
                        for j, budget in enumerate(budgets))
-    Q = reduce(np.kron, (attribute.Q for attribute in attributes))
-    utility = MutualInformation(joint.sum(axis=0).ravel()).total(Q)
-    return SRLIPMechanism(Q=Q, utility=utility, eps=eps, split=budgets, attributes=attributes)
+    product = reduce(np.kron, (attribute.Q for attribute in attributes))
+    flat = joint.reshape(joint.shape[0], -1)
+    certify = partial(certify_srlip, p_sx=flat, attribute_sizes=joint.shape[1:], eps=eps)
+    Q, certification, repair = certified(product, srlip_rows(joint, np.exp(eps)), certify,
+                                         MutualInformation(flat.sum(axis=0)), eps)
+    return SRLIPMechanism(Q=Q, utility=repair.utility_after, eps=eps, split=budgets,
+                          attributes=attributes, certification=certification, repair=repair)
 
 
 def _budgets(eps: float, m: int, split: Sequence[float] | None) -> tuple[float, ...]:
@@ -114,7 +137,41 @@ def _attribute_mechanism(joint: np.ndarray, j: int, eps_j: float, solver: str,
     utility = MutualInformation(prior)
     solution = ConeLP.from_utility(rays, utility, np.ones(a_j)).solve(solver)
     stated = attribute_rows(joint, j, np.exp(eps_j))
-    return guaranteed_mechanism(solution.columns, stated, utility, eps_j, solution)
+    return guaranteed_mechanism(solution.columns, stated, _attribute_certifier(joint, j, eps_j),
+                                utility, eps_j, solution)
+
+
+def _attribute_certifier(joint: np.ndarray, j: int, eps_j: float) -> Certifier:
+    """Exact check of (15)-(16) for ``Q^j``: eps^j-SRLIP of ``Q^j`` applied to ``x^j`` alone.
+
+    That mechanism, ``Q[x, y] = Q^j[x^j, y]``, has ``P(y | s, x^J)`` equal to
+    ``Q^j``'s under ``p_{S,X^j | x^J}`` for ``J`` not containing ``j``, which is
+    (15)-(16); for ``J`` containing ``j``, ``P(y | s, x^J) = Q^j[x^j, y] = P(y | x^J)``
+    exactly. So :func:`~rldp_models.privacy.matrix_checks.certify_srlip`
+    decides the conditions in exact rationals, marginals included.
+    """
+    sizes = joint.shape[1:]
+    flat = joint.reshape(joint.shape[0], -1)
+
+    def certify(Q_j: np.ndarray) -> Certification:
+        factors = [Q_j if i == j else np.ones((size, 1)) for i, size in enumerate(sizes)]
+        return certify_srlip(reduce(np.kron, factors), flat, sizes, eps_j)
+
+    return certify
+
+
+def srlip_rows(joint: np.ndarray, ratio: float | Fraction) -> np.ndarray:
+    """Definition 3, eq. (12), as rows ``a.q >= 0`` on a column of a mechanism on all of ``X``.
+
+    The rows of :func:`attribute_rows` for an extra attribute that copies
+    ``X``: given ``x^J`` (``J`` any set of the real attributes) the copy is
+    distributed as ``p_{X|s,x^J}``.
+    """
+    c, sizes = joint.shape[0], joint.shape[1:]
+    a = int(np.prod(sizes))
+    copied = np.zeros((c, a, a), dtype=joint.dtype)
+    copied[:, np.arange(a), np.arange(a)] = joint.reshape(c, a)
+    return attribute_rows(copied.reshape(c, *sizes, a), len(sizes), ratio)
 
 
 def attribute_rows(joint: np.ndarray, j: int, ratio: float | Fraction) -> np.ndarray:

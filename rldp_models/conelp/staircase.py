@@ -8,6 +8,8 @@ patterns by subset sums and keeps the master LP at ``k`` rows.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import xlogy
@@ -17,8 +19,9 @@ from rldp_models.conelp.engine import ColumnUtility, ConeLP
 from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
 from rldp_models.conelp.rays import RaySet, StaircaseRays, staircase_rays, subset_sums
 from rldp_models.errors import InputError
-from rldp_models.validation import as_epsilon, as_probability_vector
+from rldp_models.privacy import certify_ldp
 from rldp_models.utility import MutualInformation
+from rldp_models.validation import as_epsilon, as_probability_vector
 
 
 def staircase_mechanism(prior: ArrayLike, eps: float, utility: ColumnUtility | None = None, *,
@@ -40,8 +43,10 @@ def staircase_mechanism(prior: ArrayLike, eps: float, utility: ColumnUtility | N
     Returns
     -------
     OptimalMechanism
-        ``Q`` (at most ``k`` outputs, Theorem 2 (a)), its utility and the LP
-        certificate.
+        ``Q`` (at most ``k`` outputs, Theorem 2 (a)), its utility, the LP
+        certificate, and the exact eps-LDP verdict
+        (:func:`~rldp_models.privacy.matrix_checks.certify_ldp`) with the repair
+        it needed (:mod:`rldp_models.conelp.mechanism`).
     """
     prior = as_probability_vector(prior, "prior")
     eps = as_epsilon(eps)
@@ -52,7 +57,8 @@ def staircase_mechanism(prior: ArrayLike, eps: float, utility: ColumnUtility | N
     lp = ConeLP(rays, pattern_utilities(rays, utility), np.ones(prior.size))
     solution = lp.solve(solver)
     stated = pairwise_ratio_rows(np.eye(prior.size), np.exp(eps))
-    return guaranteed_mechanism(solution.columns, stated, utility, eps, solution)
+    return guaranteed_mechanism(solution.columns, stated, partial(certify_ldp, eps=eps), utility,
+                                eps, solution)
 
 
 def pattern_utilities(rays: RaySet, utility: ColumnUtility) -> np.ndarray:

@@ -3,7 +3,8 @@
 Grounding: an LP small enough to solve by hand (optimum 2 r_1 + 2 r_2 for
 rhs = (r_1, r_2) with r_1 < r_2, so the dual is d(optimum)/d(rhs) = (2, 2)); the
 full LP in three model forms against column generation; the repair step
-against a mechanism perturbed out of its cone.
+against a mechanism perturbed out of its cone; the master LP at tiny eps,
+where its rows are ill conditioned, and at large eps, where rays span 1 to 5e8.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import solvers
 from rldp_models.conelp import ConeLP, ExplicitRays, inner_ratio, staircase_rays
 from rldp_models.conelp.cones import pairwise_ratio_rows
 from rldp_models.conelp.engine import ROW_BLOCK
-from rldp_models.conelp.mechanism import GuaranteeError, guaranteed_mechanism
+from rldp_models.conelp.mechanism import guaranteed_mechanism
 from rldp_models.conelp.staircase import pattern_utilities
 from rldp_models.errors import InputError
+from rldp_models.privacy import certify_ldp
 from rldp_models.utility import MutualInformation
 
 
@@ -84,13 +86,44 @@ def test_repair_mixes_in_the_uniform_mechanism() -> None:
     r = np.exp(eps)
     stated = pairwise_ratio_rows(np.eye(2), r)
     Q = np.array([[r / (1 + r) + 1e-6, 1 / (1 + r) - 1e-6], [1 / (1 + r), r / (1 + r)]])
-    result = guaranteed_mechanism(Q, stated, MutualInformation([0.5, 0.5]), eps,
+    utility = MutualInformation([0.5, 0.5])
+    result = guaranteed_mechanism(Q, stated, lambda M: certify_ldp(M, eps), utility, eps,
                                   hand_lp().solve())
-    assert 0 < result.repair_weight < 1e-5
+    assert result.repair.method == "mix-uniform" and 0 < result.repair.weight < 1e-5
+    assert result.certification.holds and certify_ldp(result.Q, eps).holds
+    assert result.repair.utility_before == utility.total(Q) > result.utility
     assert np.all(result.Q[:, None, :] <= r * result.Q[None, :, :])
-    with pytest.raises(GuaranteeError):
-        guaranteed_mechanism(Q, pairwise_ratio_rows(np.eye(2), 1.0), MutualInformation([0.5, 0.5]),
-                             0.0, hand_lp().solve())
+
+
+def test_at_eps_zero_the_repair_is_the_one_output_mechanism() -> None:
+    Q = np.array([[0.5, 0.5], [0.5 + 1e-12, 0.5 - 1e-12]])
+    result = guaranteed_mechanism(Q, pairwise_ratio_rows(np.eye(2), 1.0),
+                                  lambda M: certify_ldp(M, 0.0), MutualInformation([0.5, 0.5]),
+                                  0.0, hand_lp().solve())
+    assert result.repair.method == "constant" and result.repair.weight == 1.0
+    assert np.array_equal(result.Q, np.ones((2, 1))) and result.certification.holds
+
+
+@pytest.mark.parametrize("eps", [1e-13, 1e-10, 1e-9, 1e-8])
+def test_master_lp_at_tiny_eps_is_feasible(eps: float) -> None:
+    """The rays' condition number is about 2 / eps; HiGHS called such masters infeasible."""
+    prior = np.random.default_rng(6).dirichlet(np.ones(8))
+    rays = staircase_rays(8, inner_ratio(eps))
+    solution = ConeLP(rays, pattern_utilities(rays, MutualInformation(prior)),
+                      np.ones(8)).solve()
+    assert solution.certificate.verified and solution.columns.shape[1] > 1
+    np.testing.assert_allclose(solution.columns.sum(axis=1), 1.0, atol=1e-15)
+
+
+def test_master_lp_with_a_zero_prior_input_at_large_eps() -> None:
+    """Patterns differing only at an input of zero prior have equal utilities; at eps = 20
+    (entries up to 5e8) HiGHS failed on them unless the master's columns have unit mass."""
+    prior = np.array([0.29669382066759065, 0.14748356709987104, 0.11915677642091085,
+                      0.43666583581162743, 0.0])
+    rays = staircase_rays(5, inner_ratio(20.0))
+    solution = ConeLP(rays, pattern_utilities(rays, MutualInformation(prior)),
+                      np.ones(5)).solve()
+    assert solution.iterations > 1 and solution.certificate.verified
 
 
 def test_bad_engine_input() -> None:

@@ -2,7 +2,8 @@
 
 Grounding: the staircase closed form (Definition 3) against double description
 of the LDP cone; float against exact double description on random cones;
-exact DD against rays worked out by hand; inner_ratio against e^eps in
+exact DD against rays worked out by hand; thin slabs (tiny eps), where float
+cdd loses rays unnoticed, against exact DD; inner_ratio against e^eps in
 50-digit arithmetic.
 """
 
@@ -13,6 +14,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from scipy.optimize import nnls
 from scipy.spatial import cKDTree
 
 import rldp_models.conelp.double_description as dd
@@ -112,6 +114,37 @@ def test_rays_violating_the_cone_are_rejected(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(dd, "_cdd_rays", lambda rows, order: np.array([[1.0], [0.0], [0.0]]))
     with pytest.raises(dd.FloatDoubleDescriptionError):
         extreme_rays(rows, method="float")
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-8])
+def test_thin_slabs_go_to_exact_double_description(monkeypatch: pytest.MonkeyPatch,
+                                                   eps: float) -> None:
+    """Nearly opposite rows: float cdd merges rays and both row orders agree on the loss.
+
+    Here it keeps 9 of 18 rays: at ``1e-8`` they no longer span ``1`` (the
+    cone LP was infeasible), at ``1e-12`` they are the ``eps = 0`` rays (the
+    dual certificate would be priced on half the cone). ``auto`` must take
+    the exact method.
+    """
+    joint = np.random.default_rng(7).dirichlet(np.ones(12)).reshape(2, 6)
+    rows = pairwise_ratio_rows(data_given_secret(exact(joint)), Fraction(inner_ratio(eps)))
+    rays = extreme_rays(rows)
+    assert rays.exact and same_ray_sets(rays.matrix, extreme_rays(rows, method="exact").matrix)
+    assert nnls(rays.matrix, np.ones(6))[1] < 1e-12
+    with pytest.raises(dd.FloatDoubleDescriptionError, match="opposite"):
+        extreme_rays(rows, method="float")
+    monkeypatch.setattr(dd, "SLAB_TOLERANCE", 0.0)
+    unchecked = extreme_rays(rows, method="float")
+    assert unchecked.count < rays.count
+
+
+def test_exactly_opposite_rows_stay_with_float_double_description() -> None:
+    """At eps = 0 the pairs are equalities, which float cdd handles."""
+    joint = np.random.default_rng(8).dirichlet(np.ones(12)).reshape(2, 6)
+    rows = pairwise_ratio_rows(data_given_secret(exact(joint)), Fraction(1))
+    rays = extreme_rays(rows)
+    assert not rays.exact
+    assert same_ray_sets(rays.matrix, extreme_rays(rows, method="exact").matrix)
 
 
 @pytest.mark.parametrize("eps", [0.0, 1e-15, 1e-9, 1e-3, 0.5, 1.0, 7.0, 30.0])

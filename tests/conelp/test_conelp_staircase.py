@@ -127,7 +127,8 @@ def test_mechanism_is_private_and_certified(eps: float) -> None:
     assert result.Q.shape[1] <= prior.size
     assert result.utility == pytest.approx(result.solution.value, abs=1e-12)
     assert result.utility <= certificate.upper_bound + 1e-12
-    assert result.repair_weight == 0.0
+    assert result.repair.method == "none" and result.repair.weight == 0.0
+    assert result.certification.holds
 
 
 def test_mutual_information_pattern_closed_form_matches_generic_evaluation() -> None:
