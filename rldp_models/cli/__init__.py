@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.demo",
     "rldp_models.cli.solvers_list",
     "rldp_models.cli.mechanism",
+    "rldp_models.cli.protocol",
 )
 
 

@@ -1,0 +1,106 @@
+"""The RLDP level of any protocol ``Q: X -> Y`` over a chi-square set (Definition 1).
+
+Built on :func:`rldp_models.privacy.worst_case.worst_case_epsilon`:
+``certified`` is a proven upper bound on
+``max_{P in F} max_{y, s1 != s2} log P(y|s1) / P(y|s2)`` (Theorem 4 of the
+robust-optimization paper in interval arithmetic, bisection on the ratio),
+``attained`` the level at an explicit witness distribution in ``F`` (a direct
+inner maximisation over Theorem 3's set). ``attained <= true <= certified``.
+
+``certified`` is also capped by Proposition 4's level when that level is
+proven exactly (:func:`~rldp_models.privacy.matrix_checks.certify_ldp` with
+groups ``s``): ``(eps, P_X)``-RLDP implies ``(eps, F)``-RLDP, and it closes the
+bisection's last ulps for protocols such as SRR whose ratio reaches ``e^eps``
+on ``F`` (zero cells make degenerate conditionals feasible).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.privacy.matrix_checks import certify_ldp, ldp_epsilon
+from rldp_models.privacy.worst_case import worst_case_epsilon
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.validation import as_epsilon
+
+STOCHASTIC_TOLERANCE = 1e-9
+"""Largest accepted deviation of a row sum of ``Q`` from 1."""
+
+PROPOSITION4_ULPS = 4
+"""Ulps below the float Proposition-4 level tried by :func:`proposition4_level`."""
+
+
+@dataclass(frozen=True)
+class RLDPLevel:
+    """The ``(eps, F)``-RLDP level of a protocol, bracketed.
+
+    Attributes
+    ----------
+    certified : float
+        Proven upper bound on the level (``inf`` if a ratio is unbounded on ``F``).
+    attained : float
+        Level reached at ``witness``.
+    worst_at : tuple of int
+        ``(y, s1, s2)`` of the worst ratio ``P(y|s1) / P(y|s2)``.
+    witness : ndarray or None
+        ``P[s, u]`` in ``F`` reaching ``attained``.
+    """
+
+    certified: float
+    attained: float
+    worst_at: tuple[int, int, int]
+    witness: np.ndarray | None
+
+
+def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
+    """Bracket the RLDP level of ``Q`` over the ``(1 - alpha)`` chi-square set of ``crosstab``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (|S||U|, |Y|)
+        ``Q[x, y] = P(Y=y | X=x)`` with ``x = (s, u)`` row-major.
+    crosstab : Crosstab
+        Counts defining ``F`` (eq. 3).
+    alpha : float
+        Significance level in (0, 1).
+    """
+    Q = _as_protocol(Q, crosstab)
+    result = worst_case_epsilon(Q, crosstab.counts, ChiSquareSet.from_counts(crosstab.counts,
+                                                                             alpha))
+    certified = min(float(result.certified), proposition4_level(Q, crosstab.shape))
+    return RLDPLevel(certified, float(result.attained),
+                     tuple(int(i) for i in result.worst_at), result.witness)
+
+
+def proposition4_level(Q: np.ndarray, shape: tuple[int, int]) -> float:
+    """The ``(eps, P_X)``-RLDP level of Proposition 4 if proven exactly, else ``inf``."""
+    secrets = np.repeat(np.arange(shape[0]), shape[1])
+    proven = float("inf")
+    level = ldp_epsilon(Q, groups=secrets)
+    for _ in range(PROPOSITION4_ULPS + 1):  # the float log may round the exact level up
+        if not 0 <= level < np.inf or not certify_ldp(Q, level, groups=secrets).holds:
+            break
+        proven, level = level, float(np.nextafter(level, -1.0))
+    return proven
+
+
+def is_rldp(Q: ArrayLike, crosstab: Crosstab, alpha: float, eps: float) -> bool:
+    """Whether ``Q`` is proven ``(eps, F)``-RLDP: ``rldp_epsilon(...).certified <= eps``."""
+    return rldp_epsilon(Q, crosstab, alpha).certified <= as_epsilon(eps)
+
+
+def _as_protocol(Q: ArrayLike, crosstab: Crosstab) -> np.ndarray:
+    Q = np.asarray(Q, dtype=float)
+    rows = crosstab.counts.size
+    if Q.ndim != 2 or Q.shape[0] != rows:
+        raise InputError(f"Q must have {rows} rows (x = (s, u) row-major), got shape {Q.shape}")
+    if not np.all(np.isfinite(Q)) or np.any(Q < 0):
+        raise InputError("Q must have finite nonnegative entries")
+    if np.max(np.abs(Q.sum(axis=1) - 1.0)) > STOCHASTIC_TOLERANCE:
+        raise InputError("every row of Q must sum to 1")
+    return Q
