@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,13 +18,17 @@ REQUIRED_KEYS = ("problem", "status", "objective", "eps", "alpha", "n", "radius_
                  "solve_seconds", "labels", "protocol", "certificate")
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON-ready Python data: arrays to lists, dataclasses to dicts, numpy
+    scalars to Python numbers, non-finite floats to strings (``"inf"``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
+        return jsonable(value.tolist())
     if isinstance(value, (np.floating, float)):
         return float(value) if np.isfinite(value) else str(float(value))
     if isinstance(value, np.integer):
@@ -71,12 +76,12 @@ def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
         "certificate": {"multipliers": solution.multipliers, "duals": solution.result.dual},
     }
-    return _jsonable(record)
+    return jsonable(record)
 
 
 def write_json(record: dict[str, Any], path: str | Path) -> None:
-    """Write a result record; the protocol's doubles are written with full precision."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+    """Write a result record (made JSON-ready by :func:`jsonable`) with full-precision doubles."""
+    Path(path).write_text(json.dumps(jsonable(record), indent=1) + "\n")
 
 
 def read_result(path: str | Path) -> dict[str, Any]:

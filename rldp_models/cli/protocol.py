@@ -13,8 +13,6 @@ attained eps over F from the checker); polyopt adds ``lower_bound`` and
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import math
 from typing import Any
 
 from rldp_models.cli.common import add_data_arguments, epsilon, load_crosstab, significance
@@ -54,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                      "s2": crosstab.s_labels[level.worst_at[2]]},
         "witness": level.witness,
     }
-    write_json(_plain(record), args.out)
+    write_json(record, args.out)
     holds = level.certified <= args.eps
     print(f"{args.name}: |X| = {len(record['Q'])}, |Y| = {len(record['Q'][0])}, "
           f"I_Phat(X;Y) = {record['utility_hat']:.6g} nats; (eps, F)-RLDP level in "
@@ -95,22 +93,3 @@ def _polyopt_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
                            "rldp_certified_eps": result.rldp_certified_eps},
             "lower_bound": result.lower_bound, "Q2": result.Q2,
             "certificate": result.certificate}
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-ready Python data; non-finite floats become strings ("inf")."""
-    import numpy as np
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _plain(dataclasses.asdict(value))
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
