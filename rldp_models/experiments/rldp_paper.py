@@ -1,0 +1,3 @@
+"""Placeholder until its experiments land."""
+
+EXPERIMENTS: tuple = ()
