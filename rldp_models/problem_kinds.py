@@ -10,3 +10,7 @@ PRESETS: dict[str, tuple[bool, bool]] = {
     "RUNP": (True, False),
     "RURP": (True, True),
 }
+
+UNCERTAINTY_SETS: tuple[str, ...] = ("chi2", "kl", "tv", "box")
+"""Names of the uncertainty sets ``rldp solve --uncertainty`` accepts
+(:mod:`rldp_models.uncertainty.named`)."""

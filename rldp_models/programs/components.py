@@ -27,7 +27,10 @@ from rldp_models.privacy.guarantees import (
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.chi_square_conic import pair_support_at_most, support_at_most
+from rldp_models.uncertainty.base import conditional_at_most
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
+from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 
 class Objective(Protocol):
@@ -74,7 +77,9 @@ class RobustDistortion:
     """``max_{P in F} E_P d(U, Y)``: the objective of RUNP and RURP (eqs. 9-10).
 
     Written as ``min D`` subject to ``delta*(v | F) <= D`` with ``v`` the
-    per-cell expected distortion (Lemma 1 and Theorem 2, eq. 22).
+    per-cell expected distortion (Lemma 1; for the chi-square set Theorem 2,
+    eq. 22). The epigraph comes from the program's uncertainty set
+    (``support_at_most`` of :class:`rldp_models.uncertainty.base.UncertaintySet`).
     """
 
     robust: bool = True
@@ -83,9 +88,8 @@ class RobustDistortion:
     def build(self, context: BuildContext) -> cp.Expression:
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
-        cone = support_at_most(context.expected_distortion_per_cell(), worst,
-                               cp.vec(context.value("phat"), order="C"),
-                               context.value("b_plus_one"))
+        cone = context.uncertainty.support_at_most(context.expected_distortion_per_cell(),
+                                                   worst, context.value)
         context.add(self.name, cone.constraints, cone.multipliers)
         return worst
 
@@ -105,6 +109,49 @@ class RowStochastic:
 
     def build(self, context: BuildContext) -> None:
         context.add(self.name, [cp.sum(context.P, axis=1) == 1])
+
+
+def conditional_expectation_bounds(context: BuildContext,
+                                   name: str) -> tuple[cp.Variable, cp.Variable]:
+    """Variables ``hi[s, y] >= sup_{R in C_s} P(y|s, .).R`` and ``lo[s, y] <= inf ...``.
+
+    Built from the set's conditional robust counterpart ((*) of
+    :mod:`rldp_models.uncertainty.base`); groups ``<name>/sup[s]`` and
+    ``<name>/inf[s]`` keep the set's multipliers and the bound (``"bound"``).
+    """
+    shape = (context.n_s, len(context.outputs))
+    hi = cp.Variable(shape, name=f"{name}_sup_conditional")
+    lo = cp.Variable(shape, name=f"{name}_inf_conditional")
+    for s in range(context.n_s):
+        for side, block, rhs, bound in (("sup", context.block(s), hi[s], hi),
+                                        ("inf", -context.block(s), -lo[s], lo)):
+            cone = conditional_at_most(context.uncertainty, block, rhs, s)
+            context.add(f"{name}/{side}[{s}]", cone.constraints,
+                        {**cone.multipliers, "bound": bound[s]})
+    return hi, lo
+
+
+def solver_bounds(multipliers: dict[str, Any], name: str) -> dict[tuple[str, int], Any]:
+    """The solver's ``hi[s]`` and ``lo[s]`` of :func:`conditional_expectation_bounds`."""
+    found = {}
+    for group, values in multipliers.items():
+        for side in ("sup", "inf"):
+            prefix = f"{name}/{side}["
+            if group.startswith(prefix) and "bound" in values:
+                found[side, int(group[len(prefix):-1])] = values["bound"]
+    return found
+
+
+def mixed_bounds(multipliers: dict[str, Any], name: str, weight: float,
+                 n_outputs: int) -> dict[str, Any]:
+    """Bounds on expectations of ``(1 - weight) P + weight U`` from those of ``P``.
+
+    Every expectation of a column of the uniform protocol is ``1/|Y|``, and the
+    bounds are of linear functions of the protocol, so they mix the same way.
+    """
+    return {group: {"bound": (1 - weight) * np.asarray(values["bound"]) + weight / n_outputs}
+            for group, values in multipliers.items()
+            if group.startswith(name + "/") and "bound" in values}
 
 
 def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
@@ -150,11 +197,19 @@ class NominalSecretPrivacy:
 
 @dataclass(frozen=True)
 class RobustSecretPrivacy:
-    """Eq. (6) for every ``P`` in the chi-square set (eq. 23), via Theorem 4 (eq. 30).
+    """Eq. (6) for every ``P`` in the uncertainty set (eq. 23).
 
-    For each ordered pair ``(s1, s2)`` and each output ``y``:
+    Chi-square set, via Theorem 4 (eq. 30): for each ordered pair
+    ``(s1, s2)`` and each output ``y``,
     ``delta*(P(y|s1, .), -e^eps P(y|s2, .) | F_{U|s1,s2}) <= 0``.
     Multipliers ``c`` and ``t`` are kept per pair (shape (|Y|,) and (2, |Y|)).
+
+    Any other set, via the product of its conditional projections ((**) of
+    :mod:`rldp_models.uncertainty.base`, a sufficient condition): variables
+    ``hi[s, y] >= sup_{R in C_s} P(y|s, .).R`` and
+    ``lo[s, y] <= inf_{R in C_s} P(y|s, .).R`` (groups ``<name>/sup[s]`` and
+    ``<name>/inf[s]``, the set's multipliers under its own names), and
+    ``hi[s1, y] <= e^eps lo[s2, y]`` (group ``<name>/pair[s1,s2]``).
     """
 
     eps: float
@@ -162,6 +217,9 @@ class RobustSecretPrivacy:
     robust: bool = True
 
     def build(self, context: BuildContext) -> None:
+        if not isinstance(context.uncertainty, ChiSquareSet):
+            self._build_product(context)
+            return
         phat = context.value("phat")
         rho = context.value("rho")
         lemma2 = symbolic.lemma2_conjugate(self.eps)
@@ -173,9 +231,18 @@ class RobustSecretPrivacy:
                                         rows, rho[s1, s2], empty)
             context.add(self._group(s1, s2), cone.constraints, cone.multipliers)
 
+    def _build_product(self, context: BuildContext) -> None:
+        hi, lo = conditional_expectation_bounds(context, self.name)
+        factor = float(np.exp(self.eps))
+        for s1, s2 in ordered_secret_pairs(context.n_s):
+            context.add(f"{self.name}/pair[{s1},{s2}]", [hi[s1] <= factor * lo[s2]])
+
     def check(self, protocol: np.ndarray, program: Any,
               multipliers: dict[str, Any]) -> GuaranteeCheck:
         """The exact check with the solver's multipliers; repairs are cheaper than refining."""
+        if not isinstance(program.uncertainty, ChiSquareSet):
+            return check_product_privacy(protocol, program.uncertainty, self.eps,
+                                         self._solver_bounds(multipliers))
         pairs = {pair: multipliers.get(self._group(*pair))
                  for pair in ordered_secret_pairs(program.crosstab.shape[0])}
         return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
@@ -190,6 +257,8 @@ class RobustSecretPrivacy:
         ``t = (1/|Y|, -e^eps/|Y|)``; Theorem 4's expression is jointly convex
         and positively homogeneous in ``(c, t, v)``, so the mixture of the two
         certificates bounds the mixed constraint by the mixture of the bounds.
+        In product form the bounds ``hi``, ``lo`` on conditional expectations
+        mix the same way (``P(y|s, .)`` of the uniform protocol is ``1/|Y|``).
         """
         uniform_t = np.array([[1.0], [-np.exp(self.eps)]]) / n_outputs
         mixed = {}
@@ -197,7 +266,10 @@ class RobustSecretPrivacy:
             if group.startswith(self.name + "["):
                 mixed[group] = {"c": (1 - weight) * np.asarray(values["c"]),
                                 "t": (1 - weight) * np.asarray(values["t"]) + weight * uniform_t}
-        return mixed
+        return {**mixed, **mixed_bounds(multipliers, self.name, weight, n_outputs)}
+
+    def _solver_bounds(self, multipliers: dict[str, Any]) -> dict[tuple[str, int], Any]:
+        return solver_bounds(multipliers, self.name)
 
     def _group(self, s1: int, s2: int) -> str:
         return f"{self.name}[{s1},{s2}]"

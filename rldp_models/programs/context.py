@@ -60,6 +60,7 @@ class BuildContext:
     multipliers: dict[str, dict[str, cp.Variable]] = field(default_factory=dict)
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     parameters: dict[str, cp.Parameter] = field(default_factory=dict)
+    uncertainty: Any = None  # the program's uncertainty set (rldp_models.uncertainty.base)
 
     def __post_init__(self) -> None:
         n_s, n_u = self.crosstab.shape

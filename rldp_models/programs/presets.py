@@ -24,12 +24,13 @@ from rldp_models.programs.components import (
     RobustSecretPrivacy,
 )
 from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 
 
 def preset(name: str, crosstab: Crosstab, eps: float, alpha: float = 0.05,
-           uncertainty: ChiSquareSet | None = None, **options: Any) -> ProtocolProgram:
+           uncertainty: UncertaintySet | None = None, **options: Any) -> ProtocolProgram:
     """Build NUNP, NURP, RUNP or RURP.
 
     Parameters
@@ -40,8 +41,10 @@ def preset(name: str, crosstab: Crosstab, eps: float, alpha: float = 0.05,
         Privacy level, ``>= 0``.
     alpha : float
         Significance level of the chi-square set (eqs. 2-3), in (0, 1).
-    uncertainty : ChiSquareSet, optional
-        Overrides the set built from ``crosstab`` and ``alpha``.
+    uncertainty : UncertaintySet, optional
+        Overrides the chi-square set built from ``crosstab`` and ``alpha``:
+        any set of :mod:`rldp_models.uncertainty` (chi-square, KL ball, l1
+        ball, box, polyhedron; see :func:`rldp_models.uncertainty.named_set`).
     **options
         ``distortion``, ``outputs``, ``parametric`` (see :class:`ProtocolProgram`).
     """

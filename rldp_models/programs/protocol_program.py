@@ -22,7 +22,9 @@ from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.programs.components import ConstraintFamily, Objective, RowStochastic
+from rldp_models.programs.conic_form import conic_program, conic_solution_multipliers
 from rldp_models.programs.context import BuildContext, ProblemData
+from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 if TYPE_CHECKING:
@@ -41,8 +43,9 @@ class ProtocolProgram:
         E.g. :class:`~rldp_models.programs.components.NominalDistortion`.
     constraints : sequence of ConstraintFamily
         Row-stochasticity is always added.
-    uncertainty : ChiSquareSet, optional
-        Needed by robust blocks.
+    uncertainty : UncertaintySet, optional
+        Needed by robust blocks: a chi-square set or any set following
+        :class:`rldp_models.uncertainty.base.UncertaintySet`.
     distortion : str or ndarray
         ``"squared"``, ``"absolute"``, ``"hamming"`` or a ``(|U|, |Y|)`` matrix.
     outputs : sequence of str, optional
@@ -58,7 +61,7 @@ class ProtocolProgram:
     crosstab: Crosstab
     objective: Objective
     constraints: Sequence[ConstraintFamily]
-    uncertainty: ChiSquareSet | None = None
+    uncertainty: UncertaintySet | None = None
     distortion: str | np.ndarray = "squared"
     outputs: Sequence[str] | None = None
     eps: float = 0.0
@@ -93,7 +96,8 @@ class ProtocolProgram:
         """The program as a cvxpy problem with named variables and constraint groups."""
         if self._model is None:
             context = BuildContext(self.crosstab, tuple(self.outputs), self.distortion_matrix,
-                                   self.problem_data(), self.parametric)
+                                   self.problem_data(), self.parametric,
+                                   uncertainty=self.uncertainty)
             objective = self.objective.build(context)
             for family in (RowStochastic(), *self.constraints):
                 family.build(context)
@@ -114,7 +118,7 @@ class ProtocolProgram:
         return emit_pyomo(self)
 
     # ------------------------------------------------------------------ sweeps
-    def update(self, crosstab: Crosstab, uncertainty: ChiSquareSet | None = None) -> None:
+    def update(self, crosstab: Crosstab, uncertainty: UncertaintySet | None = None) -> None:
         """Swap in new counts (and set) and keep the built model when its shape allows.
 
         Without ``uncertainty``, the chi-square set is rebuilt from the new counts
@@ -127,16 +131,19 @@ class ProtocolProgram:
             raise InputError("update needs a crosstab of the same shape")
         old_zero = self.problem_data().zero_secrets
         if uncertainty is None and self.uncertainty is not None:
-            if self.uncertainty.alpha is None:
-                raise InputError("update needs a new uncertainty set: the current one has no "
-                                 "alpha to recalibrate from")
+            if self.uncertainty.alpha is None or not isinstance(self.uncertainty, ChiSquareSet):
+                raise InputError("update needs a new uncertainty set: the current one is not "
+                                 "a chi-square set with an alpha to recalibrate from")
             uncertainty = ChiSquareSet.from_counts(crosstab.counts, self.uncertainty.alpha)
         self.crosstab, self.uncertainty = crosstab, uncertainty
         data = self.problem_data()
-        if not self.parametric or self._context is None or data.zero_secrets != old_zero:
+        # only the chi-square blocks read their data through parameters; other sets rebuild
+        baked_in = uncertainty is not None and not isinstance(uncertainty, ChiSquareSet)
+        if not self.parametric or self._context is None or data.zero_secrets != old_zero \
+                or baked_in:
             self._model, self._context = None, None
             return
-        self._context.data = data
+        self._context.data, self._context.uncertainty = data, uncertainty
         for name, parameter in self._context.parameters.items():
             parameter.value = getattr(data, name)
 
@@ -162,8 +169,14 @@ class ProtocolProgram:
         result = solvers.solve(self, solver=solver, **options)
         return finish_solution(self, result)
 
+    def to_conic(self) -> solvers.ConicProgram:
+        """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""
+        return conic_program(self)
+
     def multipliers(self) -> dict[str, dict[str, cp.Variable]]:
         """Named multiplier variables of the robust blocks (after :meth:`to_cvxpy`)."""
+        if (solved := conic_solution_multipliers(self)) is not None:  # after a to_conic() solve
+            return solved
         self.to_cvxpy()
         assert self._context is not None
         return self._context.multipliers

@@ -15,7 +15,7 @@ conditional (Lemma 8) and onto a pair of conditionals (Theorems 3-4).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 from scipy.stats import chi2
@@ -86,6 +86,7 @@ class ChiSquareSet:
     phat: np.ndarray
     radius: float
     alpha: float | None = None
+    name: ClassVar[str] = "chi2"
 
     def __post_init__(self) -> None:
         phat = np.asarray(self.phat, dtype=float)
@@ -188,6 +189,70 @@ class ChiSquareSet:
         problem = cp.Problem(cp.Maximize(v @ p), [cp.sum(p) == 1, divergence <= self.radius + 1])
         problem.solve(solver=solver.upper(), **direct_solver_options(solver))
         return float(problem.value), np.asarray(p.value).reshape(self.phat.shape)
+
+    # ------------------------------------------------------------------ set protocol
+    def membership(self, p: Any) -> list[Any]:
+        """cvxpy constraints: the vector ``p`` lies in the set (eq. 4 of the RLDP paper)."""
+        import cvxpy as cp
+
+        phat = self.phat.ravel()
+        mask = phat > 0
+        return [p >= 0, cp.sum(p) == 1,
+                cp.sum(cp.multiply(phat[mask] ** 2, cp.inv_pos(p[mask]))) <= self.radius + 1]
+
+    def support_at_most(self, v: Any, rhs: Any,
+                        value: Callable[[str], Any] | None = None) -> Any:
+        """``delta*(v[:, k] | F) <= rhs[k]`` per column by Theorem 2's cones.
+
+        ``value`` (a build context's data accessor) supplies ``phat`` and
+        ``b_plus_one`` as parameters in parametric models; else the set's own.
+        """
+        from rldp_models.uncertainty.base import as_columns, as_row
+        from rldp_models.uncertainty.chi_square_conic import ConicSupport, support_at_most
+
+        import cvxpy as cp
+
+        phat = cp.vec(value("phat"), order="C") if value else self.phat.ravel()
+        b_plus_one = value("b_plus_one") if value else self.radius + 1
+        v = as_columns(v)
+        rhs = as_row(rhs, v.shape[1])
+        cones = [support_at_most(v[:, k], rhs[k], phat, b_plus_one) for k in range(v.shape[1])]
+        if len(cones) == 1:
+            return cones[0]
+        names = cones[0].multipliers
+        return ConicSupport([c for cone in cones for c in cone.constraints],
+                            {key: cp.hstack([cone.multipliers[key] for cone in cones])
+                             for key in names})
+
+    def support_multipliers(self, v: np.ndarray) -> dict[str, np.ndarray]:
+        """Theorem 2's ``(t, c)`` at the closed form's minimiser."""
+        bound = self.support_certificate(v)
+        return {"t": np.array(bound.t), "c": np.array(bound.c)}
+
+    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> Any:
+        """Theorem 2's expression at ``(t, c)`` in interval arithmetic: an upper bound.
+
+        ``t + c (B+1) - 2 sqrt(c) sum_x Phat_x sqrt(t - v_x)`` with ``c``
+        clipped to ``>= 0`` and ``t`` raised to ``max v``, so any multipliers
+        give a valid bound (the ``w = t`` choice of Theorem 2, eq. 21).
+        """
+        from rldp_models.certificates.precision import high_precision, upper_mpf
+        from rldp_models.certificates.sets import exact_entries
+        from rldp_models.exact import interval, iv, upper
+        from rldp_models.uncertainty.base import scalar
+
+        values = exact_entries(v)
+        c = max(scalar(multipliers["c"]), 0.0)
+        with high_precision():
+            t = max(scalar(multipliers["t"]), *(upper(interval(x)) for x in values))
+            t_iv, c_iv = interval(t), interval(c)
+            total = iv.mpf(0)
+            for weight, x in zip(self.phat.ravel(), values):
+                if weight > 0:
+                    gap = t_iv - interval(x)
+                    total += interval(float(weight)) * iv.sqrt(iv.mpf([max(gap.a, 0), gap.b]))
+            bound = t_iv + c_iv * (interval(self.radius) + 1) - 2 * iv.sqrt(c_iv) * total
+            return upper_mpf(bound)
 
     # ------------------------------------------------------------------ bounds
     def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:

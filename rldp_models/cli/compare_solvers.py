@@ -1,0 +1,176 @@
+"""``rldp compare-solvers PROBLEM``: solve one model with every available solver and compare.
+
+Each solver of :func:`solvers.available` that accepts the model solves a
+freshly built copy of it; solvers that cannot (a conic model for an LP solver,
+MOSEK without a licence) are listed with the reason. Against a reference
+solver the table gives the objective difference, the largest difference of the
+protocol ``P(y | s, u)`` and of the constraint groups' multipliers, and the
+time (model emission plus solve).
+
+Dual signs: every backend returns multipliers in cvxpy's convention (a
+multiplier of ``g(x) <= 0`` is ``>= 0``, Lagrangian ``f + y g`` for a
+minimisation; :class:`solvers.SolveResult`). The comparison checks it: a
+group whose negated multipliers match the reference's far better than the
+multipliers themselves is flipped and named in the ``note`` column, so a
+backend that broke the convention shows up there instead of as a large
+difference.
+Groups are compared only where both solvers return the same shape; robust
+programs' cone multipliers need not be unique, so their differences measure
+agreement, not error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import solvers
+from rldp_models.cli.common import load_crosstab
+from rldp_models.cli.solve import add_program_arguments, program_from_args
+from rldp_models.errors import InputError
+
+COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",
+           "max_dual_diff", "seconds", "note")
+
+
+@dataclass
+class SolverRow:
+    """One line of the comparison."""
+
+    solver: str
+    status: str
+    objective: float | None = None
+    objective_diff: float | None = None
+    max_primal_diff: float | None = None
+    max_dual_diff: float | None = None
+    seconds: float | None = None
+    note: str = ""
+    primal: np.ndarray | None = field(default=None, repr=False)
+    dual: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("compare-solvers", help="solve one model with every solver",
+                                   description=__doc__.split("\n\n")[0])
+    add_program_arguments(parser)
+    parser.add_argument("--reference", default=None,
+                        help="solver the others are compared with (default: the first that "
+                             "solves, preferring clarabel)")
+    parser.add_argument("--out", default=None, metavar="FILE.csv|FILE.json",
+                        help="also write the table (format from the suffix)")
+    parser.set_defaults(func=run)
+
+
+def solve_with(name: str, args: argparse.Namespace, crosstab: Any) -> SolverRow:
+    """Solve a fresh copy of the model with ``name``; a row saying why if it cannot."""
+    program = program_from_args(args, crosstab)
+    try:
+        result = solvers.solve(program, solver=name)
+    except solvers.SolverError as exc:
+        return SolverRow(name, "skipped", note=" ".join(str(exc).split()))
+    row = SolverRow(name, result.status.value, seconds=result.timings.total_seconds)
+    if result.status.has_solution:
+        row.objective = result.objective
+        row.primal = np.asarray(result.primal["protocol"], dtype=float)
+        row.dual = {g: np.asarray(v, dtype=float).ravel() for g, v in result.dual.items()}
+    return row
+
+
+def _max_difference(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+
+
+def compare(rows: list[SolverRow], reference: str | None) -> str:
+    """Fill the difference columns against the reference; return its name."""
+    solved = [row for row in rows if row.primal is not None]
+    if not solved:
+        raise InputError("no solver returned a solution for this model")
+    by_name = {row.solver: row for row in solved}
+    if reference is not None and reference not in by_name:
+        raise InputError(f"reference solver {reference!r} returned no solution")
+    base = by_name.get(reference) or by_name.get("clarabel") or solved[0]
+    for row in solved:
+        row.objective_diff = row.objective - base.objective
+        row.max_primal_diff = _max_difference(row.primal, base.primal)
+        common = [g for g in row.dual if g in base.dual and row.dual[g].shape == base.dual[g].shape]
+        flipped = [g for g in common if _sign_flipped(row.dual[g], base.dual[g])]
+        for group in flipped:
+            row.dual[group] = -row.dual[group]
+        if flipped:
+            row.note = "dual sign flipped to the reference's convention: " + ", ".join(flipped)
+        row.max_dual_diff = max((_max_difference(row.dual[g], base.dual[g]) for g in common),
+                                default=None)
+    return base.solver
+
+
+def _sign_flipped(values: np.ndarray, reference: np.ndarray) -> bool:
+    """Whether ``-values`` matches the reference far better than ``values`` (module docstring)."""
+    scale = float(np.nanmax(np.abs(reference))) if reference.size else 0.0
+    if scale <= 1e-9:
+        return False
+    plain, negated = _max_difference(values, reference), _max_difference(-values, reference)
+    return negated < 0.1 * plain and plain > 1e-6 * scale
+
+
+def unavailable_rows() -> list[SolverRow]:
+    """Registered solvers that cannot run here, with the reason (e.g. MOSEK without a licence)."""
+    return [SolverRow(name, "unavailable", note=status.reason)
+            for name, status in solvers.describe().items() if not status.ok]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else str(value)
+    return str(value)
+
+
+def format_table(rows: list[SolverRow]) -> str:
+    """The rows as an aligned text table."""
+    cells = [list(COLUMNS)] + [[_cell(getattr(row, c)) for c in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS) - 1)]
+    return "\n".join("  ".join(text.ljust(w) for text, w in zip(line, widths)) + "  " + line[-1]
+                     for line in cells)
+
+
+def write_rows(rows: list[SolverRow], path: str, meta: dict[str, Any]) -> None:
+    """The table as CSV or JSON (by the file's suffix)."""
+    records = [{key: value for key, value in asdict(row).items() if key in COLUMNS}
+               for row in rows]
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        Path(path).write_text(json.dumps({**meta, "rows": records}, indent=2))
+    elif suffix == ".csv":
+        with open(path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(records)
+    else:
+        raise InputError(f"--out must end in .csv or .json, got {path!r}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.out is not None and Path(args.out).suffix.lower() not in (".csv", ".json"):
+        raise InputError(f"--out must end in .csv or .json, got {args.out!r}")
+    if args.reference is not None:
+        solvers.get(args.reference)  # fail fast on an unknown or unavailable reference
+    crosstab = load_crosstab(args)
+    rows = [solve_with(name, args, crosstab) for name in solvers.available()]
+    reference = compare(rows, args.reference.lower() if args.reference else None)
+    rows += unavailable_rows()
+    print(f"{args.problem} (eps = {args.eps:g}, uncertainty {args.uncertainty}); "
+          f"differences against {reference}")
+    print(format_table(rows))
+    if args.out is not None:
+        write_rows(rows, args.out, {"problem": args.problem, "eps": args.eps,
+                                    "uncertainty": args.uncertainty, "reference": reference})
+        print(f"wrote {args.out}")
+    return 0
