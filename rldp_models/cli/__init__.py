@@ -18,11 +18,13 @@ from rldp_models.errors import InputError
 
 SUBCOMMAND_MODULES = (
     "rldp_models.cli.solve",
+    "rldp_models.cli.compare_solvers",
     "rldp_models.cli.verify",
     "rldp_models.cli.demo",
     "rldp_models.cli.solvers_list",
     "rldp_models.cli.mechanism",
     "rldp_models.cli.protocol",
+    "rldp_models.cli.reproduce",
 )
 
 

@@ -1,0 +1,97 @@
+"""The files of one experiment run: ``<id>.csv``, ``<id>.png``, ``<id>.svg``, ``<id>.md``.
+
+The CSV holds the raw table (one row per instance and method, with its seed);
+the PNG (100 dpi, small enough to commit) and SVG are the experiment's figure,
+saved without time stamps so reruns give the same files; the Markdown summary
+states the paper's claim, the finding, each check as PASS or FAIL, the sizes,
+the wall time, the executor and the versions of the main packages.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rldp_models.experiments.runner import RunResult
+
+PNG_DPI = 100
+"""Resolution of the PNG figures (the gallery commits them)."""
+
+VERSIONED_PACKAGES = ("rldp-models", "numpy", "scipy", "pandas", "cvxpy", "clarabel",
+                      "matplotlib")
+"""Packages whose versions the summary records."""
+
+
+def write_outputs(result: "RunResult", out: Path) -> dict[str, Path]:
+    """Write the four files of ``result`` under ``out`` and return their paths by suffix."""
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / result.experiment.id
+    paths = {suffix: stem.with_suffix(f".{suffix}") for suffix in ("csv", "png", "svg", "md")}
+    result.table.to_csv(paths["csv"], index=False)
+    save_figure(result, paths["png"], paths["svg"])
+    paths["md"].write_text(summary_markdown(result), encoding="utf-8")
+    return paths
+
+
+def save_figure(result: "RunResult", png: Path, svg: Path) -> None:
+    """Draw ``experiment.plot(table)`` and save it as PNG and SVG without time stamps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"svg.hashsalt": result.experiment.id}):
+        figure = result.experiment.plot(result.table)
+        try:
+            figure.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
+            figure.savefig(svg, metadata={"Date": None})
+        finally:
+            plt.close(figure)
+
+
+def summary_markdown(result: "RunResult") -> str:
+    """The Markdown summary of a run."""
+    experiment, finding = result.experiment, result.finding
+    form = "quick (CI)" if result.quick else "full (paper's sizes)"
+    lines = [
+        f"# {experiment.id}: {experiment.title}",
+        "",
+        f"- Paper: {experiment.paper}",
+        f"- Paper's claim: {experiment.claim}",
+        f"- Verdict: {'all checks PASS' if finding.holds else 'some checks FAIL'}",
+        "",
+        "## Finding",
+        "",
+        finding.text,
+        "",
+        "## Checks",
+        "",
+        "| check | result |",
+        "|---|---|",
+        *[f"| {name} | {'PASS' if ok else 'FAIL'} |" for name, ok in finding.checks.items()],
+        "",
+        "## Run",
+        "",
+        f"- Form: {form}",
+        f"- Sizes: {result.table['task'].nunique() if len(result.table) else 0} tasks, "
+        f"{len(result.table)} rows",
+        f"- Wall time of the tasks: {result.seconds:.1f} s",
+        f"- Executor: {result.executor.label}",
+        f"- Versions: {versions()}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def versions() -> str:
+    """``python 3.x, rldp-models 0.1.0, numpy ...`` for the packages that are installed."""
+    found = [f"python {platform.python_version()}"]
+    for package in VERSIONED_PACKAGES:
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            continue
+    return ", ".join(found)
