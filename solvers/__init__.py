@@ -9,10 +9,13 @@ Swapping the solver is one argument. Third-party backends register through
 the ``rldp_models.solvers`` entry-point group or :func:`register`.
 """
 
+from solvers.backends.clarabel_direct import ClarabelDirectBackend
 from solvers.backends.cvxpy_backend import CvxpyBackend
 from solvers.backends.highspy_direct import HighspyBackend
 from solvers.backends.mosek_licence import mosek_availability
 from solvers.backends.pyomo_highs import PyomoHighsBackend
+from solvers.backends.scs_direct import ScsDirectBackend
+from solvers.conic import ConeDims, ConicProgram
 from solvers.errors import (
     SolverError,
     SolverUnavailableError,
@@ -43,10 +46,13 @@ register(CvxpyBackend("mosek", "MOSEK", "MOSEK conic solver (needs a licence)",
                       licence_check=mosek_availability))
 register(PyomoHighsBackend())
 register(HighspyBackend())
+register(ClarabelDirectBackend())
+register(ScsDirectBackend())
 
 __all__ = [
     "DEFAULT_SOLVER", "Availability", "Backend", "CvxpyBackend", "CvxpyModel", "HighspyBackend",
     "LinearProgram", "PyomoHighsBackend", "PyomoModel", "SolveResult", "SolverError",
     "SolverUnavailableError", "Status", "Timings", "UnknownSolverError", "UnsupportedModelError",
+    "ClarabelDirectBackend", "ConeDims", "ConicProgram", "ScsDirectBackend",
     "available", "backends", "describe", "get", "register", "registered", "solve",
 ]

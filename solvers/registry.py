@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol
 
+from solvers.conic import ConicProgram, conic_from_linear_program
 from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
 from solvers.model import CvxpyModel, LinearProgram, PyomoModel
 from solvers.result import SolveResult
@@ -128,6 +129,7 @@ _FORMS = {
     "cvxpy": (CvxpyModel, "to_cvxpy"),
     "pyomo": (PyomoModel, "to_pyomo"),
     "linear_program": (LinearProgram, "to_linear_program"),
+    "conic": (ConicProgram, "to_conic"),
 }
 
 
@@ -139,6 +141,8 @@ def _emit(model: Any, form: str, solver_name: str) -> Any:
     if form == "cvxpy" and _is_cvxpy_problem(model):
         return CvxpyModel(problem=model, variables={v.name(): v for v in model.variables()})
     emitter = getattr(model, emitter_name, None)
+    if form == "conic" and emitter is None and _can_emit(model, "linear_program"):
+        return conic_from_linear_program(_emit(model, "linear_program", solver_name))
     if emitter is None:
         suitable = [n for n in available() if _can_emit(model, _BACKENDS[n].form)]
         raise UnsupportedModelError(

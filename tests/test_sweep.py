@@ -32,3 +32,15 @@ def test_update_recalibrates_the_set_from_alpha() -> None:
         preset("NURP", second, 0.5, 0.05).uncertainty.radius)
     assert program.solve().objective == pytest.approx(
         preset("NURP", second, 0.5, 0.05).solve().objective, rel=1e-6)
+
+
+def test_direct_conic_sweep_matches_separate_cvxpy_solves() -> None:
+    crosstabs = [jeffreys_instance(3, 4, 60, seed).crosstab for seed in range(2)]
+    zero_row = np.array(crosstabs[0].counts)
+    zero_row[0] = 0  # a new structure mid-sweep: the conic model is rebuilt, not refilled
+    crosstabs.insert(0, Crosstab.from_array(zero_row))
+    swept = list(sweep("RURP", crosstabs, eps=0.5, alpha=0.05, solver="clarabel-direct"))
+    for crosstab, solution in zip(crosstabs, swept):
+        alone = preset("RURP", crosstab, 0.5, 0.05).solve()
+        assert solution.guarantee_holds
+        assert solution.result.objective == pytest.approx(alone.result.objective, rel=1e-6)

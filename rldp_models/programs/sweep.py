@@ -1,10 +1,12 @@
 """Solving one program on many data sets, building the model once (the sweep fast path).
 
-The model is built with cvxpy parameters (DPP) for the data it reads —
-``Phat``, the conditionals, ``B + 1``, ``rho`` — so each new data set only
-updates parameter values and re-solves the compiled problem. The model is
-rebuilt only when the set of secrets without records changes (nominal
-privacy has a different shape then).
+With a cvxpy solver (``"clarabel"``, the default) the model is built with
+cvxpy parameters (DPP) for the data it reads — ``Phat``, the conditionals,
+``B + 1``, ``rho`` — so each new data set only updates parameter values and
+re-solves the compiled problem. With ``"clarabel-direct"`` the canonical conic
+form (:mod:`rldp_models.programs.conic_form`) is refilled in place and the
+kept Clarabel solver takes the new numbers. Either model is rebuilt only when
+the set of secrets without records changes (the model has another shape then).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from rldp_models.data import Crosstab
+from rldp_models.programs.conic_form import forget_conic_program
 from rldp_models.programs.presets import preset
 from rldp_models.programs.solution import ProtocolSolution, finish_solution
 from rldp_models.uncertainty.chi_square import ChiSquareSet
@@ -29,6 +32,8 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
         All of one shape.
     eps, alpha : float
     solver : str
+        ``"clarabel"`` (cvxpy parameters) or ``"clarabel-direct"`` (conic form
+        refilled in place); any registered conic solver works.
     certify : bool
         Round, check exactly and repair each protocol (as :meth:`ProtocolProgram.solve`
         does). With ``False`` the solutions carry the solver's raw result only.
@@ -53,4 +58,5 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
         solution = finish_solution(program, result) if certify else \
             ProtocolSolution(program, result)
         solution.program = program.snapshot()
+        forget_conic_program(solution.program)  # the kept conic model is refilled next
         yield solution

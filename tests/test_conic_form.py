@@ -1,0 +1,109 @@
+"""The direct conic form against the cvxpy model: same optimum, same multipliers, exact finish."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import solvers
+from rldp_models.data import Crosstab
+from rldp_models.instances import jeffreys_instance
+from rldp_models.programs import NominalDistortion, ProtocolProgram, preset
+from rldp_models.programs.conic_form import conic_program
+
+
+@pytest.fixture(scope="module")
+def crosstab() -> Crosstab:
+    return jeffreys_instance(3, 4, 60, seed=2).crosstab
+
+
+@pytest.fixture(scope="module", params=[[2], [1, 2]], ids=["one", "two"])
+def zero_row_crosstab(request: pytest.FixtureRequest) -> Crosstab:
+    counts = np.array(jeffreys_instance(3, 4, 60, seed=5).crosstab.counts)
+    counts[request.param] = 0  # secrets without records: the empty sides of Theorem 4
+    return Crosstab.from_array(counts)
+
+
+@pytest.mark.parametrize("problem", ["NUNP", "NURP", "RUNP", "RURP"])
+def test_direct_optimum_equals_the_cvxpy_models(crosstab: Crosstab, problem: str) -> None:
+    cvxpy_result = solvers.solve(preset(problem, crosstab, 0.7, 0.05), solver="clarabel")
+    direct = preset(problem, crosstab, 0.7, 0.05).solve(solver="clarabel-direct")
+    assert direct.result.objective == pytest.approx(cvxpy_result.objective, rel=1e-6)
+    assert direct.guarantee_holds
+
+
+def test_record_less_secret_and_both_linkings(zero_row_crosstab: Crosstab) -> None:
+    reference = solvers.solve(preset("RURP", zero_row_crosstab, 1.0, 0.1), solver="clarabel")
+    for linking in ("mixed", "plain"):
+        program = conic_program(preset("RURP", zero_row_crosstab, 1.0, 0.1), linking)
+        result = solvers.solve(program, solver="clarabel-direct")
+        assert result.objective == pytest.approx(reference.objective, rel=1e-6)
+
+
+def test_multipliers_have_the_cvxpy_names_and_shapes(crosstab: Crosstab) -> None:
+    cvxpy_program = preset("RURP", crosstab, 0.7, 0.05)
+    cvxpy_program.solve()
+    expected = {group: {k: np.shape(v.value) for k, v in named.items()}
+                for group, named in cvxpy_program.multipliers().items()}
+    direct = preset("RURP", crosstab, 0.7, 0.05).solve(solver="clarabel-direct")
+    assert direct.repair is None or direct.repair.weight < 1e-5
+    got = {group: {k: np.shape(v) for k, v in named.items()}
+           for group, named in direct.multipliers.items() if group in expected}
+    assert got == expected
+
+
+def test_worst_case_distortion_matches_theorem_2_closed_form(crosstab: Crosstab) -> None:
+    program = preset("RUNP", crosstab, 0.7, 0.05)
+    result = solvers.solve(program, solver="clarabel-direct")
+    protocol = result.primal["protocol"]
+    assert float(result.primal["worst_case_distortion"]) == pytest.approx(
+        program.objective.evaluate(protocol, program), rel=1e-6)
+
+
+def test_scs_direct_reaches_the_optimum_approximately(crosstab: Crosstab) -> None:
+    reference = solvers.solve(preset("RURP", crosstab, 0.7, 0.05), solver="clarabel")
+    solution = preset("RURP", crosstab, 0.7, 0.05).solve(solver="scs-direct", eps_abs=1e-6,
+                                                          eps_rel=1e-6)
+    assert solution.result.objective == pytest.approx(reference.objective, rel=1e-3)
+    assert solution.guarantee_holds
+
+
+@dataclass(frozen=True)
+class _CustomObjective(NominalDistortion):
+    """A user-written block: no conic writer for it."""
+
+
+def test_user_blocks_are_refused_with_a_pointer_to_cvxpy(crosstab: Crosstab) -> None:
+    program = ProtocolProgram(crosstab, _CustomObjective(), [], eps=1.0)
+    with pytest.raises(solvers.UnsupportedModelError, match="cvxpy"):
+        solvers.solve(program, solver="clarabel-direct")
+
+
+def test_inconsistent_conic_program_is_rejected() -> None:
+    with pytest.raises(ValueError, match="inconsistent"):
+        solvers.ConicProgram(np.zeros(2), sp.csc_matrix((3, 2)), np.zeros(3),
+                             solvers.ConeDims(zero=1))
+
+
+@pytest.mark.parametrize("problem", ["NUNP", "RURP"])
+def test_refilled_model_equals_a_fresh_build(problem: str) -> None:
+    first, second = (jeffreys_instance(3, 4, 60, seed).crosstab for seed in (2, 3))
+    program = preset(problem, first, 0.7, 0.05, parametric=True)
+    kept = conic_program(program)
+    program.update(second)
+    refilled = conic_program(program)
+    fresh = conic_program(preset(problem, second, 0.7, 0.05))
+    assert refilled is kept
+    np.testing.assert_array_equal(refilled.A.toarray(), fresh.A.toarray())
+    np.testing.assert_array_equal(refilled.c, fresh.c)
+    np.testing.assert_array_equal(refilled.b, fresh.b)
+
+
+def test_stochastic_rows_dual_is_reported_unmixed(crosstab: Crosstab) -> None:
+    reference = solvers.solve(preset("NURP", crosstab, 0.7, 0.05), solver="clarabel")
+    direct = solvers.solve(preset("NURP", crosstab, 0.7, 0.05), solver="clarabel-direct")
+    np.testing.assert_allclose(direct.dual["stochastic"], reference.dual["stochastic"],
+                               rtol=1e-4, atol=1e-6)
