@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.certificates.record import CertificateRecord
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
     uncertainty = program.uncertainty
     distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
     record = {
+        "result_type": "solve",
         "problem": program.name,
         "status": solution.status.value,
         "objective": solution.objective,
@@ -74,7 +76,8 @@ def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
             "utility_cost": solution.repair.utility_cost,
         },
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
-        "certificate": {"multipliers": solution.multipliers, "duals": solution.result.dual},
+        "certificate": CertificateRecord("chi-square-conic", {
+            "multipliers": solution.multipliers, "duals": solution.result.dual}).to_json(),
     }
     return jsonable(record)
 
@@ -84,8 +87,8 @@ def write_json(record: dict[str, Any], path: str | Path) -> None:
     Path(path).write_text(json.dumps(jsonable(record), indent=1) + "\n")
 
 
-def read_result(path: str | Path) -> dict[str, Any]:
-    """Read a result file, checking it has the keys of the contract."""
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Read any result file of the toolkit (solve, mechanism, protocol) as a JSON object."""
     try:
         record = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -93,6 +96,12 @@ def read_result(path: str | Path) -> dict[str, Any]:
             from None
     if not isinstance(record, dict):
         raise InputError(f"{path}: a result file must hold a JSON object")
+    return record
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """Read a result file of ``rldp solve``, checking it has the keys of the contract."""
+    record = read_record(path)
     missing = [key for key in REQUIRED_KEYS if key not in record]
     if missing:
         raise InputError(f"{path}: not a protocol result, missing {', '.join(missing)}")

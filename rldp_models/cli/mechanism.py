@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     check = _privacy_check(args, mechanism, Q, alphabet)
     prior = alphabet["prior"]
     record = {
+        "result_type": "mechanism",
         "mechanism": args.name,
         "eps": args.eps,
         "delta": args.delta if args.name == "quaternary" else None,
@@ -81,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         "privacy_check": check,
     }
     record.update({key: alphabet[key] for key in ("S", "U") if key in alphabet})
+    if args.name in ("urr", "urap"):
+        record["sensitive"] = np.asarray(mechanism.sensitive, dtype=bool).tolist()
     if args.name == "binary":
         record["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
     write_json(record, args.out)

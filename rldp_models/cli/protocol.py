@@ -69,13 +69,16 @@ def _closed_form_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
              "grr-cr": rldp_protocols.grr_conditional, "ue-cr": rldp_protocols.ue_conditional,
              "grr": rldp_protocols.grr_protocol}[args.name]
     result = build(crosstab, args.eps, args.alpha)
-    return {"protocol": args.name, "eps": args.eps, "alpha": args.alpha, "n": result.n,
+    return {"result_type": "protocol", "protocol": args.name, "eps": args.eps,
+            "alpha": args.alpha, "n": result.n,
             "radius_B": result.radius_B, "labels": result.labels, "Q": result.Q,
             "utility_hat": result.utility_hat, "utility_theorem": result.utility_theorem,
             "parameters": result.parameters}
 
 
 def _polyopt_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
+    from rldp_models.certificates.lp import polyopt_writer_fields
+    from rldp_models.results_io import jsonable
     from rldp_models.rldp_protocols.components import chi_square_set
     try:
         from rldp_models.rldp_protocols.polyopt import polyopt_protocol
@@ -86,10 +89,13 @@ def _polyopt_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
     if args.solver is not None:
         options["solver"] = args.solver
     result = polyopt_protocol(crosstab, args.eps, args.alpha, **options)
-    return {"protocol": "polyopt", "eps": args.eps, "alpha": args.alpha, "n": crosstab.n,
+    return {"result_type": "protocol", "protocol": "polyopt", "eps": args.eps,
+            "alpha": args.alpha, "n": crosstab.n,
             "radius_B": chi_square_set(crosstab, args.alpha).radius, "labels": result.labels,
             "Q": result.Q, "utility_hat": result.utility_hat,
             "parameters": {"finer": args.finer, "solver": args.solver or "highspy",
                            "rldp_certified_eps": result.rldp_certified_eps},
             "lower_bound": result.lower_bound, "Q2": result.Q2,
-            "certificate": result.certificate}
+            "certificate": {**jsonable(result.certificate),
+                            **polyopt_writer_fields(crosstab.counts, args.alpha, args.eps,
+                                                    args.finer, result.certificate.dual)}}

@@ -59,7 +59,7 @@ class WorstCaseEpsilon:
     witness: np.ndarray | None
 
 
-class _RatioSubproblem:
+class PairRatioSubproblem:
     """``max a.R1 - tau b.R2`` over Theorem 3's set, compiled once with parameters."""
 
     def __init__(self, n_u: int) -> None:
@@ -100,7 +100,7 @@ def _ratio(a: np.ndarray, b: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> floa
     return float(a @ (r1 / r1.sum())) / float(b @ (r2 / r2.sum()))
 
 
-def _attained_ratio(sub: _RatioSubproblem, a: np.ndarray, b: np.ndarray,
+def _attained_ratio(sub: PairRatioSubproblem, a: np.ndarray, b: np.ndarray,
                     start: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
     """Dinkelbach iterations from ``start``; returns the ratio and its maximiser."""
     best = (_ratio(a, b, *start), *start)
@@ -166,7 +166,7 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
     n_s, n_u = counts.shape
     n = int(counts.sum())
     blocks = protocol.reshape(n_s, n_u, -1)
-    sub = _RatioSubproblem(n_u)
+    sub = PairRatioSubproblem(n_u)
     root = iv.sqrt(interval(uncertainty.radius) + 1)
     triplets, proof_data = [], {}
     for s1, s2 in itertools.permutations(range(n_s), 2):
@@ -190,7 +190,7 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         return WorstCaseEpsilon(0.0, 0.0, (0, 0, 1), uncertainty.phat.copy())
     triplets.sort(key=lambda t: t.tau, reverse=True)
     top = triplets[0]
-    witness = _witness(uncertainty, top.s1, top.s2, top.r1, top.r2)
+    witness = witness_distribution(uncertainty, top.s1, top.s2, top.r1, top.r2)
     attained = _ratio_under(witness, top) if witness is not None else 1.0
     where = (top.y, top.s1, top.s2)
     if not np.isfinite(top.tau):
@@ -241,7 +241,7 @@ def _denominator_can_vanish(row: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(b[support] == 0))
 
 
-def _witness(uncertainty: ChiSquareSet, s1: int, s2: int, r1: np.ndarray,
+def witness_distribution(uncertainty: ChiSquareSet, s1: int, s2: int, r1: np.ndarray,
              r2: np.ndarray) -> np.ndarray | None:
     """A distribution in ``F`` with conditionals ``(r1, r2)`` on ``(s1, s2)``, if one is found."""
     pair = uncertainty.pair(s1, s2)

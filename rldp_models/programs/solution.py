@@ -59,7 +59,8 @@ class ProtocolSolution:
     repair : Repair or None
     multipliers : dict
         Values of the robust blocks' multipliers that prove the returned
-        protocol's guarantee (after a repair, the mixed ones).
+        protocol's guarantee and objective (:func:`_certificate_multipliers`):
+        the certificate of the result file.
     """
 
     program: Any
@@ -169,4 +170,33 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
             if method == "mix-uniform" else {}
     solution.protocol, solution.checks = protocol, checks
     solution.objective = program.objective.evaluate(protocol, program)
+    solution.multipliers = _certificate_multipliers(program, protocol, checks,
+                                                    solution.multipliers)
     return solution
+
+
+def _certificate_multipliers(program: Any, protocol: np.ndarray, checks: list[GuaranteeCheck],
+                             multipliers: dict) -> dict:
+    """The multipliers that prove the returned protocol's constraints and objective.
+
+    Privacy groups get those the exact check used (the solver's, mixed ones
+    after a repair, or closed-form ones where those were missing or better);
+    a robust objective keeps the solver's multipliers unless the closed form's
+    (Theorem 2 at the returned protocol) give a smaller certified bound, as
+    they do after a repair.
+    """
+    found = dict(multipliers)
+    families = [family for family in program.constraints if hasattr(family, "check")]
+    for family, check in zip(families, checks):
+        for pair, values in check.multipliers.items():
+            found[f"{family.name}[{pair}]"] = values
+    objective = program.objective
+    if getattr(objective, "robust", False) and hasattr(program.uncertainty, "support_multipliers"):
+        n_s = program.crosstab.shape[0]
+        per_cell = np.sum(protocol * np.tile(program.distortion_matrix, (n_s, 1)), axis=1)
+        candidates = [program.uncertainty.support_multipliers(per_cell)]
+        if objective.name in multipliers:
+            candidates.append(multipliers[objective.name])
+        found[objective.name] = min(candidates, key=lambda m: program.uncertainty
+                                    .certified_support_bound(per_cell, m))
+    return found

@@ -1,0 +1,187 @@
+"""The stated guarantee of a result, checked independently of its certificate.
+
+* ``solve`` results: eq. (6) at ``Phat`` (NUNP, RUNP) or eq. (23) over the
+  chi-square set (NURP, RURP), by :mod:`rldp_models.privacy.guarantees`
+  with multipliers found afresh (the stored ones are the certificate's, and
+  are checked separately);
+* ``mechanism`` results: the mechanism's own notion (LDP, LDP across
+  secrets, ULDP, (eps, delta)-LDP, LDP w.r.t. S, LIP, SRLIP) by the exact
+  certifiers of :mod:`rldp_models.privacy.matrix_checks`;
+* ``protocol`` results: ``(eps, F)``-RLDP by the RLDP checker
+  (:func:`rldp_models.rldp_protocols.checker.rldp_epsilon`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rldp_models.certificates.verdict import Verdict
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.exact import is_exactly_stochastic
+from rldp_models.problem_kinds import PRESETS
+from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
+
+ROW_SUM_TOLERANCE = 1e-9
+"""Largest accepted ``|row sum - 1|`` of a mechanism's or protocol's ``Q``."""
+
+
+def _check_labels(labels: dict, crosstab: Crosstab) -> None:
+    if list(labels.get("S", [])) != list(crosstab.s_labels) or \
+            list(labels.get("U", [])) != list(crosstab.u_labels):
+        raise InputError("the counts' labels differ from the result's labels "
+                         f"(S {labels.get('S')}, U {labels.get('U')})")
+
+
+def solve_protocol(record: dict, crosstab: Crosstab) -> np.ndarray:
+    """The ``[s][u][y]`` protocol of a solve result as a ``(|S||U|, |Y|)`` matrix."""
+    labels = record["labels"]
+    _check_labels(labels, crosstab)
+    try:
+        cube = np.array(record["protocol"], dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("the result's protocol is not a numeric [s][u][y] array") from None
+    n_s, n_u = crosstab.shape
+    if cube.ndim != 3 or cube.shape[:2] != (n_s, n_u) or cube.shape[2] != len(labels["Y"]):
+        raise InputError(f"the result's protocol has shape {cube.shape}, expected "
+                         f"({n_s}, {n_u}, {len(labels['Y'])})")
+    return cube.reshape(n_s * n_u, -1)
+
+
+def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
+    """The chi-square set of a robust solve result, its radius recomputed from alpha and counts.
+
+    Raises
+    ------
+    InputError
+        If alpha is missing or the recorded radius is not the recomputed one.
+    """
+    alpha = record.get("alpha")
+    if alpha is None:
+        raise InputError("a robust result must record its alpha")
+    radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(alpha))
+    stated = record.get("radius_B")
+    if stated is not None and not math.isclose(float(stated), radius, rel_tol=1e-12):
+        raise InputError(f"the result's radius B = {stated} is not the one of alpha = {alpha} "
+                         f"and these counts ({radius})")
+    return ChiSquareSet(crosstab.phat, radius, float(alpha))
+
+
+def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
+    """Nominal (eq. 6 at ``Phat``) or robust (eq. 23 over ``F``) privacy of a solve result."""
+    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
+    from rldp_models.privacy.metrics import epsilon_star
+    from rldp_models.privacy.worst_case import worst_case_epsilon
+
+    problem = str(record["problem"]).upper()
+    if problem not in PRESETS:
+        raise InputError(f"cannot verify problem {problem!r}; known: {', '.join(PRESETS)}")
+    named = (record.get("uncertainty") or {}).get("set", "chi2")
+    if named != "chi2" and any(PRESETS[problem]):
+        raise InputError(f"rldp verify checks robust results over the chi-square set only; "
+                         f"this one is over {named!r}")
+    protocol = solve_protocol(record, crosstab)
+    eps = float(record["eps"])
+    stochastic, reason = is_exactly_stochastic(protocol)
+    if not stochastic:
+        return Verdict(False, f"not a stochastic matrix: {reason}")
+    if not PRESETS[problem][1]:
+        check = check_nominal_privacy(protocol, crosstab.counts, eps)
+        return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
+                       (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
+                        check.summary()))
+    uncertainty = solve_uncertainty(record, crosstab)
+    check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
+    worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
+    return Verdict(check.holds, f"robust privacy (all P in the chi-square set, alpha = "
+                   f"{uncertainty.alpha}, B = {uncertainty.radius:.6g}), eps = {eps:g}",
+                   (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
+                    f"{worst.attained:.9g} attained by a distribution in F", check.summary()))
+
+
+def matrix(record: dict, key: str = "Q") -> np.ndarray:
+    """``Q[x][y]`` of a mechanism or protocol result, checked to be a stochastic matrix."""
+    try:
+        Q = np.array(record[key], dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"the result's {key} is not a numeric [x][y] array") from None
+    if Q.ndim != 2 or Q.size == 0:
+        raise InputError(f"the result's {key} has shape {Q.shape}, not (|X|, |Y|)")
+    return Q
+
+
+def _stochastic_failure(Q: np.ndarray) -> str | None:
+    if not np.all(np.isfinite(Q)) or np.any(Q < 0):
+        return "not a stochastic matrix: an entry is negative or not finite"
+    deviation = float(np.max(np.abs(Q.sum(axis=1) - 1.0)))
+    if deviation > ROW_SUM_TOLERANCE:
+        return f"not a stochastic matrix: a row sum is off by {deviation:.3g}"
+    return None
+
+
+def mechanism_guarantee(record: dict) -> Verdict:
+    """The exact check of the mechanism's own notion at the recorded eps (and delta)."""
+    Q = matrix(record)
+    failure = _stochastic_failure(Q)
+    if failure:
+        return Verdict(False, failure)
+    name, eps = str(record["mechanism"]), float(record["eps"])
+    notion, certification = _mechanism_certification(name, Q, eps, record)
+    where = "" if certification.worst_pair is None else \
+        f"; tightest at {list(certification.worst_pair)}"
+    return Verdict(certification.holds, f"{notion} of {name} at eps = {eps:g}, decided exactly"
+                   f"{where}")
+
+
+def _joint(record: dict) -> np.ndarray:
+    if record.get("joint") is None:
+        raise InputError(f"this {record['mechanism']} result does not record its joint "
+                         "distribution; re-run rldp mechanism to write one that does")
+    return np.asarray(record["joint"], dtype=float)
+
+
+def _mechanism_certification(name: str, Q: np.ndarray, eps: float, record: dict):
+    from rldp_models import privacy
+
+    if name == "quaternary":
+        return "(eps, delta)-LDP", privacy.certify_approximate_ldp(Q, eps,
+                                                                   float(record["delta"]))
+    if name in ("urr", "urap"):
+        if record.get("sensitive") is None:
+            raise InputError(f"this {name} result does not record its sensitive symbols; "
+                             "re-run rldp mechanism to write one that does")
+        return "ULDP", privacy.certify_uldp(Q, np.asarray(record["sensitive"], bool), eps)
+    if name == "srr":
+        groups = np.repeat(np.arange(len(record["S"])), len(record["U"]))
+        return "LDP across secrets", privacy.certify_ldp(Q, eps, groups)
+    if name == "ldp-s":
+        return "LDP w.r.t. S", privacy.certify_ldp_wrt_secret(Q, _joint(record), eps)
+    if name == "lip":
+        return "LIP w.r.t. S", privacy.certify_lip(Q, _joint(record), eps)
+    if name == "srlip":
+        return "SRLIP w.r.t. S", privacy.certify_srlip(Q, _joint(record),
+                                                       record["attribute_sizes"], eps)
+    return "LDP", privacy.certify_ldp(Q, eps)
+
+
+def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
+    """``(eps, F)``-RLDP of a protocol result by the RLDP checker (Definition 1)."""
+    from rldp_models.rldp_protocols.checker import rldp_epsilon
+
+    _check_labels(record["labels"], crosstab)
+    Q = matrix(record)
+    failure = _stochastic_failure(Q)
+    if failure:
+        return Verdict(False, failure)
+    if Q.shape[0] != crosstab.counts.size:
+        raise InputError(f"the result's Q has {Q.shape[0]} rows, the counts {crosstab.counts.size}"
+                         " cells")
+    eps, alpha = float(record["eps"]), float(record["alpha"])
+    level = rldp_epsilon(Q, crosstab, alpha)
+    return Verdict(level.certified <= eps,
+                   f"(eps, F)-RLDP over the chi-square set (alpha = {alpha}), eps = {eps:g}",
+                   (f"worst-case eps over F: {level.certified:.9g} (certified upper bound); "
+                    f"{level.attained:.9g} attained by a distribution in F",),
+                   {"level": level})

@@ -1,0 +1,307 @@
+"""``verify(record, crosstab)``: both verdicts on a result file of the toolkit.
+
+The *guarantee* verdict comes from :mod:`rldp_models.certificates.guarantee`
+(independent of the certificate). The *certificate* verdict re-checks what
+the result claims beyond privacy, without the solver that produced it:
+
+* ``solve``: every robust constraint's bound at the stored multipliers in
+  60-digit interval arithmetic (:mod:`~rldp_models.certificates.conic`), and
+  per constraint the attained worst case in ``F`` from an independent inner
+  solve with the gap (:mod:`~rldp_models.certificates.worst_case`);
+* ``mechanism``: a cone LP's dual over every ray of the stated cone in exact
+  rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.certificates.lp`);
+  closed-form mechanisms claim no optimality and have nothing to certify;
+* ``protocol``: the recorded RLDP bracket — its witness is a member of ``F``
+  (exactly, in rationals), reaches the recorded lower end, and that end does
+  not exceed the certified level; for PolyOpt also its LP dual over the rays
+  of Gamma (eq. 44).
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import partial
+from fractions import Fraction
+
+import numpy as np
+
+from rldp_models.certificates import guarantee
+from rldp_models.certificates.conic import UTILITY_GROUP, check_conic_certificate, \
+    expected_distortion
+from rldp_models.certificates.lp import (attribute_cone_rays, check_lp_dual, cone_rays,
+                                         gamma_cone_rays, interval_utility, outer_ratio)
+from rldp_models.certificates.precision import DIGITS, digits_text
+from rldp_models.certificates.record import LP_CONES, CertificateRecord
+from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.certificates.verdict import Verdict, VerificationReport
+from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.problem_kinds import PRESETS
+from rldp_models.uncertainty.chi_square import chi_square_radius
+
+RESULT_TYPES = ("solve", "mechanism", "protocol")
+LEVEL_TOLERANCE = 1e-9
+"""Accepted disagreement between a recorded RLDP level and the one recomputed."""
+
+
+def result_type(record: dict) -> str:
+    """``result_type`` of the record, or for older files the kind its keys show."""
+    stated = record.get("result_type")
+    if stated is not None:
+        if stated not in RESULT_TYPES:
+            raise InputError(f"unknown result_type {stated!r}; known: {', '.join(RESULT_TYPES)}")
+        return stated
+    if "problem" in record:
+        return "solve"
+    if "mechanism" in record:
+        return "mechanism"
+    if "Q" in record and "protocol" in record:
+        return "protocol"
+    raise InputError("not a result of rldp solve, mechanism or protocol")
+
+
+def needs_counts(record: dict) -> bool:
+    """Whether verifying the record needs the count table (solve and protocol results)."""
+    return result_type(record) != "mechanism"
+
+
+def verify(record: dict, crosstab: Crosstab | None = None) -> VerificationReport:
+    """Check a result's guarantee and its certificate (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        On malformed records, or when counts are needed and not given.
+    """
+    kind = result_type(record)
+    if kind != "mechanism" and crosstab is None:
+        raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
+                         "--data FILE --sensitive COL --public COL")
+    try:
+        if kind == "solve":
+            return VerificationReport(kind, guarantee.solve_guarantee(record, crosstab),
+                                      solve_certificate(record, crosstab))
+        if kind == "mechanism":
+            return VerificationReport(kind, guarantee.mechanism_guarantee(record),
+                                      mechanism_certificate(record))
+        verdict = guarantee.protocol_guarantee(record, crosstab)
+        return VerificationReport(kind, verdict, protocol_certificate(record, crosstab, verdict))
+    except KeyError as exc:
+        raise InputError(f"the {kind} result lacks the field {exc}") from None
+    except (TypeError, ValueError, IndexError) as exc:
+        raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
+            from None
+
+
+def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
+    return Verdict(False, f"the result needs a {kind} certificate, not {certificate.kind!r}")
+
+
+# ---------------------------------------------------------------------- solve results
+def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
+    """The chi-square program's multipliers, re-checked, and the inner worst cases."""
+    problem = str(record["problem"]).upper()
+    robust_utility, robust_privacy = PRESETS[problem]
+    if not (robust_utility or robust_privacy):
+        return Verdict(True, f"{problem} has no robust constraint to certify (the solver's LP "
+                       "duals are kept for information)")
+    certificate = CertificateRecord.from_json(record.get("certificate"))
+    if certificate.kind != "chi-square-conic":
+        return _wrong_kind(certificate, "chi-square-conic")
+    protocol = guarantee.solve_protocol(record, crosstab)
+    uncertainty = guarantee.solve_uncertainty(record, crosstab)
+    eps = float(record["eps"])
+    objective = None
+    if robust_utility:
+        objective = (np.asarray(record["distortion_matrix"], dtype=float),
+                     float(record["objective"]))
+    check = check_conic_certificate(protocol, crosstab.counts, uncertainty.radius, eps,
+                                    certificate.fields.get("multipliers") or {},
+                                    robust_privacy=robust_privacy, robust_objective=objective)
+    attained = privacy_worst_cases(protocol, uncertainty, eps,
+                                   [c for c in check.constraints if c.name != UTILITY_GROUP])
+    utility = [c for c in check.constraints if c.name == UTILITY_GROUP]
+    if utility:
+        v = np.array([float(x) for x in expected_distortion(protocol, objective[0],
+                                                            crosstab.shape[0])])
+        region = ChiSquareCertifiable(crosstab.counts, uncertainty.radius)
+        attained.append(objective_worst_case(region, v, utility[0]))
+    beaten = [a for a in attained if not a.consistent]
+    details = _conic_details(check, attained, beaten)
+    holds = check.holds and not beaten
+    return Verdict(holds, f"{len(check.constraints)} robust constraints re-evaluated at the "
+                   f"stored multipliers ({DIGITS}-digit interval arithmetic)", tuple(details),
+                   {"bounds": check.constraints, "worst_cases": attained})
+
+
+def _conic_details(check, attained, beaten) -> list[str]:
+    details = []
+    if check.missing:
+        details.append(f"no multipliers for {len(check.missing)} robust constraint groups, e.g. "
+                       f"{check.missing[0]}")
+    worst = check.worst
+    if worst is not None:
+        details.append(f"largest violation {digits_text(worst.violation, 6)} at {worst.name} "
+                       f"(bound {digits_text(worst.bound, 12)}, right-hand side {worst.rhs:.12g}"
+                       f", tolerance {worst.tolerance:.1e})")
+    finite = [a for a in attained if np.isfinite(a.attained)]
+    privacy = [a for a in finite if a.name != UTILITY_GROUP]
+    tightest = [max(privacy, key=lambda a: a.certified)] if privacy else []
+    for found in [a for a in finite if a.name == UTILITY_GROUP] + tightest:
+        details.append(f"inner worst case at {found.name}: certified {found.certified:.9g}, "
+                       f"attained {found.attained:.9g} (gap {found.gap:.3e})")
+    if finite:
+        loosest = max(finite, key=lambda a: a.gap)
+        details.append(f"inner worst case over F (independent solve): largest gap "
+                       f"{loosest.gap:.3e} at {loosest.name} (certified {loosest.certified:.9g},"
+                       f" attained {loosest.attained:.9g})")
+    if len(finite) < len(attained):
+        details.append(f"{len(attained) - len(finite)} inner solves found no member of F")
+    details += [f"the bound of {a.name} ({a.certified:.9g}) is beaten in F ({a.attained:.9g})"
+                for a in beaten]
+    return details
+
+
+# ---------------------------------------------------------------------- mechanism results
+def mechanism_certificate(record: dict) -> Verdict:
+    """A cone LP's dual re-checked over every ray; closed forms have nothing to certify."""
+    name = str(record["mechanism"])
+    if name not in LP_CONES:
+        return Verdict(True, f"{name} is a closed-form mechanism: no optimality is claimed, "
+                       "nothing to certify")
+    certificate = CertificateRecord.from_json(record.get("certificate"))
+    if certificate.kind != "lp-dual":
+        return _wrong_kind(certificate, "lp-dual")
+    if name == "srlip":
+        return _srlip_certificate(record, certificate.fields)
+    utility = certificate.fields.get("utility")
+    if not isinstance(utility, dict):
+        return Verdict(False, "the certificate does not record its utility (measure, "
+                       "parameters); re-run rldp mechanism to write one that does")
+    joint = None if record.get("joint") is None else np.asarray(record["joint"], dtype=float)
+    cone = certificate.fields.get("cone", LP_CONES[name])
+    Q = guarantee.matrix(record)
+    return _lp_verdict(cone, certificate.fields["dual"], Q, utility,
+                       lambda: cone_rays(cone, Q.shape[0], outer_ratio(float(record["eps"])),
+                                         joint))
+
+
+def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
+                label: str = "") -> Verdict:
+    """One cone LP's dual checked over every ray of the outer cone at ``R >= e^eps``."""
+    dual = np.asarray(dual, dtype=float)
+    if dual.shape != (Q.shape[0],):
+        raise InputError(f"the certificate's dual has shape {dual.shape}, expected "
+                         f"({Q.shape[0]},)")
+    try:
+        rays = rays_of_cone()
+    except InputError as exc:
+        return Verdict(False, f"{label}the LP dual cannot be re-checked: {exc}")
+    mu = interval_utility(str(utility["measure"]), utility["parameters"])
+    check = check_lp_dual(dual, rays, mu, np.ones(Q.shape[0]), Q)
+    return Verdict(check.holds, f"{label}LP dual checked over all {check.rays} rays of the "
+                   f"{cone} cone at ratio >= e^eps, in exact rationals",
+                   (f"dual infeasibility per unit ray mass: {digits_text(check.violation, 6)} "
+                    f"(accepted <= 1e-9)",
+                    f"utility bound {digits_text(check.bound, 15)}; U(Q) >= "
+                    f"{digits_text(check.attained, 15)}; gap {digits_text(check.gap, 6)}"),
+                   {"lp": check})
+
+
+def _srlip_certificate(record: dict, fields: dict) -> Verdict:
+    """Each attribute's dual over the rays of its cone ``C_j`` (privacy funnel Thm 3).
+
+    ``Q^j`` maximises ``I(X^j; Y^j)`` over mechanisms with columns in ``C_j``
+    at ``eps^j``; its dual is in mechanism form, one number per value of ``X^j``.
+    """
+    sizes = [int(a) for a in record["attribute_sizes"]]
+    joint = np.asarray(record["joint"], dtype=float).reshape(-1, *sizes)
+    verdicts = []
+    for j, attribute in enumerate(record["attributes"]):
+        prior = joint.sum(axis=tuple(axis for axis in range(joint.ndim) if axis != j + 1))
+        ratio = outer_ratio(float(attribute["eps"]))
+        verdicts.append(_lp_verdict(f"attribute-{j}", fields["dual"][j],
+                                    np.asarray(attribute["Q"], dtype=float),
+                                    {"measure": "mi", "parameters": {"prior": prior}},
+                                    partial(attribute_cone_rays, joint, j, ratio),
+                                    f"attribute {j}: "))
+    return Verdict(all(v.holds for v in verdicts),
+                   f"{len(verdicts)} per-attribute duals checked in exact rationals",
+                   tuple(line for v in verdicts for line in (v.headline, *v.details)))
+
+
+# ---------------------------------------------------------------------- protocol results
+def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> Verdict:
+    """The recorded RLDP bracket: its witness is in ``F`` and reaches the recorded lower end."""
+    claim = record.get("rldp")
+    if not isinstance(claim, dict) or claim.get("witness") is None:
+        return Verdict(True, "no RLDP bracket recorded: nothing to certify")
+    level = verdict.data.get("level")
+    witness = np.asarray(claim["witness"], dtype=float)
+    radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(record["alpha"]))
+    region = ChiSquareCertifiable(crosstab.counts, radius)
+    member = witness.shape == crosstab.shape and _exactly_in_chi_square_set(region, witness)
+    reached = _level_at(guarantee.matrix(record), witness) if member else float("nan")
+    problems = []
+    if not member:
+        problems.append("the recorded witness is not a distribution in F")
+    elif reached < float(claim["attained"]) - LEVEL_TOLERANCE:
+        problems.append(f"the witness reaches eps {reached:.9g}, less than the recorded "
+                        f"{float(claim['attained']):.9g}")
+    certified = float(claim["certified"])
+    if level is not None and certified < level.attained - LEVEL_TOLERANCE:
+        problems.append(f"the recorded certified level {certified:.9g} is below a level "
+                        f"attained in F ({level.attained:.9g})")
+    if member and certified < reached - LEVEL_TOLERANCE:
+        problems.append(f"the recorded certified level {certified:.9g} is below the witness's "
+                        f"{reached:.9g}")
+    details = [f"recorded level in [{float(claim['attained']):.9g}, {certified:.9g}]; the "
+               f"witness reaches {reached:.9g}", *problems]
+    bracket = Verdict(not problems, "recorded RLDP bracket and its witness distribution "
+                      "(membership in F decided in exact rationals)", tuple(details))
+    if record.get("certificate") is None:
+        return bracket
+    lp = _polyopt_certificate(record, crosstab)
+    return Verdict(bracket.holds and lp.holds, f"{bracket.headline}; {lp.headline}",
+                   (*bracket.details, *lp.details), lp.data)
+
+
+def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
+    """PolyOpt's LP dual (maximise ``I_Phat(X;Y)`` over Gamma, eq. 47) over Gamma's rays."""
+    certificate = CertificateRecord.from_json(record["certificate"])
+    utility = certificate.fields.get("utility")
+    if certificate.kind != "lp-dual" or not isinstance(utility, dict):
+        return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
+                       "re-run rldp protocol polyopt to write one that does")
+    ratio = outer_ratio(float(record["eps"]))
+    rays = partial(gamma_cone_rays, crosstab.counts, float(record["alpha"]), ratio,
+                   bool(certificate.fields.get("finer", False)))
+    return _lp_verdict("polyopt-gamma", certificate.fields["dual"], guarantee.matrix(record),
+                       utility, rays)
+
+
+def _exactly_in_chi_square_set(region: ChiSquareCertifiable, p: np.ndarray) -> bool:
+    """``P >= 0``, ``sum P = 1`` and ``sum Phat^2 / P <= B + 1``, all in exact rationals."""
+    values = [Fraction(float(x)) for x in p.ravel()]
+    if any(x < 0 for x in values) or sum(values, Fraction(0)) != 1:
+        return False
+    total = Fraction(0)
+    for weight, x in zip(region.phat_exact, values):
+        if weight:
+            if x == 0:
+                return False
+            total += weight * weight / x
+    return total <= Fraction(region.radius) + 1
+
+
+def _level_at(Q: np.ndarray, p: np.ndarray) -> float:
+    """``max_{y, s1 != s2} log P(y|s1) / P(y|s2)`` under ``P`` (0 when nothing is released)."""
+    n_s = p.shape[0]
+    conditionals = [(p[s] / p[s].sum()) @ Q.reshape(n_s, p.shape[1], -1)[s] for s in range(n_s)]
+    worst = 0.0
+    for s1, s2 in itertools.permutations(range(n_s), 2):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = np.where(conditionals[s1] > 0, conditionals[s1] / conditionals[s2], 1.0)
+        worst = max(worst, float(np.log(np.max(ratios))))
+    return worst
