@@ -41,8 +41,7 @@ class ConicProgram:
     group names to index arrays of rows, for the duals. ``values`` holds named
     quantities computed from the solution that are not variables (e.g. an
     epigraph eliminated from the model); each maps to ``(coefficients, constant)``
-    so that its value is ``coefficients @ x + constant``. A backend stores the
-    primal point it found in ``solution``, for builders that read more from it.
+    so that its value is ``coefficients @ x + constant``.
 
     A group in ``mixed_groups`` holds rows ``G x = h`` written as
     ``(I + 1 1^T) G x = (I + 1 1^T) h``; its dual is reported for ``G x = h``
@@ -63,7 +62,6 @@ class ConicProgram:
     variable_blocks: dict[str, np.ndarray] = field(default_factory=dict)
     row_blocks: dict[str, np.ndarray] = field(default_factory=dict)
     values: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)
-    solution: np.ndarray | None = field(default=None, repr=False)
     keep_solver: bool = False
     mixed_groups: tuple[str, ...] = ()
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False)

@@ -203,7 +203,6 @@ def conic_program(program: Any, linking: str = "mixed", power: str = "soc") -> C
     kept = program.__dict__.get(_ATTRIBUTE)
     if kept is not None and kept.key == key:
         kept.refill.apply(kept.conic, data)
-        kept.conic.solution = None
         return kept.conic
     conic, refill = _build(program, data, linking, power)
     conic.keep_solver = bool(program.parametric)
@@ -211,36 +210,9 @@ def conic_program(program: Any, linking: str = "mixed", power: str = "soc") -> C
     return conic
 
 
-def conic_solution_multipliers(program: Any) -> dict[str, dict[str, Any]] | None:
-    """The robust blocks' multipliers at the last solve of :func:`conic_program`'s model.
-
-    Shaped and named as :meth:`ProtocolProgram.multipliers` (objects with a
-    ``value``). Handed over once (the solution is then cleared), so a later
-    solve through cvxpy reads its own multipliers. ``None`` if the kept conic
-    model has no fresh solution.
-    """
-    kept = program.__dict__.get(_ATTRIBUTE)
-    if kept is None or kept.conic.solution is None:
-        return None
-    solution, kept.conic.solution = kept.conic.solution, None
-    groups: dict[str, dict[str, Any]] = {}
-    for name, index in kept.conic.variable_blocks.items():
-        group, _, key = name.rpartition(".")
-        if key in MULTIPLIER_NAMES:
-            groups.setdefault(group, {})[key] = _Solved(solution[index])
-    return groups
-
-
 def forget_conic_program(program: Any) -> None:
     """Drop the model kept on ``program`` (e.g. from a snapshot that must not share it)."""
     program.__dict__.pop(_ATTRIBUTE, None)
-
-
-@dataclass(frozen=True)
-class _Solved:
-    """A multiplier's value, standing in for a solved cvxpy variable."""
-
-    value: np.ndarray
 
 
 def _check_supported(program: Any, linking: str, power: str) -> None:

@@ -22,7 +22,7 @@ from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.programs.components import ConstraintFamily, Objective, RowStochastic
-from rldp_models.programs.conic_form import conic_program, conic_solution_multipliers
+from rldp_models.programs.conic_form import conic_program
 from rldp_models.programs.context import BuildContext, ProblemData
 from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet
@@ -175,8 +175,6 @@ class ProtocolProgram:
 
     def multipliers(self) -> dict[str, dict[str, cp.Variable]]:
         """Named multiplier variables of the robust blocks (after :meth:`to_cvxpy`)."""
-        if (solved := conic_solution_multipliers(self)) is not None:  # after a to_conic() solve
-            return solved
         self.to_cvxpy()
         assert self._context is not None
         return self._context.multipliers

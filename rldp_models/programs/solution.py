@@ -85,11 +85,28 @@ class ProtocolSolution:
         return self.protocol.reshape(n_s, n_u, -1)
 
 
-def _multiplier_values(program: Any) -> dict[str, dict[str, np.ndarray]]:
+def _multiplier_values(program: Any, result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
+    """The robust blocks' multipliers: from a conic-form result's ``"<group>.<name>"``
+    primal entries when present (:mod:`rldp_models.programs.conic_form`), else from
+    the cvxpy model's variables."""
+    from_result = _conic_multipliers(result)
+    if from_result:
+        return from_result
     values = {}
     for group, named in program.multipliers().items():
         if all(var.value is not None for var in named.values()):
             values[group] = {key: np.asarray(var.value, dtype=float) for key, var in named.items()}
+    return values
+
+
+def _conic_multipliers(result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
+    from rldp_models.programs.conic_form import MULTIPLIER_NAMES
+
+    values: dict[str, dict[str, np.ndarray]] = {}
+    for name, value in result.primal.items():
+        group, _, key = name.rpartition(".")
+        if group and key in MULTIPLIER_NAMES:
+            values.setdefault(group, {})[key] = np.asarray(value, dtype=float)
     return values
 
 
@@ -156,7 +173,7 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
     if not result.status.has_solution:
         return solution
     raw = np.clip(result.primal["protocol"], 0.0, None)
-    solution.multipliers = _multiplier_values(program)
+    solution.multipliers = _multiplier_values(program, result)
     protocol = exact_stochastic_rows(raw)
     checks = _run_checks(program, protocol, solution.multipliers)
     if not all(check.holds for check in checks):

@@ -87,7 +87,6 @@ class ClarabelDirectBackend:
             return SolveResult(status, None, solver=self.name, timings=Timings(build, elapsed),
                                log=log)
         x, z = np.asarray(solution.x), np.asarray(solution.z)
-        program.solution = x
         return SolveResult(status, program.objective(x),
                            primal=program.named_primal(x), dual=program.named_dual(z),
                            solver=self.name, timings=Timings(build, elapsed), log=log)

@@ -71,7 +71,6 @@ class ScsDirectBackend:
             return SolveResult(status, None, solver=self.name, timings=Timings(build, elapsed),
                                log=log)
         x, y = np.asarray(solution["x"]), np.asarray(solution["y"])
-        program.solution = x
         return SolveResult(status, program.objective(x),
                            primal=program.named_primal(x), dual=program.named_dual(y),
                            solver=self.name, timings=Timings(build, elapsed), log=log)
