@@ -51,8 +51,13 @@ def validated_radius(radius: float) -> float:
 
 
 def in_simplex(p: np.ndarray, size: int, tol: float) -> bool:
-    """Whether ``p`` is a probability vector of ``size`` entries (to ``tol``)."""
-    return bool(p.size == size and np.all(p >= -tol) and abs(p.sum() - 1) <= tol)
+    """Whether ``p`` is a probability vector of ``size`` entries (to ``tol``).
+
+    The sum is compared with 1 up to its own rounding error (``size`` ulps) as
+    well: a mixture of two exact distributions can sum to ``1 - 2^-53``.
+    """
+    rounding = size * np.finfo(float).eps
+    return bool(p.size == size and np.all(p >= -tol) and abs(p.sum() - 1) <= tol + rounding)
 
 
 @dataclass(frozen=True)
