@@ -1,0 +1,92 @@
+"""The UCI Adult data set (1994 US census, ``n = 32561``) as used in Sec. VIII-G of
+``rldp-privacy-utility-tradeoff.txt``.
+
+The paper (Fig. 10) pairs the categorical attributes *sex*, *race*,
+*education*, *occupation*, *relationship* and *native-country* as ``(S, U)``
+and labels each panel with ``(a_1, a_2)``. Reading: the attributes are taken
+in the caption's order, two by two -- ``(sex, race) = (2, 5)``,
+``(education, occupation) = (16, 15)``, ``(relationship, native-country) =
+(6, 42)`` -- and no category is merged (the paper names no binning): the
+UCI missing-value mark ``?`` stays a category of its own, which is what makes
+native-country's ``a_2 = 42`` quoted for Fig. 11.
+
+The file is read from a local copy: the UCI ``adult.data`` without a header,
+or the same columns with a header row. :func:`download_adult` fetches the UCI
+file for online users; the tests never call it.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+
+ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num",
+                 "marital-status", "occupation", "relationship", "race", "sex",
+                 "capital-gain", "capital-loss", "hours-per-week", "native-country", "Salary")
+"""Column names of ``adult.data`` (UCI ``adult.names``; the last is the income class)."""
+
+ADULT_PAIRS = (("sex", "race"), ("education", "occupation"), ("relationship", "native-country"))
+"""``(S, U)`` attribute pairs of Fig. 10, in the caption's order."""
+
+ADULT_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data"
+"""The UCI copy :func:`download_adult` fetches."""
+
+ADULT_ENV = "RLDP_ADULT_DATA"
+"""Environment variable naming the local ``adult.data``."""
+
+
+def default_adult_path() -> Path:
+    """``$RLDP_ADULT_DATA``, else ``../shared/data/adult/adult.data`` from the working directory."""
+    return Path(os.environ.get(ADULT_ENV, Path("..") / "shared" / "data" / "adult" / "adult.data"))
+
+
+def load_adult(path: str | Path) -> pd.DataFrame:
+    """The records of ``adult.data`` as strings, one column per attribute.
+
+    Raises
+    ------
+    InputError
+        When the file is absent or does not have the 15 Adult columns.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"Adult data not found at {path}; set {ADULT_ENV} or pass its path "
+                         f"(download: {ADULT_URL})")
+    try:
+        frame = pd.read_csv(path, header=None, skipinitialspace=True, dtype=str)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not an Adult file ({str(exc).splitlines()[0]})") from None
+    if frame.shape[1] != len(ADULT_COLUMNS):
+        raise InputError(f"{path}: expected the 15 Adult columns, got {frame.shape[1]}")
+    if tuple(frame.iloc[0]) == ADULT_COLUMNS:  # the shared copy has a header row
+        frame = frame.iloc[1:].reset_index(drop=True)
+    frame.columns = list(ADULT_COLUMNS)
+    return frame
+
+
+def adult_crosstab(path: str | Path, sensitive: str, public: str) -> Crosstab:
+    """Counts of ``(sensitive, public)`` over all records, categories unmerged (``?`` kept).
+
+    Labels are sorted alphabetically.
+    """
+    frame = load_adult(path)
+    for column in (sensitive, public):
+        if column not in frame.columns:
+            raise InputError(f"no Adult attribute {column!r}; attributes are "
+                             f"{', '.join(ADULT_COLUMNS)}")
+    table = pd.crosstab(frame[sensitive], frame[public]).sort_index().sort_index(axis=1)
+    return Crosstab(table.to_numpy(), tuple(table.index), tuple(table.columns))
+
+
+def download_adult(destination: str | Path) -> Path:
+    """Fetch the UCI ``adult.data`` to ``destination`` (online users only)."""
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    urllib.request.urlretrieve(ADULT_URL, destination)  # noqa: S310 (fixed https URL)
+    return destination

@@ -1,0 +1,90 @@
+"""Plots and table summaries shared by the RLDP paper's experiments (:mod:`.rldp_paper`).
+
+Every figure of Sec. VIII of ``rldp-privacy-utility-tradeoff.txt`` plots a
+utility averaged over the drawn distributions against ``eps`` (horizontal
+axis "eps-LDP", vertical axis ``I(X;Y)/H(X)``), one line per protocol (or per
+``alpha`` in Fig. 8), one panel per instance shape or parameter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from rldp_models.experiments.rldp_methods import COLOURS, LABELS  # noqa: E402
+
+TOLERANCE = 1e-9
+"""Slack when comparing average utilities (the protocols' privacy margins are ~1e-10)."""
+
+
+def mean_curves(table: pd.DataFrame, keys: Sequence[str], value: str = "normalised"
+                ) -> pd.Series:
+    """``value`` averaged over the seeds, indexed by ``(*keys, eps)``."""
+    return table.groupby([*keys, "eps"])[value].mean()
+
+
+def panel_figure(table: pd.DataFrame, panel: Sequence[str], line: str, value: str,
+                 ylabel: str, legend: dict[str, str] | None = None) -> plt.Figure:
+    """One panel per value of ``panel``, one line per value of ``line``, mean ``value`` vs eps."""
+    means = mean_curves(table, [*panel, line], value).reset_index()
+    groups = list(means.groupby(list(panel), sort=True)) if panel else [((), means)]
+    columns = min(4, len(groups))
+    rows = math.ceil(len(groups) / columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.0 * rows),
+                                squeeze=False)
+    for ax, (key, group) in zip(axes.flat, groups):
+        names = legend or LABELS
+        present = set(group[line])
+        for name in [k for k in names if k in present] + sorted(present - set(names)):
+            curve = group[group[line] == name]
+            label = names.get(name, str(name))
+            ax.plot(curve.eps, curve[value], marker=".", label=label,
+                    color=COLOURS.get(name))
+        key = key if isinstance(key, tuple) else (key,)
+        ax.set_title(", ".join(LABELS[v] if k == "method" else f"{k} = {v}"
+                               for k, v in zip(panel, key)), fontsize=9)
+        ax.set_xlabel("ε (ε-LDP)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.set_visible(False)
+    entries = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    order = list((legend or LABELS).values())
+    labels = sorted(entries, key=lambda k: order.index(k) if k in order else len(order))
+    axes.flat[0].legend([entries[k] for k in labels], labels, fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def winners(table: pd.DataFrame, keys: Sequence[str]) -> pd.Series:
+    """The method with the highest mean normalised utility at each ``(*keys, eps)``."""
+    means = mean_curves(table, [*keys, "method"]).dropna()
+    return means.groupby(level=[*range(len(keys)), len(keys) + 1]).idxmax().map(
+        lambda index: index[len(keys)])
+
+
+def best_of(means: pd.Series, method: str, others: Sequence[str]) -> bool:
+    """True when ``method``'s mean is at least every other's (``means`` indexed by method)."""
+    rivals = [means[m] for m in others if m in means and m != method and not math.isnan(means[m])]
+    return all(means[method] >= r - TOLERANCE for r in rivals)
+
+
+def first_winning_eps(means: pd.DataFrame, method: str) -> float:
+    """Smallest eps from which ``method`` stays best (``means``: eps rows, method columns)."""
+    best = means.idxmax(axis=1) == method
+    tail = best[::-1].cummin()[::-1]
+    return float(tail[tail].index.min()) if tail.any() else math.inf
+
+
+def format_means(means: pd.Series) -> str:
+    """A compact ``key: value`` listing for summaries."""
+    return "; ".join(f"{k}: {v:.3g}" for k, v in means.items())

@@ -1,0 +1,125 @@
+"""The protocols compared in Sec. VIII of ``rldp-privacy-utility-tradeoff.txt``, as table rows.
+
+:func:`utility_rows` runs every requested protocol on one crosstab and level
+and returns one row per protocol with ``I_Phat(X;Y)`` (nats), ``H_Phat(X)``
+and the normalised utility ``I_Phat(X;Y) / H_Phat(X)`` the paper plots; with
+a true distribution ``P*`` the rows also carry ``I_{P*}(X;Y)`` (Sec. VIII-F).
+
+Every protocol is built by :mod:`rldp_models.rldp_protocols` and its utility
+computed from its matrix, except UE-CR when its matrix is too large to build
+(``(|U|+1)^|S|`` outputs, e.g. Adult's ``6 x 42``): then the parameters are
+searched and the utility taken from Theorem 20, which is exact at ``P = Phat``
+(:func:`ue_cr_utility_only`). For ``|S| > UE_MAX_SECRETS`` even Theorem 20's
+``2^|S|`` subsets are too many and UE-CR is reported as ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import cvxpy
+import numpy as np
+from scipy.optimize import minimize
+from scipy.stats import entropy
+
+from rldp_models.data import Crosstab
+from rldp_models.rldp_protocols import (grr_conditional, grr_protocol, independent_reporting,
+                                        polyopt_protocol, srr_protocol, ue_conditional)
+from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii,
+                                                   theorem17_levels)
+from rldp_models.rldp_protocols.ue_conditional import lambda_floor, ue_cr_utility
+from rldp_models.utility import MutualInformation
+import solvers
+
+BUILDERS = {"polyopt": polyopt_protocol, "ir": independent_reporting,
+            "grr-cr": grr_conditional, "ue-cr": ue_conditional,
+            "srr": srr_protocol, "grr": grr_protocol}
+"""Protocol builders by the method names used in the tables."""
+
+LABELS = {"polyopt": "PolyOpt", "ir": "IR", "grr-cr": "GRR-CR", "ue-cr": "UE-CR",
+          "srr": "SRR", "grr": "GRR"}
+"""Legend names as in the paper's captions."""
+
+COLOURS = {"polyopt": "tab:purple", "ir": "tab:blue", "grr-cr": "tab:orange",
+           "ue-cr": "tab:green", "srr": "tab:red", "grr": "tab:gray"}
+"""One colour per method across all figures."""
+
+LOW_COMPLEXITY = ("ir", "grr-cr", "ue-cr", "srr", "grr")
+"""The protocols of Figs. 3, 4 and 7 (all but PolyOpt)."""
+
+SOLVER_FAILURES = (cvxpy.error.SolverError, solvers.SolverError)
+"""Failures recorded as ``nan`` rows instead of ending the run."""
+
+UE_MATRIX_LIMIT = 10_000
+"""Largest ``(|U|+1)^|S|`` for which UE-CR's matrix is built."""
+
+UE_MAX_SECRETS = 10
+"""Largest ``|S|`` for which UE-CR is evaluated at all (Theorem 20 sums ``2^|S|`` terms)."""
+
+
+def utility_rows(crosstab: Crosstab, eps: float, alpha: float, methods: Sequence[str],
+                 p_star: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """One row per method: ``method, eps, alpha, utility_hat, entropy_hat, normalised, error``.
+
+    A solver failure (:data:`SOLVER_FAILURES`, e.g. in PolyOpt's LP or its
+    certification) gives ``nan`` utilities and its first line in ``error``.
+
+    With ``p_star`` (shape ``(|S|, |U|)``) the rows add ``utility_star = I_{P*}(X;Y)``
+    computed from the protocol's matrix.
+    """
+    entropy_hat = float(entropy(crosstab.phat.ravel()))
+    rows = []
+    for method in methods:
+        error = ""
+        try:
+            utility, Q = _utility_and_matrix(method, crosstab, eps, alpha)
+            if math.isnan(utility):
+                error = f"skipped: UE-CR with |S| = {crosstab.shape[0]} > {UE_MAX_SECRETS}"
+        except SOLVER_FAILURES as exc:  # one failed LP must not end a 200-instance run
+            utility, Q, error = math.nan, None, f"{type(exc).__name__}: {exc}".splitlines()[0]
+        row = {"method": method, "eps": eps, "alpha": alpha, "utility_hat": utility,
+               "entropy_hat": entropy_hat, "normalised": utility / entropy_hat, "error": error}
+        if p_star is not None:
+            row["utility_star"] = (MutualInformation(p_star.ravel()).total(Q)
+                                   if Q is not None else math.nan)
+        rows.append(row)
+    return rows
+
+
+def _utility_and_matrix(method: str, crosstab: Crosstab, eps: float,
+                        alpha: float) -> tuple[float, np.ndarray | None]:
+    """``I_Phat(X;Y)`` of the method's protocol and its matrix (``None`` if not built)."""
+    n_s, n_u = crosstab.shape
+    if method == "ue-cr" and (n_u + 1) ** n_s > UE_MATRIX_LIMIT:
+        return (ue_cr_utility_only(crosstab, eps, alpha) if n_s <= UE_MAX_SECRETS
+                else math.nan), None
+    protocol = BUILDERS[method](crosstab, eps, alpha)
+    return protocol.utility_hat, protocol.Q
+
+
+def ue_cr_utility_only(crosstab: Crosstab, eps: float, alpha: float) -> float:
+    """Theorem 20's ``I_Phat`` of the best ``(eps, F)``-RLDP UE-CR, without its matrix.
+
+    The same parametrisation as :func:`rldp_models.rldp_protocols.ue_conditional`
+    (``eps_2 = t eps / 2``, ``lambda`` between Theorem 19's floor and ``kappa``),
+    a coarse grid over the unit cube, then a bounded Powell refinement.
+    """
+    phat = crosstab.phat
+    radii = conditional_radii(chi_square_set(crosstab, alpha))
+
+    def utility(point: np.ndarray) -> float:
+        t, kappa, r = np.clip(point, 0.0, 1.0)
+        eps2 = t * eps / 2
+        floor = float(lambda_floor(kappa, eps - eps2))
+        lam = min(kappa, floor + r * (kappa - floor))
+        return ue_cr_utility(phat, float(kappa), lam, theorem17_levels(eps2, radii))
+
+    grid = [np.array(p) for p in np.stack(np.meshgrid(
+        np.linspace(0, 1, 5), np.linspace(0.05, 0.95, 10), np.linspace(0, 1, 5)), -1
+    ).reshape(-1, 3)]
+    start = max(grid, key=utility)
+    refined = minimize(lambda p: -utility(p), start, method="Powell",
+                       bounds=[(0.0, 1.0)] * 3, options={"xtol": 1e-6, "ftol": 1e-10})
+    return max(-float(refined.fun), utility(start))
