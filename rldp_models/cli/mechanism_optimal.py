@@ -69,6 +69,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.certificates.record import LP_CONES
+from rldp_models.certificates.record import VERSION as CERTIFICATE_VERSION
 from rldp_models.cli.common import epsilon
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
@@ -85,7 +87,8 @@ UTILITIES = ("mi", "kl", "tv", "chi2")
 DIVERGENCES = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
 JOINT_NAMES = ("ldp-s", "lip", "srlip")
 SRLIP_OPTIONS = ("attribute_sizes", "split")
-OWN_OPTIONS = ("utility", "prior0", "prior1", "joint", *SRLIP_OPTIONS)
+STAIRCASE_OPTIONS = ("method",)
+OWN_OPTIONS = ("utility", "prior0", "prior1", "joint", *SRLIP_OPTIONS, *STAIRCASE_OPTIONS)
 CLOSED_FORM_OPTIONS = ("k", "counts", "delta", "sensitive")
 
 PROBABILITY_SUM_TOLERANCE = 1e-9
@@ -140,6 +143,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "(last attribute fastest)")
     group.add_argument("--split", type=epsilon, nargs="+", metavar="E",
                        help="srlip: per-attribute budgets (default eps/m each)")
+    group.add_argument("--method", choices=("auto", "enumerate", "column-generation"),
+                       help="staircase: price all 2^k patterns (enumerate, k <= 24), use the "
+                            "exact pricing oracle (column-generation, mi/kl/tv, k <= 64), or "
+                            "choose by k (auto, the default)")
 
 
 def reject_options(args: argparse.Namespace) -> None:
@@ -152,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
     _reject(args, CLOSED_FORM_OPTIONS, "the closed-form mechanisms")
     if args.name != "srlip":
         _reject(args, SRLIP_OPTIONS, "srlip")
+    if args.name != "staircase":
+        _reject(args, STAIRCASE_OPTIONS, "staircase")
     problem = _problem(args)
     if args.name == "srlip":
         record = _srlip_record(args, problem)
@@ -281,9 +290,11 @@ def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
 def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
     """OUT.json of ``staircase``, ``ldp-s`` or ``lip``."""
     from rldp_models import conelp
+    from rldp_models.certificates.lp import writer_fields
 
     if args.name == "staircase":
-        result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility)
+        result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility,
+                                            method=args.method or "auto")
     elif args.name == "ldp-s":
         result = conelp.ldp_wrt_secret_mechanism(problem.joint, args.eps, problem.utility)
     else:
@@ -293,25 +304,31 @@ def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]
     outputs = [str(y) for y in range(result.Q.shape[1])]
     return {**_common_record(args, problem, result.Q, result.utility, outputs),
             "repair_method": result.repair.method, "repair_weight": result.repair.weight,
-            "certificate": _certificate_record(certificate, dual),
+            "certificate": {**_certificate_record(certificate, dual),
+                            **writer_fields(LP_CONES[args.name], problem.measure,
+                                            problem.utility, args.eps, dual, problem.joint)},
             "privacy_check": _privacy_check(args.name, result.Q, args.eps, problem)}
 
 
 def _srlip_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
     """OUT.json of ``srlip``: the product, its attributes and per-attribute certificates."""
     from rldp_models import conelp
+    from rldp_models.certificates.lp import attribute_writer_fields
 
     sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
     result = conelp.srlip_mechanism(problem.joint.reshape(-1, *sizes), args.eps, args.split)
     outputs = [[str(y) for y in ys] for ys in
                itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
-    per_attribute = [_certificate_record(a.solution.certificate, a.solution.certificate.dual)
-                     for a in result.attributes]
+    joint = problem.joint.reshape(-1, *sizes)
+    per_attribute = [{**_certificate_record(a.solution.certificate, a.solution.certificate.dual),
+                      **attribute_writer_fields(joint, j, a.eps, a.solution.certificate.dual)}
+                     for j, a in enumerate(result.attributes)]
     return {**_common_record(args, problem, result.Q, result.utility, outputs),
             "repair_method": [a.repair.method for a in result.attributes],
             "repair_weight": [a.repair.weight for a in result.attributes],
             "product_repair": {"method": result.repair.method, "weight": result.repair.weight},
-            "certificate": {key: [c[key] for c in per_attribute] for key in per_attribute[0]},
+            "certificate": {"kind": "lp-dual", "version": CERTIFICATE_VERSION, "cone": "srlip",
+                            **{key: [c[key] for c in per_attribute] for key in per_attribute[0]}},
             "privacy_check": _srlip_check(result, problem, sizes),
             "attribute_sizes": list(sizes), "split": list(result.split),
             "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
@@ -323,8 +340,12 @@ def _common_record(args: argparse.Namespace, problem: Problem, Q: np.ndarray, ut
     labels: dict[str, Any] = {"X": problem.x_labels, "Y": outputs}
     if problem.s_labels is not None:
         labels = {"S": problem.s_labels, **labels}
-    return {"mechanism": args.name, "eps": args.eps, "utility_measure": problem.measure,
-            "utility": utility, "labels": labels, "Q": Q.tolist()}
+    record = {"result_type": "mechanism", "mechanism": args.name, "eps": args.eps,
+              "utility_measure": problem.measure, "utility": utility, "labels": labels,
+              "Q": Q.tolist()}
+    if problem.joint is not None:
+        record["joint"] = problem.joint.tolist()
+    return record
 
 
 def _attribute_sizes(sizes: list[int] | None, a: int) -> tuple[int, ...]:

@@ -144,11 +144,11 @@ def staircase_rays(size: int, ratio: float) -> ExplicitRays | StaircaseRays:
     """
     if size < 1:
         raise InputError(f"the input alphabet needs at least one symbol, got {size}")
-    if size > MAX_STAIRCASE_SIZE:
-        raise InputError(f"the staircase LP enumerates 2^k patterns; k = {size} exceeds "
-                         f"{MAX_STAIRCASE_SIZE}")
     if not ratio >= 1.0:
         raise InputError(f"the staircase ratio must be >= 1, got {ratio}")
     if ratio == 1.0 or size == 1:
         return ExplicitRays(np.ones((size, 1)))
+    if size > MAX_STAIRCASE_SIZE:
+        raise InputError(f"the staircase LP enumerates 2^k patterns; k = {size} exceeds "
+                         f"{MAX_STAIRCASE_SIZE} (use column generation)")
     return StaircaseRays(size, float(ratio))
