@@ -125,7 +125,7 @@ def _float_rays(rows: np.ndarray) -> np.ndarray:
         raise FloatDoubleDescriptionError("two constraints are nearly opposite: the cone is "
                                           "a slab too thin for float cdd")
     first, second = (_cdd_rays(rows, order) for order in _ROW_ORDERS)
-    polished = _polish(rows, first)
+    polished = polish_rays(rows, first)
     if not _same_rays(polished, second / second.sum(axis=0)):
         raise FloatDoubleDescriptionError("two row orders gave different rays")
     return polished
@@ -162,8 +162,12 @@ def _cdd_rays(rows: np.ndarray, order: cdd.RowOrderType) -> np.ndarray:
     return rays
 
 
-def _polish(rows: np.ndarray, rays: np.ndarray) -> np.ndarray:
+def polish_rays(rows: np.ndarray, rays: np.ndarray) -> np.ndarray:
     """Each ray replaced by the null vector of its tight constraints; checks 2-4.
+
+    ``rows`` must have unit norm. Raises :class:`FloatDoubleDescriptionError`
+    when a ray's tight constraints do not have rank ``d - 1`` or the result
+    violates a constraint.
 
     The tight orthant constraints ``q_x >= 0`` fix the ray's zeros, so the null
     vector is computed on the support only, from the tight rows of ``A``

@@ -76,20 +76,35 @@ def _add_inequality(rays: list[_Ray], row: tuple[int, ...], index: int,
     negative = [(ray, value) for ray, value in zip(rays, values) if value < 0]
     kept = [ray for ray, value in positive]
     kept += [_Ray(ray.vector, ray.zeros | bit) for ray, value in zip(rays, values) if value == 0]
-    for plus, plus_value in positive:
-        for minus, minus_value in negative:
-            if _adjacent(plus, minus, rays, dimension):
-                kept.append(_combine(plus, plus_value, minus, minus_value, bit))
+    if positive and negative:
+        words = _words([ray.zeros for ray in rays], index)
+        for plus, plus_value in positive:
+            for minus, minus_value in negative:
+                if _adjacent(plus, minus, words, dimension, index):
+                    kept.append(_combine(plus, plus_value, minus, minus_value, bit))
     return kept
 
 
-def _adjacent(first: _Ray, second: _Ray, rays: list[_Ray], dimension: int) -> bool:
-    """Combinatorial adjacency: no third ray is tight on every constraint both share."""
+def _words(masks: list[int], bits: int) -> np.ndarray:
+    """Bitmasks as rows of 64-bit words, shape ``(len(masks), ceil(bits / 64))``."""
+    count = max(1, -(-bits // 64))
+    full = (1 << 64) - 1
+    return np.array([[(mask >> (64 * w)) & full for w in range(count)] for mask in masks],
+                    dtype=np.uint64).reshape(len(masks), count)
+
+
+def _adjacent(first: _Ray, second: _Ray, words: np.ndarray, dimension: int, bits: int) -> bool:
+    """Combinatorial adjacency: no third ray is tight on every constraint both share.
+
+    ``words`` holds every current ray's tight set (:func:`_words`); exactly two
+    rays, ``first`` and ``second``, may contain the common tight set.
+    """
     common = first.zeros & second.zeros
     if common.bit_count() < dimension - 2:
         return False
-    return not any(ray is not first and ray is not second and ray.zeros & common == common
-                   for ray in rays)
+    pattern = _words([common], bits)[0]
+    containing = np.all((words & pattern) == pattern, axis=1)
+    return int(np.count_nonzero(containing)) == 2
 
 
 def _combine(plus: _Ray, plus_value: int, minus: _Ray, minus_value: int, bit: int) -> _Ray:

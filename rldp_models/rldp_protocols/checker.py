@@ -12,12 +12,22 @@ proven exactly (:func:`~rldp_models.privacy.matrix_checks.certify_ldp` with
 groups ``s``): ``(eps, P_X)``-RLDP implies ``(eps, F)``-RLDP, and it closes the
 bisection's last ulps for protocols such as SRR whose ratio reaches ``e^eps``
 on ``F`` (zero cells make degenerate conditionals feasible).
+
+:func:`polytope_level` is a fast exact path for protocols built on polytopes
+``D_s`` enclosing the conditionals ``F_{U|s}`` (PolyOpt, Theorem 11): the
+level over ``D`` is at least the level over ``F``, and it is computed in
+rational arithmetic from the vertices of ``D_s``, so it is a proven upper
+bound without any solver.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -87,6 +97,51 @@ def proposition4_level(Q: np.ndarray, shape: tuple[int, int]) -> float:
             break
         proven, level = level, float(np.nextafter(level, -1.0))
     return proven
+
+
+def polytope_level(Q: np.ndarray, vertices: list[list[list[Fraction]]]) -> float:
+    """A proven bound on the RLDP level of ``Q`` when each ``F_{U|s}`` is in ``conv(vertices[s])``.
+
+    ``P(y|s) = R_s.Q_{s,y}`` with ``R_s = P_{U|s}``, so the level is at most
+    ``log max_{y, s1 != s2} max_{r1} r1.Q_{s1,y} / min_{r2} r2.Q_{s2,y}`` over the
+    vertices ``r1`` of ``D_{s1}`` and ``r2`` of ``D_{s2}`` (a linear ratio is
+    extremal at vertices; Theorem 11 of ``rldp-privacy-utility-tradeoff.txt``).
+    The ratios are exact rationals of the float entries of ``Q``; the log is
+    rounded up in interval arithmetic. ``inf`` when a denominator can vanish
+    under a positive numerator.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (|S||U|, |Y|)
+        ``x = (s, u)`` row-major.
+    vertices : list
+        ``vertices[s]``: the vertices of ``D_s``, exact, each of length ``|U|``.
+    """
+    n_s, n_u = len(vertices), len(vertices[0][0])
+    blocks = np.asarray(Q, dtype=float).reshape(n_s, n_u, -1)
+    worst = Fraction(1)
+    for y in range(blocks.shape[2]):
+        values = [_vertex_values(blocks[s, :, y], vertices[s]) for s in range(n_s)]
+        for s1, s2 in itertools.permutations(range(n_s), 2):
+            top, bottom = max(values[s1]), min(values[s2])
+            if top == 0:
+                continue
+            if bottom == 0:
+                return math.inf
+            worst = max(worst, top / bottom)
+    return _log_rounded_up(worst)
+
+
+def _vertex_values(column: np.ndarray, vertices: list[list[Fraction]]) -> list[Fraction]:
+    exact = [Fraction(float(value)) for value in column]
+    return [sum((r * q for r, q in zip(vertex, exact)), Fraction(0)) for vertex in vertices]
+
+
+def _log_rounded_up(ratio: Fraction) -> float:
+    """A float ``>= log(ratio)`` (``ratio >= 1``), from an mpmath interval enclosure."""
+    high = mpmath.iv.log(mpmath.iv.mpf(ratio.numerator) / ratio.denominator).b
+    value = float(high)
+    return value if mpmath.mpf(value) >= high else math.nextafter(value, math.inf)
 
 
 def is_rldp(Q: ArrayLike, crosstab: Crosstab, alpha: float, eps: float) -> bool:

@@ -71,12 +71,26 @@ def safe_coordinate_bounds(phat: np.ndarray, radius: float,
         An enclosure of ``B`` (for Lemma 8's ``B_s``); default the point ``B``.
     """
     radius_iv = iv.mpf(radius) if radius_iv is None else radius_iv
-    lower, upper = ChiSquareSet(phat, radius).coordinate_bounds()
-    lower, upper = lower.copy(), upper.copy()
+    lower, upper = lemma9_roots(np.asarray(phat, dtype=float), float(radius))
     for x, q in enumerate(phat):
         lower[x] = _step_until_proven(min(lower[x], q), q, radius_iv, 0.0)
         upper[x] = _step_until_proven(max(upper[x], q), q, radius_iv, 1.0)
     return lower, upper
+
+
+def lemma9_roots(phat: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """The roots of eq. (41), ``(B+1) p^2 - (B + 2 Phat) p + Phat^2 = 0``: eqs. (36)-(37).
+
+    In floating point, without cancellation: the larger root by the quadratic
+    formula, the smaller from Vieta's ``p_lo p_hi = Phat^2 / (B+1)``.
+    :func:`safe_coordinate_bounds` then proves them outward, so only their
+    accuracy, not their safety, rests on rounding.
+    """
+    a, b, c = radius + 1.0, radius + 2.0 * phat, phat**2
+    root = np.sqrt(np.maximum(b * b - 4.0 * a * c, 0.0))
+    upper = (b + root) / (2.0 * a)
+    lower = np.divide(c, a * upper, out=np.zeros_like(upper), where=upper > 0)
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 def _step_until_proven(p: float, phat: float, radius_iv: "mpmath.iv.mpf", limit: float) -> float:

@@ -20,7 +20,7 @@ from rldp_models.conelp import (ConeLP, extreme_rays, inner_ratio, ldp_wrt_secre
 from rldp_models.errors import InputError
 from rldp_models.privacy import (ldp_wrt_secret_epsilon, lip_epsilon, srlip_epsilon,
                                  srlip_epsilons)
-from rldp_models.utility import MutualInformation
+from rldp_models.utility import KLDivergence, MutualInformation
 
 RTOL = 1e-8  # the inward privacy margin costs about 2e-9 relative utility
 
@@ -72,6 +72,23 @@ def test_ldp_wrt_secret_equals_brute_force(c: int, eps: float) -> None:
     rows = [np.exp(eps) * given_s[t] - given_s[s] for s in range(c) for t in range(c) if s != t]
     brute = mechanism_polytope_optimum(joint.sum(axis=0), np.array(rows), 4)
     assert ldp_wrt_secret_mechanism(joint, eps).utility == pytest.approx(brute, rel=RTOL)
+    generated = ldp_wrt_secret_mechanism(joint, eps, method="column-generation")
+    assert generated.utility == pytest.approx(brute, rel=RTOL)
+    assert_ldp_wrt_secret(generated.Q, joint, eps)
+
+
+def test_ldp_wrt_secret_method_choice() -> None:
+    joint = random_joint(np.random.default_rng(4), 5, 12)  # 20 ratio rows: auto prices
+    auto = ldp_wrt_secret_mechanism(joint, 1.0)
+    assert auto.utility == pytest.approx(
+        ldp_wrt_secret_mechanism(joint, 1.0, method="enumerate").utility, rel=RTOL)
+    assert_ldp_wrt_secret(auto.Q, joint, 1.0)
+    with pytest.raises(InputError, match="method"):
+        ldp_wrt_secret_mechanism(joint, 1.0, method="simplex")
+    with pytest.raises(InputError, match="mutual information"):
+        ldp_wrt_secret_mechanism(joint, 1.0, utility=KLDivergence(joint[0] / joint[0].sum(),
+                                                                   joint[1] / joint[1].sum()),
+                                 method="column-generation")
 
 
 @pytest.mark.parametrize("c", [2, 3])

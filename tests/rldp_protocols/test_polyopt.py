@@ -53,6 +53,25 @@ def test_value_equals_brute_force_enumeration(name: str, eps: float) -> None:
     assert result.certificate.max_violation <= 1e-9
 
 
+@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("eps", [0.2, 8.0])
+def test_column_generation_equals_brute_force_enumeration(name: str, eps: float) -> None:
+    counts = np.array(SMALL[name])
+    result = polyopt_protocol(Crosstab.from_array(counts), eps, method="column-generation")
+    vertices = gamma_polytope_vertices(lemma9_min(counts, 0.05), np.exp(eps))
+    reference = ray_lp_value(vertices, (counts / counts.sum()).ravel())
+    assert result.method == "column-generation" and result.certificate.verified
+    assert result.utility_hat == pytest.approx(reference, rel=1e-7, abs=1e-9)
+    assert result.certificate.upper_bound >= reference - 1e-9
+    assert result.rldp_certified_eps <= eps and result.rldp_certified_eps_q2 <= eps
+    assert 0 < result.lower_bound <= result.utility_hat
+
+
+def test_unknown_method_is_rejected() -> None:
+    with pytest.raises(InputError, match="method"):
+        polyopt_protocol(Crosstab.from_array(SMALL["2x2"]), 1.0, method="simplex")
+
+
 def test_safe_bounds_enclose_lemma9() -> None:
     """The package's P^min lies below eq. (36) evaluated at 50 digits, and within 1e-12."""
     counts = np.array(SMALL["2x3"])
@@ -106,7 +125,16 @@ def test_3x3_sweep_is_private(eps: float) -> None:
 @pytest.mark.parametrize("eps", [0.2, 0.5, 2.0, 5.0, 8.0])
 def test_3x4_sweep_is_private(eps: float) -> None:
     result = solved(3, 4, eps)
+    assert result.method == ("enumerate" if eps <= 0.25 else "column-generation")
     assert result.rldp_certified_eps <= eps and result.certificate.verified
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [0.2, 8.0])
+def test_3x3_column_generation_matches_enumeration(eps: float) -> None:
+    generated = polyopt_protocol(jeffreys(3, 3), eps, method="column-generation")
+    assert generated.certificate.verified and generated.rldp_certified_eps <= eps
+    assert generated.utility_hat == pytest.approx(solved(3, 3, eps).utility_hat, rel=1e-8)
 
 
 def _direct_robust_mi(Q: np.ndarray, counts: np.ndarray, alpha: float, starts: int = 6) -> float:

@@ -128,3 +128,24 @@ def test_a_protocol_revealing_the_secret_has_an_unbounded_level():
     level = rldp_epsilon(reveal, crosstab, ALPHA)
     assert level.certified == np.inf
     assert not is_rldp(reveal, crosstab, ALPHA, 10.0)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_polytope_level_bounds_the_brute_force_supremum(case):
+    """Theorem 11's bound over the polytopes D_s: above the supremum over F, and equal to
+    the ratio of vertex values recomputed here in floats."""
+    from rldp_models.rldp_protocols.checker import polytope_level
+    from rldp_models.rldp_protocols.polyopt import gamma_vertices
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    counts, seed = np.array(CASES[case][0]), CASES[case][1]
+    Q = random_protocol(counts.shape, 3, seed)
+    vertices = gamma_vertices(ChiSquareSet.from_counts(counts, ALPHA), finer=True)
+    level = polytope_level(Q, vertices)
+    assert brute_force_level(Q, counts, seed) <= level + 1e-12
+    blocks = Q.reshape(*counts.shape, -1)
+    values = [np.array(vertices[s], dtype=float) @ blocks[s] for s in range(counts.shape[0])]
+    ratio = max(float((values[s1].max(axis=0) / values[s2].min(axis=0)).max())
+                for s1, s2 in itertools.permutations(range(counts.shape[0]), 2))
+    assert level == pytest.approx(np.log(ratio), abs=1e-12)  # float reference: to rounding
+    assert polytope_level(np.kron(np.eye(2), np.ones((counts.shape[1], 1))), vertices) == np.inf

@@ -1,0 +1,410 @@
+"""A pricing oracle for polyhedral cones and mutual information: concave minimisation by B&B.
+
+Column generation (:mod:`rldp_models.conelp.pricing`) asks, at a master dual
+``lam``, for the largest reduced cost per unit mass ``(mu(v) - lam.v) / (1.v)``
+over the rays of a pointed polyhedral cone ``C = {v >= 0 : A v >= 0}``. For
+mutual information (``extremal-mechanisms-ldp.txt``, the display after eq. (18))
+``mu(v) = sum_x p_x v_x log v_x - (p.v) log(p.v)``; on the slice
+``P = {v in C : p.v = 1}`` (bounded when ``p > 0``) the last term vanishes and
+
+``h(v) = mu(v) - lam.v = sum_x (p_x v_x log v_x - lam_x v_x)``
+
+is convex and *separable*. Maximising it over the polytope ``P`` is a concave
+minimisation, whose optimum is a vertex of ``P`` (an extreme ray of ``C``).
+:class:`ConcavePricing` solves it by spatial branch and bound over boxes
+``l <= v <= u`` (Horst and Tuy, *Global Optimization*, Ch. VI-VII): on a box
+each ``p_x v_x log v_x`` lies below its secant, so the LP of the secants over
+``P`` and the box bounds the node from above. Bounds are *proven*: each is
+recomputed from the LP's row multipliers by weak duality with the box (any
+multipliers give a valid bound, so the LP solver's rounding cannot make it
+too small), plus a rounding allowance. Nodes are split at the relaxation's
+point on the coordinate with the largest secant gap (omega-subdivision),
+which makes the relaxation exact at the vertices it visits.
+
+The bound ``H >= max_P h`` becomes one on the reduced cost per unit mass
+through the range ``[m_lo, m_hi]`` of ``1.v`` on ``P`` (proven the same way):
+``h(v) / (1.v) <= H / m_lo`` if ``H > 0``, else ``<= H / m_hi``. Candidates
+are pushed to a vertex of ``P`` (an LP along the gradient of ``h``, which
+cannot decrease a convex ``h`` when the gradient is finite) and polished onto
+their tight constraints (:func:`~rldp_models.conelp.double_description.polish_rays`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+from scipy.special import xlogy
+
+from rldp_models.conelp.double_description import FloatDoubleDescriptionError, polish_rays
+from rldp_models.conelp.pricing import PricingResult
+from rldp_models.errors import InputError
+
+ROUNDING_ALLOWANCE = 1e-12
+"""Added to every node bound for the float evaluation of secants and multipliers."""
+
+GAP_TOLERANCE = 2e-10
+"""A node whose bound exceeds the best value found (or 0) by at most this is closed
+(a certificate needs ``<= 1e-9`` per unit mass, and ``1.v >= 1`` on ``p.v = 1``)."""
+
+GOOD_ENOUGH = 0.5
+"""Pricing stops early once a ray reaches this fraction of the proven bound on ``h``."""
+
+EARLY_NODES = 4
+"""Once a ray of positive reduced cost is known, pricing stops after this many nodes per
+input: column generation gains more from a new master than from the best ray."""
+
+LOCAL_STEPS = 10
+"""Gradient steps per start of the local search that precedes branch and bound."""
+
+MAX_NODES = 1_000_000
+"""Nodes per pricing call; the bound returned is valid whenever it stops."""
+
+_INF = highspy.kHighsInf
+
+
+@dataclass(order=True)
+class _Node:
+    """A box ``lower <= v <= upper``: ``priority`` is minus its bound, ``point`` its LP point."""
+
+    priority: float
+    lower: np.ndarray = field(compare=False)
+    upper: np.ndarray = field(compare=False)
+    point: np.ndarray = field(compare=False, default_factory=lambda: np.zeros(0))
+
+
+class ConcavePricing:
+    """Pricing oracle (:class:`~rldp_models.conelp.pricing.PricingOracle`) for ``I(X;Y)`` on a cone.
+
+    Parameters
+    ----------
+    rows : ndarray, shape (m, d)
+        ``A``: the cone is ``{v >= 0 : A v >= 0}`` (the convention of
+        :func:`~rldp_models.conelp.double_description.extreme_rays`); it must
+        be pointed and contain a nonzero vector.
+    prior : ndarray, shape (d,)
+        ``p >= 0``: ``mu`` is the mutual-information column utility under ``p``.
+    max_nodes : int
+        Branch-and-bound nodes per :meth:`price` call.
+
+    Raises
+    ------
+    InputError
+        If the slice ``p.v = 1`` is empty or unbounded (a ray of ``C`` lives
+        on inputs of zero prior).
+    """
+
+    def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES) -> None:
+        rows = np.asarray(rows, dtype=float)
+        norms = np.linalg.norm(rows, axis=1)
+        self.rows = rows[norms > 0] / norms[norms > 0, None]
+        self.prior = np.asarray(prior, dtype=float)
+        if self.rows.shape[1:] != self.prior.shape:
+            raise InputError(f"the cone rows have {rows.shape[1]} columns, the prior "
+                             f"{self.prior.size} entries")
+        if np.any(self.prior < 0) or not np.any(self.prior > 0):
+            raise InputError("the prior must be nonnegative and not all zero")
+        self.max_nodes = max_nodes
+        self._highs = self._model()
+        self._lower, self._upper, self._vertices = self._root_box()
+        self._mass = self._mass_range()
+        self._recent = self._vertices
+
+    # ------------------------------------------------------------- protocol
+    @property
+    def dimension(self) -> int:
+        return self.prior.size
+
+    def seed(self) -> np.ndarray:
+        """The vertices of ``P`` found while bounding each coordinate, plus ``1`` if in ``C``."""
+        columns = [self._vertices]
+        if np.all(self.rows @ np.ones(self.dimension) >= 0):
+            columns.append(np.full((self.dimension, 1), 1.0 / self.dimension))
+        return _distinct(np.hstack(columns))
+
+    def price(self, dual: np.ndarray, count: int) -> PricingResult:
+        """Rays of largest ``(mu(v) - dual.v) / (1.v)`` and a proven bound over all rays.
+
+        Stops early once a ray of positive reduced cost is found (see
+        :data:`GOOD_ENOUGH`), so the bound is tight only near ``<= 0``, the
+        case that certifies the master; :meth:`tight_bound` tightens it anywhere.
+        """
+        return self._search(np.asarray(dual, dtype=float), count, complete=False)
+
+    def tight_bound(self, dual: np.ndarray, tolerance: float = 1e-10) -> tuple[float, float]:
+        """``(low, high)`` with ``low <= max_v (mu(v) - dual.v) / (1.v) <= high``, proven, tight.
+
+        Dinkelbach's method on a shift ``delta``: the largest reduced cost at
+        ``dual + delta 1`` is the one at ``dual`` minus ``delta``. Each round
+        runs branch and bound to the end at the shift ``delta`` = the best
+        reduced cost found so far, which bounds all rays near ``0``, where the
+        bound is tight. ``low`` is attained by a ray found; ``high - low <=
+        tolerance`` unless 50 rounds did not suffice.
+        """
+        dual = np.asarray(dual, dtype=float)
+        delta = -math.inf
+        high = math.inf
+        shift = 0.0
+        for _ in range(50):
+            result = self._search(dual + shift, 1, complete=True)
+            ray = result.rays[:, 0]
+            found = (result.utilities[0] - (dual + shift) @ ray) / ray.sum()
+            delta = max(delta, shift + found)
+            high = min(high, shift + result.upper_bound)
+            if high - delta <= tolerance:
+                break
+            shift = delta
+        return float(delta), float(high)
+
+    def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
+        """Branch and bound; ``complete`` runs it until the bound meets the best ray."""
+        early = GOOD_ENOUGH if not complete else math.inf
+        closed = -math.inf
+        root = self._bound(dual, self._lower, self._upper)
+        if root is None:
+            raise InputError("no LP solution on the cone's slice p.v = 1")
+        heap = [_Node(-root[0], self._lower, self._upper, root[1])]
+        pool = self._local_search(dual, [root[1]] + list(self._recent.T))
+        best = max(value for value, _ in pool)
+        nodes = 1
+        while heap:
+            node = heapq.heappop(heap)
+            bound = -node.priority
+            value = self.objective(node.point, dual)
+            best = max(best, value)
+            pool.append((value, node.point))
+            if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
+                    not complete and best > GAP_TOLERANCE and (
+                        best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
+                closed = bound
+                break
+            for child in self._split(node):
+                found = self._bound(dual, child.lower, child.upper)
+                nodes += 1
+                if found is not None:  # a child's bound is also its parent's
+                    child.priority, child.point = -min(found[0], bound), found[1]
+                    heapq.heappush(heap, child)
+        top = max([closed, best] + [-n.priority for n in heap])
+        per_mass = top / self._mass[0] if top > 0 else top / self._mass[1]
+        rays = self._candidates(pool, dual, count)
+        self._recent = np.hstack([rays, self._vertices])
+        return PricingResult(rays, self.utility(rays), float(per_mass), nodes)
+
+    # ----------------------------------------------------------- the utility
+    def utility(self, V: np.ndarray) -> np.ndarray:
+        """``mu`` of each column of ``V`` (mutual information's column utility)."""
+        t = self.prior @ V
+        return self.prior @ xlogy(V, V) - xlogy(t, t)
+
+    def objective(self, v: np.ndarray, dual: np.ndarray) -> float:
+        """``h(v) = sum_x (p_x v_x log v_x - dual_x v_x)`` (``mu(v) - dual.v`` when ``p.v = 1``)."""
+        return float(self.prior @ xlogy(v, v) - dual @ v)
+
+    def reduced(self, v: np.ndarray, dual: np.ndarray) -> float:
+        """``(mu(v) - dual.v) / (1.v)`` for any nonzero ``v`` of the cone."""
+        return float(self.utility(v[:, None])[0] - dual @ v) / float(v.sum())
+
+    # ------------------------------------------------------------ the model
+    def _model(self) -> highspy.Highs:
+        """Variables ``v``; rows ``A v >= 0`` and ``p.v = 1``."""
+        d = self.prior.size
+        highs = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        highs.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        highs.addVars(d, np.zeros(d), np.full(d, _INF))
+        for row in self.rows:
+            index = np.flatnonzero(row)
+            highs.addRow(0.0, _INF, index.size, index.astype(np.int32), row[index])
+        highs.addRow(1.0, 1.0, d, np.arange(d, dtype=np.int32), self.prior)
+        return highs
+
+    def _run(self, cost: np.ndarray, lower: np.ndarray, upper: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Minimise ``cost.v`` over ``P`` in the box; the point and the row multipliers."""
+        d = self.prior.size
+        index = np.arange(d, dtype=np.int32)
+        self._highs.changeColsCost(d, index, cost)
+        self._highs.changeColsBounds(d, index, lower, upper)
+        self._highs.run()
+        if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        solution = self._highs.getSolution()
+        return np.clip(np.asarray(solution.col_value), 0.0, None), np.asarray(solution.row_dual)
+
+    def _proven_minimum(self, cost: np.ndarray, multipliers: np.ndarray,
+                        lower: np.ndarray, upper: np.ndarray) -> float:
+        """A lower bound on ``min cost.v`` over ``P`` in the box, by weak duality.
+
+        For any row multipliers ``y`` (the cone rows' clipped to ``>= 0``, the
+        only sign valid for ``a.v >= 0``), ``cost.v >= sum_j min(r_j l_j, r_j u_j)
+        + y_p`` with ``r = cost - A^T y_A - y_p p``: exact algebra, whatever the
+        solver's accuracy; the allowance covers this evaluation's rounding.
+        """
+        cone = np.maximum(multipliers[:-1], 0.0)
+        simplex = float(multipliers[-1])
+        reduced = cost - self.rows.T @ cone - simplex * self.prior
+        box = np.minimum(reduced * lower, reduced * upper)
+        return float(box.sum() + simplex - ROUNDING_ALLOWANCE)
+
+    def _bound(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray
+               ) -> tuple[float, np.ndarray] | None:
+        """A proven bound on ``h`` over ``P`` in the box, and the relaxation's maximiser."""
+        slope, constant = self._secants(lower, upper)
+        cost = dual - slope
+        solved = self._run(cost, lower, upper)
+        if solved is None:
+            return None
+        return constant - self._proven_minimum(cost, solved[1], lower, upper), solved[0]
+
+    def _secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, float]:
+        """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]``."""
+        f_low = self.prior * xlogy(lower, lower)
+        f_high = self.prior * xlogy(upper, upper)
+        width = upper - lower
+        slope = np.divide(f_high - f_low, width, out=np.zeros_like(width), where=width > 0)
+        return slope, float(np.sum(f_low - slope * lower))
+
+    def _split(self, node: _Node) -> list[_Node]:
+        """Two boxes split at the node's point on the coordinate of largest secant gap."""
+        slope, _ = self._secants(node.lower, node.upper)
+        point = np.clip(node.point, node.lower, node.upper)
+        f_low = self.prior * xlogy(node.lower, node.lower)
+        gap = f_low + slope * (point - node.lower) - self.prior * xlogy(point, point)
+        x = int(np.argmax(gap))
+        cut = point[x]
+        if not node.lower[x] < cut < node.upper[x]:
+            cut = 0.5 * (node.lower[x] + node.upper[x])
+        left_upper, right_lower = node.upper.copy(), node.lower.copy()
+        left_upper[x], right_lower[x] = cut, cut
+        return [_Node(0.0, *self._tightened(node.lower, left_upper)),
+                _Node(0.0, *self._tightened(right_lower, node.upper))]
+
+    def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The box shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
+
+        Exact consequences of the slice's equation, rounded outward by a few ulps.
+        """
+        positive = self.prior > 0
+        low_mass, high_mass = self.prior @ lower, self.prior @ upper
+        with np.errstate(divide="ignore", invalid="ignore"):
+            top = (1.0 - (low_mass - self.prior * lower)) / self.prior
+            bottom = (1.0 - (high_mass - self.prior * upper)) / self.prior
+        slack = 1e-12 * (1.0 + np.abs(upper))
+        new_upper = np.where(positive, np.minimum(upper, top + slack), upper)
+        new_lower = np.where(positive, np.maximum(lower, bottom - slack), lower)
+        return np.minimum(new_lower, new_upper), np.maximum(new_lower, new_upper)
+
+    def _root_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Proven bounds on each ``v_x`` over ``P`` (2d LPs) and the vertices found.
+
+        ``p_x v_x <= p.v = 1`` caps the inputs of positive prior; the others get
+        twice their LP maximum plus 1 as a trial cap. The box is then proven to
+        contain ``P``: every bound of ``P`` in the capped box is proven strictly
+        inside the cap, and a convex ``P`` meeting the box without reaching its
+        boundary lies inside it.
+        """
+        d = self.prior.size
+        cap = np.array([1.0 / p if p > 0 else 2.0 * self._maximum(x) + 1.0
+                        for x, p in enumerate(self.prior)])
+        lower, upper, vertices = np.zeros(d), cap.copy(), []
+        for x in range(d):
+            for sign in (1.0, -1.0):
+                cost = np.zeros(d)
+                cost[x] = sign
+                solved = self._run(cost, np.zeros(d), cap)
+                if solved is None:
+                    raise InputError("the cone's slice p.v = 1 is empty")
+                vertices.append(solved[0])
+                proven = sign * self._proven_minimum(cost, solved[1], np.zeros(d), cap)
+                if sign > 0:
+                    lower[x] = min(max(proven, 0.0), solved[0][x])
+                else:
+                    upper[x] = max(proven, solved[0][x])
+        if np.any((self.prior == 0) & (upper >= cap)):
+            raise InputError("could not bound the cone's slice p.v = 1")
+        return lower, np.minimum(upper, cap), self._exact_vertices(np.array(vertices).T)
+
+    def _maximum(self, x: int) -> float:
+        """``max v_x`` over ``P`` by the LP without a box (a trial value, not a proof)."""
+        d = self.prior.size
+        cost = np.zeros(d)
+        cost[x] = -1.0
+        solved = self._run(cost, np.zeros(d), np.full(d, _INF))
+        if solved is None:
+            raise InputError("the cone's slice p.v = 1 is empty or unbounded (a ray of the "
+                             "cone lives on inputs of zero prior)")
+        return float(solved[0][x])
+
+    def _mass_range(self) -> tuple[float, float]:
+        """Proven ``m_lo <= 1.v <= m_hi`` on ``P`` (``m_lo >= 1 / max p > 0``)."""
+        ones = np.ones(self.dimension)
+        bounds = []
+        for sign in (1.0, -1.0):
+            solved = self._run(sign * ones, self._lower, self._upper)
+            if solved is None:
+                raise InputError("no LP solution on the cone's slice p.v = 1")
+            bounds.append(sign * self._proven_minimum(sign * ones, solved[1], self._lower,
+                                                      self._upper))
+        return max(bounds[0], 1.0 / self.prior.max()), bounds[1]
+
+    # ------------------------------------------------------------ candidates
+    def _candidates(self, pool: list, dual: np.ndarray, count: int) -> np.ndarray:
+        """Up to ``count`` distinct vertices of ``P`` from the best points found, sum 1."""
+        pool.sort(key=lambda item: item[0], reverse=True)
+        rays = [self._vertex_from(point, dual) for _, point in pool[:max(count, 1)]]
+        V = self._exact_vertices(np.array(rays).T)
+        order = np.argsort([-self.reduced(v, dual) for v in V.T])
+        return V[:, order[:count]]
+
+    def _local_search(self, dual: np.ndarray, starts: list[np.ndarray]) -> list:
+        """``(h, vertex)`` pairs reached by gradient ascent from each start (on ``p.v = 1``).
+
+        Each step is :meth:`_vertex_from`; a convex ``h`` never decreases, so
+        the walk ends at a vertex that is a local maximum, usually in a few steps.
+        """
+        found = []
+        for start in starts:
+            point = start / float(self.prior @ start)
+            for _ in range(LOCAL_STEPS):
+                step = self._vertex_from(point, dual)
+                improved = self.objective(step, dual) > self.objective(point, dual) + 1e-15
+                point = step
+                if not improved:
+                    break
+            found.append((self.objective(point, dual), point))
+        return found
+
+    def _vertex_from(self, point: np.ndarray, dual: np.ndarray) -> np.ndarray:
+        """A vertex of ``P`` no worse than ``point``: the LP along the gradient of ``h``.
+
+        ``h`` is convex, so ``w`` maximising its gradient at ``point`` over ``P``
+        has ``h(w) >= h(point)`` when the gradient is finite; zero coordinates
+        get a steep negative slope instead of ``-inf``, so the better of ``w``
+        and ``point`` is kept.
+        """
+        gradient = self.prior * (np.log(np.maximum(point, 1e-30)) + 1.0) - dual
+        solved = self._run(-gradient, self._lower, self._upper)
+        if solved is None or self.objective(solved[0], dual) < self.objective(point, dual):
+            return point
+        return solved[0]
+
+    def _exact_vertices(self, V: np.ndarray) -> np.ndarray:
+        """Columns scaled to sum 1, polished onto their tight constraints where that works."""
+        V = V / V.sum(axis=0)
+        polished = []
+        for column in V.T:
+            try:
+                polished.append(polish_rays(self.rows, column[:, None])[:, 0])
+            except FloatDoubleDescriptionError:
+                polished.append(column)
+        return _distinct(np.array(polished).T)
+
+
+def _distinct(V: np.ndarray) -> np.ndarray:
+    """Columns of ``V`` without repeats (to 12 digits), in their first order."""
+    _, first = np.unique(np.round(V, 12), axis=1, return_index=True)
+    return V[:, np.sort(first)]
