@@ -76,10 +76,33 @@ def solution_to_dict(solution: "ProtocolSolution") -> dict[str, Any]:
             "utility_cost": solution.repair.utility_cost,
         },
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
-        "certificate": CertificateRecord("chi-square-conic", {
-            "multipliers": solution.multipliers, "duals": solution.result.dual}).to_json(),
+        "certificate": _certificate(solution).to_json(),
     }
     return jsonable(record)
+
+
+def _certificate(solution: "ProtocolSolution") -> CertificateRecord:
+    """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
+
+    Over another set, robust privacy is certified in product form: the
+    conditional bounds are proved afresh from the solver's and stored with the
+    set's multipliers (:func:`rldp_models.certificates.product.product_certificate`).
+    """
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    program = solution.program
+    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual}
+    if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
+        return CertificateRecord("chi-square-conic", fields)
+    from rldp_models.certificates.product import product_certificate
+    from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
+
+    for family in program.constraints:
+        if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
+            fields["multipliers"] = {**solution.multipliers, **product_certificate(
+                solution.protocol, program.uncertainty,
+                solver_bounds(solution.multipliers, family.name))}
+    return CertificateRecord("set-conic", fields)
 
 
 def write_json(record: dict[str, Any], path: str | Path) -> None:

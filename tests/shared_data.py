@@ -13,3 +13,14 @@ ADULT = SHARED / "data" / "adult" / "adult.data"
 def random_counts(rng: np.random.Generator, n_s: int, n_u: int, n: int) -> np.ndarray:
     """Counts of ``n`` records from a Jeffreys-random distribution (zero cells likely)."""
     return rng.multinomial(n, rng.dirichlet(np.full(n_s * n_u, 0.5))).reshape(n_s, n_u)
+
+
+def rewritten_copy(path: Path, directory: Path, change) -> Path:
+    """A copy of the result JSON ``path`` in ``directory`` after ``change(record)`` edits it."""
+    import json
+
+    record = json.loads(path.read_text())
+    change(record)
+    out = directory / path.name
+    out.write_text(json.dumps(record))
+    return out

@@ -11,6 +11,7 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
+from tests.shared_data import rewritten_copy
 
 
 def rldp(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
@@ -39,14 +40,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-def _rewritten(path: Path, tmp_path: Path, change) -> Path:
-    record = json.loads(path.read_text())
-    change(record)
-    out = tmp_path / path.name
-    out.write_text(json.dumps(record))
-    return out
-
-
 def test_writers_state_their_result_type(files: dict[str, Path]) -> None:
     for name, kind in (("staircase", "mechanism"), ("rr", "mechanism"), ("srr", "protocol"),
                        ("NURP", "solve")):
@@ -66,7 +59,7 @@ def test_a_tampered_lp_dual_is_rejected(files, capsys, tmp_path: Path) -> None:
     def lower(record: dict) -> None:
         record["certificate"]["dual"][0] -= 1e-3
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["staircase"], tmp_path, lower))
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["staircase"], tmp_path, lower))
     assert code == 1
     assert "guarantee: holds" in out and "certificate: FAILS" in out
     assert "FAIL: the certificate check failed" in out
@@ -76,7 +69,7 @@ def test_a_leaky_mechanism_fails_its_guarantee(files, capsys, tmp_path: Path) ->
     def identity(record: dict) -> None:
         record["Q"] = np.eye(3).tolist()
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["rr"], tmp_path, identity))
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["rr"], tmp_path, identity))
     assert code == 1 and "guarantee: FAILS" in out and "FAIL: the guarantee check" in out
 
 
@@ -89,7 +82,7 @@ def test_protocol_results(files, capsys, tmp_path: Path) -> None:
         witness[0, 0] = 1.0
         record["rldp"]["witness"] = witness.tolist()
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["srr"], tmp_path, moved_witness),
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["srr"], tmp_path, moved_witness),
                         "--counts", files["counts"])
     assert code == 1 and "guarantee: holds" in out and "certificate: FAILS" in out
 
@@ -103,7 +96,7 @@ def test_a_protocol_private_only_at_phat_is_rejected(files, capsys, tmp_path: Pa
         record["Q"] = nominal.tolist()
         record.pop("rldp")
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["srr"], tmp_path, replaced),
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["srr"], tmp_path, replaced),
                         "--counts", files["counts"])
     assert code == 1 and "guarantee: FAILS" in out
 
@@ -112,7 +105,7 @@ def test_solve_result_with_tampered_multipliers(files, capsys, tmp_path: Path) -
     def older(record: dict) -> None:  # as written before result_type and kind existed
         del record["result_type"], record["certificate"]["kind"], record["certificate"]["version"]
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["NURP"], tmp_path, older),
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["NURP"], tmp_path, older),
                         "--counts", files["counts"])
     assert code == 0, out
 
@@ -120,7 +113,7 @@ def test_solve_result_with_tampered_multipliers(files, capsys, tmp_path: Path) -
         for values in record["certificate"]["multipliers"].values():
             values["t"] = (np.asarray(values["t"]) + 1.0).tolist()
 
-    code, out, _ = rldp(capsys, "verify", _rewritten(files["NURP"], tmp_path, scaled),
+    code, out, _ = rldp(capsys, "verify", rewritten_copy(files["NURP"], tmp_path, scaled),
                         "--counts", files["counts"])
     assert code == 1 and "guarantee: holds" in out and "certificate: FAILS" in out
 

@@ -3,7 +3,11 @@
 * ``solve`` results: eq. (6) at ``Phat`` (NUNP, RUNP) or eq. (23) over the
   chi-square set (NURP, RURP), by :mod:`rldp_models.privacy.guarantees`
   with multipliers found afresh (the stored ones are the certificate's, and
-  are checked separately);
+  are checked separately); over the KL, TV or box set (rebuilt from the
+  record and the counts) the product form (**) of
+  :mod:`rldp_models.uncertainty.base`, by
+  :func:`~rldp_models.uncertainty.set_privacy.check_product_privacy` with
+  every bound found by the set's own bisection and support multipliers;
 * ``mechanism`` results: the mechanism's own notion (LDP, LDP across
   secrets, ULDP, (eps, delta)-LDP, LDP w.r.t. S, LIP, SRLIP) by the exact
   certifiers of :mod:`rldp_models.privacy.matrix_checks`;
@@ -22,6 +26,7 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 
 ROW_SUM_TOLERANCE = 1e-9
@@ -69,6 +74,49 @@ def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
     return ChiSquareSet(crosstab.phat, radius, float(alpha))
 
 
+def set_name(record: dict) -> str:
+    """The uncertainty set a solve result names (``chi2`` for files without the field)."""
+    return str((record.get("uncertainty") or {}).get("set", "chi2"))
+
+
+def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
+    """The set of a solve result over ``kl``, ``tv`` or ``box``, rebuilt from record and counts.
+
+    The radius is the recorded one when it was given (``radius_from`` ``--radius``),
+    else recalibrated from alpha and the counts (:func:`rldp_models.uncertainty.named.named_set`);
+    either way it must equal the recorded ``radius``.
+
+    Raises
+    ------
+    InputError
+        If the record lacks what is needed or its radius is not the rebuilt set's.
+    """
+    from rldp_models.uncertainty.named import named_set
+
+    stated = record.get("uncertainty") or {}
+    given = stated.get("radius_from") == "--radius"
+    if not given and record.get("alpha") is None:
+        raise InputError("a robust result must record its alpha or a given radius")
+    uncertainty = named_set(set_name(record), crosstab, float(record.get("alpha") or 0.05),
+                            float(stated["radius"]) if given else None)
+    recorded = stated.get("radius", record.get("radius_B"))
+    if recorded is None or not math.isclose(float(recorded), uncertainty.radius, rel_tol=1e-12):
+        raise InputError(f"the result's radius {recorded} is not the one of its {set_name(record)}"
+                         f" set rebuilt from these counts ({uncertainty.radius})")
+    return uncertainty
+
+
+def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float) -> Verdict:
+    """(**) of :mod:`rldp_models.uncertainty.base`, bounds found afresh by the set's own search."""
+    from rldp_models.uncertainty.set_privacy import check_product_privacy
+
+    check = check_product_privacy(protocol, uncertainty, eps)
+    return Verdict(check.holds, f"robust privacy over the {uncertainty.name} set (radius "
+                   f"{uncertainty.radius:.6g}) in product form (sup over C_s1 <= e^eps inf over"
+                   f" C_s2), eps = {eps:g}, bounds proved in interval arithmetic",
+                   (check.summary(),))
+
+
 def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """Nominal (eq. 6 at ``Phat``) or robust (eq. 23 over ``F``) privacy of a solve result."""
     from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
@@ -78,10 +126,6 @@ def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     problem = str(record["problem"]).upper()
     if problem not in PRESETS:
         raise InputError(f"cannot verify problem {problem!r}; known: {', '.join(PRESETS)}")
-    named = (record.get("uncertainty") or {}).get("set", "chi2")
-    if named != "chi2" and any(PRESETS[problem]):
-        raise InputError(f"rldp verify checks robust results over the chi-square set only; "
-                         f"this one is over {named!r}")
     protocol = solve_protocol(record, crosstab)
     eps = float(record["eps"])
     stochastic, reason = is_exactly_stochastic(protocol)
@@ -92,6 +136,8 @@ def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
         return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
                        (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
                         check.summary()))
+    if set_name(record) != "chi2":
+        return _product_guarantee(protocol, named_uncertainty(record, crosstab), eps)
     uncertainty = solve_uncertainty(record, crosstab)
     check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
     worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)

@@ -252,14 +252,19 @@ def check_lp_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility,
     """Check a cone LP's dual over ``rays`` and bound the optimality gap of ``Q``."""
     lam = [Fraction(float(x)) for x in dual]
     b = [Fraction(float(x)) for x in rhs]
-    columns = [[Fraction(float(x)) for x in column] for column in np.asarray(Q, float).T]
     with high_precision():
         violation = _violation(lam, rays, mu)
         correction = iv.mpf(max(violation, 0)) if mpmath.isfinite(violation) \
             else iv.mpf(mpmath.inf)
         bound = upper_mpf(interval(_dot(lam, b)) + correction * interval(sum(b, Fraction(0))))
-        attained = mpmath.mp.make_mpf(sum((mu(c) for c in columns), iv.mpf(0))._mpi_[0])
-    return LPCheck(len(rays), violation, bound, attained)
+    return LPCheck(len(rays), violation, bound, utility_lower_bound(mu, Q))
+
+
+def utility_lower_bound(mu: IntervalUtility, Q: np.ndarray) -> mpmath.mpf:
+    """Lower end of ``sum_y mu(Q[:, y])`` in interval arithmetic, ``Q``'s doubles exact."""
+    columns = [[Fraction(float(x)) for x in column] for column in np.asarray(Q, float).T]
+    with high_precision():
+        return mpmath.mp.make_mpf(sum((mu(c) for c in columns), iv.mpf(0))._mpi_[0])
 
 
 def corrected_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility) -> np.ndarray:

@@ -7,6 +7,9 @@ A certificate record is the ``certificate`` object of a result file:
 * ``"chi-square-conic"`` (``rldp solve``): ``multipliers`` (per robust
   constraint group, see :mod:`rldp_models.certificates.conic`) and
   ``duals`` (the solver's duals, for information);
+* ``"set-conic"`` (``rldp solve --uncertainty kl|tv|box``): the same fields,
+  robust privacy in product form (:mod:`rldp_models.certificates.product`) and
+  the objective's multipliers under the set's own names;
 * ``"lp-dual"`` (cone-LP mechanisms, and PolyOpt protocols with ``cone``
   ``"polyopt-gamma"`` and ``finer``): ``dual`` (one number per input),
   ``rhs``, ``cone`` (:data:`LP_CONES`), ``utility`` (``measure`` and its
@@ -27,7 +30,7 @@ from typing import Any
 from rldp_models.errors import InputError
 
 VERSION = 1
-KINDS = ("chi-square-conic", "lp-dual", "none")
+KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
 LP_CONES = {"staircase": "ldp", "ldp-s": "ldp-wrt-secret", "lip": "lip", "srlip": "srlip"}
 """The privacy cone of each cone-LP mechanism's LP (the ``cone`` field)."""
 

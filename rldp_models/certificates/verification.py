@@ -7,9 +7,13 @@ the result claims beyond privacy, without the solver that produced it:
 * ``solve``: every robust constraint's bound at the stored multipliers in
   60-digit interval arithmetic (:mod:`~rldp_models.certificates.conic`), and
   per constraint the attained worst case in ``F`` from an independent inner
-  solve with the gap (:mod:`~rldp_models.certificates.worst_case`);
+  solve with the gap (:mod:`~rldp_models.certificates.worst_case`); over the
+  KL, TV or box set the product-form bounds
+  (:mod:`~rldp_models.certificates.product`) and the objective's bound;
 * ``mechanism``: a cone LP's dual over every ray of the stated cone in exact
   rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.certificates.lp`);
+  staircase duals on more than 12 inputs by the independent pattern checker
+  (:mod:`~rldp_models.certificates.staircase_check`);
   closed-form mechanisms claim no optimality and have nothing to certify;
 * ``protocol``: the recorded RLDP bracket — its witness is a member of ``F``
   (exactly, in rationals), reaches the recorded lower end, and that end does
@@ -20,19 +24,23 @@ the result claims beyond privacy, without the solver that produced it:
 from __future__ import annotations
 
 import itertools
+import warnings
 from functools import partial
 from fractions import Fraction
 
 import numpy as np
 
 from rldp_models.certificates import guarantee
-from rldp_models.certificates.conic import UTILITY_GROUP, check_conic_certificate, \
-    expected_distortion
-from rldp_models.certificates.lp import (attribute_cone_rays, check_lp_dual, cone_rays,
-                                         gamma_cone_rays, interval_utility, outer_ratio)
+from rldp_models.certificates.conic import OBJECTIVE_TOLERANCE, UTILITY_GROUP, ConicCheck, \
+    ConstraintBound, check_conic_certificate, expected_distortion
+from rldp_models.certificates.lp import (MAX_RAYS, attribute_cone_rays, check_lp_dual,
+                                         cone_rays, gamma_cone_rays, interval_utility,
+                                         outer_ratio)
 from rldp_models.certificates.precision import DIGITS, digits_text
+from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.record import LP_CONES, CertificateRecord
 from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
 from rldp_models.data import Crosstab
@@ -107,6 +115,8 @@ def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
         return Verdict(True, f"{problem} has no robust constraint to certify (the solver's LP "
                        "duals are kept for information)")
     certificate = CertificateRecord.from_json(record.get("certificate"))
+    if guarantee.set_name(record) != "chi2":
+        return _set_certificate(record, crosstab, certificate)
     if certificate.kind != "chi-square-conic":
         return _wrong_kind(certificate, "chi-square-conic")
     protocol = guarantee.solve_protocol(record, crosstab)
@@ -132,6 +142,51 @@ def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     holds = check.holds and not beaten
     return Verdict(holds, f"{len(check.constraints)} robust constraints re-evaluated at the "
                    f"stored multipliers ({DIGITS}-digit interval arithmetic)", tuple(details),
+                   {"bounds": check.constraints, "worst_cases": attained})
+
+
+def _set_certificate(record: dict, crosstab: Crosstab,
+                     certificate: CertificateRecord) -> Verdict:
+    """A solve result over the KL, TV or box set: product-form privacy and the objective.
+
+    Every stored conditional bound and pair inequality is re-checked
+    (:mod:`~rldp_models.certificates.product`); the robust objective by the
+    set's ``certified_support_bound`` at the stored multipliers, against the
+    recorded objective and the set's own worst case.
+    """
+    if certificate.kind != "set-conic":
+        return _wrong_kind(certificate, "set-conic")
+    robust_utility, robust_privacy = PRESETS[str(record["problem"]).upper()]
+    protocol = guarantee.solve_protocol(record, crosstab)
+    uncertainty = guarantee.named_uncertainty(record, crosstab)
+    multipliers = certificate.fields.get("multipliers") or {}
+    constraints, missing = [], []
+    if robust_privacy:
+        constraints, missing = product_privacy_bounds(protocol, uncertainty,
+                                                      float(record["eps"]), multipliers)
+    attained = []
+    if robust_utility:
+        objective = float(record["objective"])
+        v = expected_distortion(protocol, np.asarray(record["distortion_matrix"], dtype=float),
+                                crosstab.shape[0])
+        if UTILITY_GROUP in multipliers:
+            bound = ConstraintBound(UTILITY_GROUP, uncertainty.certified_support_bound(
+                v, multipliers[UTILITY_GROUP]), objective,
+                OBJECTIVE_TOLERANCE * (1 + abs(objective)))
+            constraints.append(bound)
+            with warnings.catch_warnings():  # the set's worst case is pulled into F itself
+                warnings.simplefilter("ignore", UserWarning)
+                attained.append(objective_worst_case(uncertainty,
+                                                     np.array([float(x) for x in v]), bound))
+        else:
+            missing.append(UTILITY_GROUP)
+    check = ConicCheck(tuple(constraints), tuple(missing))
+    beaten = [a for a in attained if not a.consistent]
+    return Verdict(check.holds and not beaten,
+                   f"{len(constraints)} robust constraints over the {uncertainty.name} set "
+                   f"re-evaluated at the stored multipliers ({DIGITS}-digit interval "
+                   f"arithmetic{'; privacy in product form' if robust_privacy else ''})",
+                   tuple(_conic_details(check, attained, beaten)),
                    {"bounds": check.constraints, "worst_cases": attained})
 
 
@@ -182,6 +237,8 @@ def mechanism_certificate(record: dict) -> Verdict:
     joint = None if record.get("joint") is None else np.asarray(record["joint"], dtype=float)
     cone = certificate.fields.get("cone", LP_CONES[name])
     Q = guarantee.matrix(record)
+    if cone == "ldp" and 2**Q.shape[0] - 2 > MAX_RAYS:
+        return large_staircase_verdict(certificate.fields, Q, float(record["eps"]))
     return _lp_verdict(cone, certificate.fields["dual"], Q, utility,
                        lambda: cone_rays(cone, Q.shape[0], outer_ratio(float(record["eps"])),
                                          joint))

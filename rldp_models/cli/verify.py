@@ -6,9 +6,10 @@ their keys). Two verdicts are printed, each on its own line:
 
 * **guarantee**: the protocol or mechanism meets its stated privacy
   guarantee, checked exactly and independently of the certificate —
-  nominal (at ``Phat``) or robust (over the chi-square set) for solve
-  results, the mechanism's own notion for mechanisms, (eps, F)-RLDP for
-  protocols — with the worst-case eps it achieves;
+  nominal (at ``Phat``) or robust (over the chi-square set, or in product
+  form over the KL, TV or box set the result names) for solve results, the
+  mechanism's own notion for mechanisms, (eps, F)-RLDP for protocols — with
+  the worst-case eps it achieves;
 * **certificate**: the stored multipliers or LP duals prove what the result
   claims, re-checked without the solver (see :mod:`rldp_models.certificates`).
 

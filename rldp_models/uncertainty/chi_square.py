@@ -167,7 +167,9 @@ class ChiSquareSet:
         zero_cells = np.where(phat > 0, -np.inf, v)
         if np.isfinite(zero_cells.max()) and zero_cells.max() >= bound.t and \
                 zero_cells.max() > v @ p:
-            alpha = (np.sum(phat**2 / np.where(p > 0, p, np.inf))) / (self.radius + 1)
+            # the share of p that spends the budget exactly; above 1 (p itself
+            # outside the set, e.g. t at rounding level) keep p and pull it in below
+            alpha = min(1.0, np.sum(phat**2 / np.where(p > 0, p, np.inf)) / (self.radius + 1))
             p = alpha * p + (1 - alpha) * np.eye(v.size)[int(np.argmax(zero_cells))]
         theta = 0.0
         while self.divergence((1 - theta) * p + theta * phat) > self.radius * (1 - 1e-13):

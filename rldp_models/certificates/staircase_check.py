@@ -1,0 +1,80 @@
+"""Staircase duals on more inputs than the exact ray enumeration takes (``k > 12``).
+
+:func:`rldp_models.certificates.lp.staircase_rays` writes out the ``2^k - 2``
+rays of the LDP cone only up to ``2^k - 2 <= MAX_RAYS`` (``k <= 12``). Past
+that, the stored dual ``lam`` and the engine's ``max_violation`` ``delta`` are
+re-checked by the independent checker of
+:mod:`rldp_models.conelp.certificate_check` on the shifted dual
+``lam' = lam + max(delta, 0) 1`` at the outer ratio ``R >= e^eps``:
+
+* brute force over every pattern for ``k <= 16`` (any utility);
+* for mutual information at ``k > 16``, the HiGHS MILP with tangent cuts
+  (Kelley), which proves ``max_A (mu(S_A) - lam'.S_A) / (1.S_A) <= tol``.
+
+Both run in floating point (HiGHS, or the utility's own ``columns``), not in
+exact rationals: the verdict says so. Accepted at ``tol`` per unit mass,
+``lam' + tol 1`` is dual feasible, so every mechanism in the cone has utility
+at most ``1.lam' + tol k`` (weak duality, rhs ``1``). ``Q`` is called optimal
+when ``1.lam' - U(Q) <= GAP_TOLERANCE (1 + bound)``, ``U(Q)`` enclosed in
+interval arithmetic (its lower end); the ``tol k`` is the check's own
+resolution and is reported, not hidden. Other utilities past ``k = 16`` have
+no independent check: the verdict fails and says why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rldp_models.certificates.lp import GAP_TOLERANCE, interval_utility, outer_ratio, \
+    utility_lower_bound
+from rldp_models.certificates.precision import digits_text
+from rldp_models.certificates.verdict import Verdict
+from rldp_models.conelp.certificate_check import BRUTE_FORCE_LIMIT, CHECK_TOLERANCE, \
+    check_staircase_dual
+from rldp_models.utility import ChiSquareDivergence, KLDivergence, MutualInformation, \
+    TotalVariation
+
+_DIVERGENCES = {"kl": KLDivergence, "tv": TotalVariation, "chi2": ChiSquareDivergence}
+
+
+def column_utility(utility: dict):
+    """The :mod:`rldp_models.utility` object of a certificate's ``utility`` record."""
+    measure, parameters = str(utility["measure"]), utility["parameters"]
+    if measure == "mi":
+        return MutualInformation(np.asarray(parameters["prior"], dtype=float))
+    return _DIVERGENCES[measure](np.asarray(parameters["prior0"], dtype=float),
+                                 np.asarray(parameters["prior1"], dtype=float))
+
+
+def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
+    """The staircase certificate ``fields`` checked for ``k > 12`` (module docstring)."""
+    dual = np.asarray(fields["dual"], dtype=float)
+    k = dual.size
+    utility = fields["utility"]
+    measure = str(utility["measure"])
+    if measure != "mi" and k > BRUTE_FORCE_LIMIT:
+        return Verdict(False, f"the LP dual cannot be re-checked: the LDP cone on {k} inputs "
+                       f"has {2**k - 2} rays, and for the {measure} utility no independent "
+                       f"check goes past k = {BRUTE_FORCE_LIMIT}")
+    shift = max(float(fields.get("max_violation") or 0.0), 0.0)
+    shifted = dual + shift
+    check = check_staircase_dual(shifted, column_utility(utility), float(outer_ratio(eps)))
+    dual_value = float(shifted.sum())
+    bound = dual_value + CHECK_TOLERANCE * k
+    attained = utility_lower_bound(interval_utility(measure, utility["parameters"]), Q)
+    gap = dual_value - float(attained)
+    optimal = gap <= GAP_TOLERANCE * (1 + abs(bound))
+    how = ("every pattern written out" if check.method == "brute-force"
+           else f"HiGHS MILP with tangent cuts, {check.rounds} rounds")
+    return Verdict(check.accepted and optimal,
+                   f"LP dual lam + {shift:.3g} 1 checked over all {2**k - 2} patterns of the "
+                   f"ldp cone at ratio >= e^eps by the independent checker ({how}; floating "
+                   "point)",
+                   (f"dual infeasibility per unit mass <= {CHECK_TOLERANCE:g}: "
+                    f"{'proved' if check.accepted else 'NOT proved'} (checker value "
+                    f"{check.bound:.3e})",
+                    f"utility bound {bound:.15g} (1.lam' + {CHECK_TOLERANCE:g} k"
+                    f"{'' if check.accepted else ', not proved'}); U(Q) >= "
+                    f"{digits_text(attained, 15)}; 1.lam' - U(Q) = {gap:.3e} (accepted <= "
+                    f"{GAP_TOLERANCE:g} (1 + bound))"),
+                   {"independent_check": check})
