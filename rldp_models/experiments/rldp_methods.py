@@ -21,7 +21,6 @@ from typing import Any
 
 import cvxpy
 import numpy as np
-from scipy.optimize import minimize
 from scipy.stats import entropy
 
 from rldp_models.data import Crosstab
@@ -29,7 +28,7 @@ from rldp_models.rldp_protocols import (grr_conditional, grr_protocol, independe
                                         polyopt_protocol, srr_protocol, ue_conditional)
 from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii,
                                                    theorem17_levels)
-from rldp_models.rldp_protocols.ue_conditional import lambda_floor, ue_cr_utility
+from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters, ue_cr_utility
 from rldp_models.utility import MutualInformation
 import solvers
 
@@ -102,24 +101,10 @@ def _utility_and_matrix(method: str, crosstab: Crosstab, eps: float,
 def ue_cr_utility_only(crosstab: Crosstab, eps: float, alpha: float) -> float:
     """Theorem 20's ``I_Phat`` of the best ``(eps, F)``-RLDP UE-CR, without its matrix.
 
-    The same parametrisation as :func:`rldp_models.rldp_protocols.ue_conditional`
-    (``eps_2 = t eps / 2``, ``lambda`` between Theorem 19's floor and ``kappa``),
-    a coarse grid over the unit cube, then a bounded Powell refinement.
+    The parameters are :func:`~rldp_models.rldp_protocols.ue_conditional.ue_cr_parameters`'s
+    (the protocol's own search); the matrix, with ``(|U|+1)^|S|`` outputs, is never built.
     """
-    phat = crosstab.phat
+    _, eps2, kappa, lam = ue_cr_parameters(crosstab, eps, alpha)
     radii = conditional_radii(chi_square_set(crosstab, alpha))
+    return ue_cr_utility(crosstab.phat, kappa, lam, theorem17_levels(eps2, radii))
 
-    def utility(point: np.ndarray) -> float:
-        t, kappa, r = np.clip(point, 0.0, 1.0)
-        eps2 = t * eps / 2
-        floor = float(lambda_floor(kappa, eps - eps2))
-        lam = min(kappa, floor + r * (kappa - floor))
-        return ue_cr_utility(phat, float(kappa), lam, theorem17_levels(eps2, radii))
-
-    grid = [np.array(p) for p in np.stack(np.meshgrid(
-        np.linspace(0, 1, 5), np.linspace(0.05, 0.95, 10), np.linspace(0, 1, 5)), -1
-    ).reshape(-1, 3)]
-    start = max(grid, key=utility)
-    refined = minimize(lambda p: -utility(p), start, method="Powell",
-                       bounds=[(0.0, 1.0)] * 3, options={"xtol": 1e-6, "ftol": 1e-10})
-    return max(-float(refined.fun), utility(start))

@@ -126,6 +126,16 @@ def ue_cr_protocol(crosstab: Crosstab, alpha: float, eps1: float, eps2: float,
 def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol:
     """The ``(eps, F)``-RLDP UE-CR maximising ``I_Phat(X;Y)`` over ``(eps_2, kappa, lambda)``.
 
+    The parameters come from :func:`ue_cr_parameters`; the protocol from
+    :func:`ue_cr_protocol`.
+    """
+    return ue_cr_protocol(crosstab, alpha, *ue_cr_parameters(crosstab, eps, alpha))
+
+
+def ue_cr_parameters(crosstab: Crosstab, eps: float,
+                     alpha: float) -> tuple[float, float, float, float]:
+    """``(eps_1, eps_2, kappa, lambda)`` of the best ``(eps, F)``-RLDP UE-CR (Theorems 19–20).
+
     ``eps_2 = t eps / 2``, ``eps_1 = eps - eps_2``,
     ``lambda = lambda_min + r (kappa - lambda_min)`` with ``(t, kappa, r)`` in the
     unit cube, so every point meets Theorem 19's conditions at level ``eps``.
@@ -158,7 +168,7 @@ def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol
     refined = minimize(lambda p: -utility(p), start, method="Powell",
                        bounds=[(0.0, 1.0)] * 3, options={"xtol": 1e-8, "ftol": 1e-12})
     best = refined.x if -refined.fun >= utility(start) else start
-    return ue_cr_protocol(crosstab, alpha, *decode(best))
+    return decode(best)
 
 
 def _grid_start(secret: np.ndarray, phat: np.ndarray, eps: float,
