@@ -24,3 +24,21 @@ def rewritten_copy(path: Path, directory: Path, change) -> Path:
     out = directory / path.name
     out.write_text(json.dumps(record))
     return out
+
+
+def quick_tables(experiments, out: Path) -> dict:
+    """Run every experiment's quick form serially into ``out``; its CSV read back, by id.
+
+    Also asserts that the CSV, PNG, SVG and summary were written and are non-empty.
+    """
+    import pandas as pd
+
+    from rldp_models.experiments.runner import run_experiment
+
+    read = {}
+    for experiment in experiments:
+        result = run_experiment(experiment, out, quick=True, executor="serial", progress=False)
+        for suffix in ("csv", "png", "svg", "md"):
+            assert result.paths[suffix].stat().st_size > 0
+        read[experiment.id] = pd.read_csv(result.paths["csv"])
+    return read

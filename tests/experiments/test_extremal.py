@@ -18,6 +18,7 @@ from scipy.stats import entropy
 from rldp_models.experiments.extremal import EXPERIMENTS, OPTIMAL_TOLERANCE, best_of_two
 from rldp_models.experiments.registry import get
 from rldp_models.experiments.runner import run_experiment
+from tests.shared_data import quick_tables
 
 BY_ID = {experiment.id: experiment for experiment in EXPERIMENTS}
 
@@ -25,14 +26,7 @@ BY_ID = {experiment.id: experiment for experiment in EXPERIMENTS}
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
     """Every quick form run once; the CSVs as read back from disk."""
-    out = tmp_path_factory.mktemp("extremal")
-    read = {}
-    for experiment in EXPERIMENTS:
-        result = run_experiment(experiment, out, quick=True, executor="serial", progress=False)
-        for suffix in ("csv", "png", "svg", "md"):
-            assert result.paths[suffix].stat().st_size > 0
-        read[experiment.id] = pd.read_csv(result.paths["csv"])
-    return read
+    return quick_tables(EXPERIMENTS, tmp_path_factory.mktemp("extremal"))
 
 
 def _distributions(row: pd.Series) -> np.ndarray:

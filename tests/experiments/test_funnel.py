@@ -19,6 +19,7 @@ from scipy.stats import entropy
 from rldp_models.experiments.funnel import EXPERIMENTS, UTILITY_TOLERANCE
 from rldp_models.experiments.registry import get
 from rldp_models.experiments.runner import run_experiment
+from tests.shared_data import quick_tables
 
 BY_ID = {experiment.id: experiment for experiment in EXPERIMENTS}
 
@@ -29,14 +30,7 @@ MARGIN = 1e-6
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
     """Every quick form run once; the CSVs as read back from disk."""
-    out = tmp_path_factory.mktemp("funnel")
-    read = {}
-    for experiment in EXPERIMENTS:
-        result = run_experiment(experiment, out, quick=True, executor="serial", progress=False)
-        for suffix in ("csv", "png", "svg", "md"):
-            assert result.paths[suffix].stat().st_size > 0
-        read[experiment.id] = pd.read_csv(result.paths["csv"])
-    return read
+    return quick_tables(EXPERIMENTS, tmp_path_factory.mktemp("funnel"))
 
 
 def _joint(row: pd.Series) -> np.ndarray:
