@@ -68,12 +68,20 @@ _INF = highspy.kHighsInf
 
 @dataclass(order=True)
 class _Node:
-    """A box ``lower <= v <= upper``: ``priority`` is minus its bound, ``point`` its LP point."""
+    """A box ``lower <= v <= upper`` of the branch-and-bound frontier.
+
+    ``priority`` is minus its bound, ``point`` its LP point, ``multipliers``
+    the LP's row multipliers (which bound the box at *any* dual by weak
+    duality) and ``fresh`` whether the bound comes from an LP at the current
+    dual rather than from multipliers kept from an earlier one.
+    """
 
     priority: float
     lower: np.ndarray = field(compare=False)
     upper: np.ndarray = field(compare=False)
     point: np.ndarray = field(compare=False, default_factory=lambda: np.zeros(0))
+    multipliers: np.ndarray = field(compare=False, default_factory=lambda: np.zeros(0))
+    fresh: bool = field(compare=False, default=True)
 
 
 class ConcavePricing:
@@ -112,6 +120,7 @@ class ConcavePricing:
         self._lower, self._upper, self._vertices = self._root_box()
         self._mass = self._mass_range()
         self._recent = self._vertices
+        self._frontier: list[_Node] = []
 
     # ------------------------------------------------------------- protocol
     @property
@@ -160,16 +169,19 @@ class ConcavePricing:
         return float(delta), float(high)
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
-        """Branch and bound; ``complete`` runs it until the bound meets the best ray."""
+        """Branch and bound from the kept frontier; ``complete`` runs it until the bound meets the best ray.
+
+        Every box still open when a call stops stays in the frontier, so the
+        next call (at the next master's dual) resumes from those boxes instead
+        of the root: each kept box is first re-bounded at the new dual from its
+        stored multipliers (:meth:`_rebounded`, valid for any dual) and its LP
+        is solved again only when that bound leads the queue.
+        """
         early = GOOD_ENOUGH if not complete else math.inf
-        closed = -math.inf
-        root = self._bound(dual, self._lower, self._upper)
-        if root is None:
-            raise InputError("no LP solution on the cone's slice p.v = 1")
-        heap = [_Node(-root[0], self._lower, self._upper, root[1])]
-        pool = self._local_search(dual, [root[1]] + list(self._recent.T))
+        heap = self._start(dual)
+        pool = self._local_search(dual, [heap[0].point] + list(self._recent.T))
         best = max(value for value, _ in pool)
-        nodes = 1
+        nodes = 0
         while heap:
             node = heapq.heappop(heap)
             bound = -node.priority
@@ -179,19 +191,51 @@ class ConcavePricing:
             if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
                     not complete and best > GAP_TOLERANCE and (
                         best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
-                closed = bound
+                heapq.heappush(heap, node)
                 break
-            for child in self._split(node):
-                found = self._bound(dual, child.lower, child.upper)
+            if not node.fresh:
+                found = self._node(dual, node.lower, node.upper, bound)
                 nodes += 1
-                if found is not None:  # a child's bound is also its parent's
-                    child.priority, child.point = -min(found[0], bound), found[1]
-                    heapq.heappush(heap, child)
-        top = max([closed, best] + [-n.priority for n in heap])
+                if found is not None:
+                    heapq.heappush(heap, found)
+                continue
+            for child in self._split(node):
+                found = self._node(dual, child.lower, child.upper, bound)
+                nodes += 1
+                if found is not None:
+                    heapq.heappush(heap, found)
+        self._frontier = heap
+        top = max([best] + [-n.priority for n in heap])
         per_mass = top / self._mass[0] if top > 0 else top / self._mass[1]
         rays = self._candidates(pool, dual, count)
         self._recent = np.hstack([rays, self._vertices])
         return PricingResult(rays, self.utility(rays), float(per_mass), nodes)
+
+    def _start(self, dual: np.ndarray) -> list[_Node]:
+        """The queue at ``dual``: the root box, or the kept frontier re-bounded."""
+        if self._frontier:
+            return self._rebounded(self._frontier, dual)
+        root = self._node(dual, self._lower, self._upper, math.inf)
+        if root is None:
+            raise InputError("no LP solution on the cone's slice p.v = 1")
+        return [root]
+
+    def _rebounded(self, frontier: list[_Node], dual: np.ndarray) -> list[_Node]:
+        """The boxes of ``frontier`` with proven bounds at ``dual`` from their kept multipliers.
+
+        Weak duality (:meth:`_proven_minimum`) holds for any multipliers, so
+        the bounds are valid without solving an LP; they are marked stale.
+        """
+        lower = np.array([n.lower for n in frontier])
+        upper = np.array([n.upper for n in frontier])
+        multipliers = np.array([n.multipliers for n in frontier])
+        slope, constant = self._secants(lower, upper)
+        cost = dual - slope
+        bounds = constant - self._proven_minimum(cost, multipliers, lower, upper)
+        heap = [_Node(-float(b), n.lower, n.upper, n.point, n.multipliers, False)
+                for b, n in zip(bounds, frontier)]
+        heapq.heapify(heap)
+        return heap
 
     # ----------------------------------------------------------- the utility
     def utility(self, V: np.ndarray) -> np.ndarray:
@@ -236,37 +280,39 @@ class ConcavePricing:
         return np.clip(np.asarray(solution.col_value), 0.0, None), np.asarray(solution.row_dual)
 
     def _proven_minimum(self, cost: np.ndarray, multipliers: np.ndarray,
-                        lower: np.ndarray, upper: np.ndarray) -> float:
+                        lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """A lower bound on ``min cost.v`` over ``P`` in the box, by weak duality.
 
         For any row multipliers ``y`` (the cone rows' clipped to ``>= 0``, the
         only sign valid for ``a.v >= 0``), ``cost.v >= sum_j min(r_j l_j, r_j u_j)
         + y_p`` with ``r = cost - A^T y_A - y_p p``: exact algebra, whatever the
         solver's accuracy; the allowance covers this evaluation's rounding.
+        Works on one box or on a stack of boxes (leading axis).
         """
-        cone = np.maximum(multipliers[:-1], 0.0)
-        simplex = float(multipliers[-1])
-        reduced = cost - self.rows.T @ cone - simplex * self.prior
+        cone = np.maximum(multipliers[..., :-1], 0.0)
+        simplex = multipliers[..., -1]
+        reduced = cost - cone @ self.rows - np.multiply.outer(simplex, self.prior)
         box = np.minimum(reduced * lower, reduced * upper)
-        return float(box.sum() + simplex - ROUNDING_ALLOWANCE)
+        return box.sum(axis=-1) + simplex - ROUNDING_ALLOWANCE
 
-    def _bound(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray
-               ) -> tuple[float, np.ndarray] | None:
-        """A proven bound on ``h`` over ``P`` in the box, and the relaxation's maximiser."""
+    def _node(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+              parent_bound: float) -> _Node | None:
+        """The box with a proven bound on ``h`` over ``P`` in it (at most its parent's), or ``None`` if empty."""
         slope, constant = self._secants(lower, upper)
         cost = dual - slope
         solved = self._run(cost, lower, upper)
         if solved is None:
             return None
-        return constant - self._proven_minimum(cost, solved[1], lower, upper), solved[0]
+        bound = float(constant - self._proven_minimum(cost, solved[1], lower, upper))
+        return _Node(-min(bound, parent_bound), lower, upper, solved[0], solved[1])
 
-    def _secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, float]:
-        """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]``."""
+    def _secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]`` (per box)."""
         f_low = self.prior * xlogy(lower, lower)
         f_high = self.prior * xlogy(upper, upper)
         width = upper - lower
         slope = np.divide(f_high - f_low, width, out=np.zeros_like(width), where=width > 0)
-        return slope, float(np.sum(f_low - slope * lower))
+        return slope, np.sum(f_low - slope * lower, axis=-1)
 
     def _split(self, node: _Node) -> list[_Node]:
         """Two boxes split at the node's point on the coordinate of largest secant gap."""
