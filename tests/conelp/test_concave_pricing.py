@@ -92,6 +92,24 @@ def test_column_generation_reaches_the_enumerated_optimum(name: str) -> None:
     assert reduced_costs(rows, prior, solution.certificate.dual).max() <= 1e-9
 
 
+@pytest.mark.parametrize("name", sorted(CONES))
+def test_the_frontier_kept_between_calls_bounds_every_later_dual(name: str) -> None:
+    """Duals as column generation sends them (converging, with jumps): each call resumes
+    from the boxes the last one left open, re-bounded from old multipliers; every bound
+    must still cover every enumerated ray, and the complete search must find the best."""
+    rows, prior = CONES[name]()
+    lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
+    optimal = lp.solve().certificate.dual
+    oracle = ConcavePricing(rows, prior)
+    rng = np.random.default_rng(11)
+    for step in range(8):
+        dual = optimal - 0.3 * 0.4**step * rng.random(prior.size)
+        best = reduced_costs(rows, prior, dual).max()
+        assert oracle.price(dual, 2).upper_bound >= best - 1e-12
+        low, high = oracle.tight_bound(dual)
+        assert low - 1e-12 <= best <= high + 1e-12 and high - low <= 1e-9
+
+
 def test_at_the_optimal_dual_the_bound_proves_optimality() -> None:
     rows, prior = CONES["secret-3x5"]()
     lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
