@@ -29,6 +29,7 @@ import numpy as np
 from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.pricing_progress import ProgressOracle
 from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.conelp.seeded_rays import SeededRays
 from rldp_models.data import Crosstab
@@ -144,7 +145,7 @@ def choose_method(method: str, dimension: int, eps: float) -> str:
 
 def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
                      finer: bool = False, solver: str = "highspy",
-                     method: str = "auto") -> PolyOptResult:
+                     method: str = "auto", progress: bool = False) -> PolyOptResult:
     """PolyOpt: the protocol maximising ``I_Phat(X;Y)`` with columns in Gamma (Theorem 12).
 
     Parameters
@@ -165,6 +166,9 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         proven bound over the rest (see :func:`choose_method`). With column
         generation ``Q^2`` is optimal over the rays generated for ``Q^1`` (and
         the seed), so ``L`` is a valid, possibly smaller, lower bound.
+    progress : bool
+        Show a progress bar over the pricing rounds of column generation
+        (on standard error; 4x4 takes minutes).
 
     Raises
     ------
@@ -183,7 +187,7 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     phat = crosstab.phat.ravel()
     method = choose_method(method, phat.size, eps)
     first, rays = (_enumerated(rows, phat, solver) if method == "enumerate"
-                   else _generated(rows, phat, solver))
+                   else _generated(rows, phat, solver, progress))
     Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps, vertices)
     lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
     robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
@@ -205,11 +209,12 @@ def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str
         rays
 
 
-def _generated(rows: np.ndarray, phat: np.ndarray, solver: str
+def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, progress: bool = False
                ) -> tuple[ConeLPSolution, ExplicitRays]:
     """LP (47) by column generation; the rays in use plus the oracle's seed."""
     oracle = ConcavePricing(rows.astype(float), phat)
-    solution = solve_by_pricing(oracle, MutualInformation(phat), np.ones(phat.size), solver)
+    with ProgressOracle(oracle, "PolyOpt rays of Gamma", progress) as shown:
+        solution = solve_by_pricing(shown, MutualInformation(phat), np.ones(phat.size), solver)
     pool = np.hstack([solution.vectors, oracle.seed()])
     return solution, SeededRays.around(ExplicitRays(pool), np.ones(phat.size))
 

@@ -63,6 +63,7 @@ def test_protocol_exits_1_when_the_certified_level_exceeds_eps(counts_file, tmp_
     ["--eps", "1", "--alpha", "1.5"],
     ["--eps", "1", "--finer"],
     ["--eps", "1", "--solver", "highspy"],
+    ["--eps", "1", "--method", "enumerate"],
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, counts_file, tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -89,3 +90,16 @@ def test_polyopt_writes_lower_bound_and_certificate(counts_file, tmp_path):
     assert KEYS | {"lower_bound", "certificate"} <= set(record)
     assert record["lower_bound"] <= record["utility_hat"] + 1e-9
     assert record["rldp"]["certified"] <= 1.5
+
+
+def test_polyopt_methods_agree_and_are_recorded(counts_file, tmp_path):
+    """Enumerated and generated rays of Gamma give the same optimum (LP 47 is one LP)."""
+    values = {}
+    for method in ("enumerate", "column-generation"):
+        out = tmp_path / f"{method}.json"
+        assert main(["protocol", "polyopt", "--counts", str(counts_file), "--eps", "1.5",
+                     "--method", method, "--out", str(out)]) == 0
+        record = json.loads(out.read_text())
+        assert record["parameters"]["method"] == method
+        values[method] = record["utility_hat"]
+    assert values["enumerate"] == pytest.approx(values["column-generation"], rel=1e-8)
