@@ -65,6 +65,10 @@ MAX_NODES = 1_000_000
 
 _INF = highspy.kHighsInf
 
+_EMPTY = (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible,
+          highspy.HighsModelStatus.kUnbounded)
+"""Statuses proving an LP has no minimum (with bounded variables: that it is infeasible)."""
+
 
 @dataclass(order=True)
 class _Node:
@@ -169,7 +173,7 @@ class ConcavePricing:
         return float(delta), float(high)
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
-        """Branch and bound from the kept frontier; ``complete`` runs it until the bound meets the best ray.
+        """Branch and bound from the kept frontier; ``complete``: until the bound meets the best.
 
         Every box still open when a call stops stays in the frontier, so the
         next call (at the next master's dual) resumes from those boxes instead
@@ -268,14 +272,28 @@ class ConcavePricing:
 
     def _run(self, cost: np.ndarray, lower: np.ndarray, upper: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Minimise ``cost.v`` over ``P`` in the box; the point and the row multipliers."""
+        """Minimise ``cost.v`` over ``P`` in the box; the point and the row multipliers.
+
+        ``None`` only when HiGHS proves there is no minimum: the box holds no
+        point of ``P`` (the box is then dropped), or, for :meth:`_maximum`'s
+        unbounded trial, the slice is unbounded. Any other failure is retried
+        once from scratch and then raised: dropping a box it could not solve
+        would lose rays.
+        """
         d = self.prior.size
         index = np.arange(d, dtype=np.int32)
         self._highs.changeColsCost(d, index, cost)
         self._highs.changeColsBounds(d, index, lower, upper)
-        self._highs.run()
-        if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
+        for _ in range(2):
+            self._highs.run()
+            status = self._highs.getModelStatus()
+            if status == highspy.HighsModelStatus.kOptimal:
+                break
+            if status in _EMPTY:
+                return None
+            self._highs.clearSolver()
+        else:
+            raise RuntimeError(f"HiGHS could not solve a pricing LP (status {status})")
         solution = self._highs.getSolution()
         return np.clip(np.asarray(solution.col_value), 0.0, None), np.asarray(solution.row_dual)
 
@@ -297,7 +315,7 @@ class ConcavePricing:
 
     def _node(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               parent_bound: float) -> _Node | None:
-        """The box with a proven bound on ``h`` over ``P`` in it (at most its parent's), or ``None`` if empty."""
+        """The box with a proven bound on ``h`` over it (at most its parent's); None if empty."""
         slope, constant = self._secants(lower, upper)
         cost = dual - slope
         solved = self._run(cost, lower, upper)
@@ -307,7 +325,10 @@ class ConcavePricing:
         return _Node(-min(bound, parent_bound), lower, upper, solved[0], solved[1])
 
     def _secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]`` (per box)."""
+        """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]``.
+
+        Per box: ``lower`` and ``upper`` may stack boxes along a leading axis.
+        """
         f_low = self.prior * xlogy(lower, lower)
         f_high = self.prior * xlogy(upper, upper)
         width = upper - lower
