@@ -13,15 +13,18 @@ import pytest
 
 
 @pytest.fixture
-def record_ratio(benchmark: Any) -> Callable[[str, float], None]:
+def record_ratio(benchmark: Any) -> Callable[..., None]:
     """Store ``baseline seconds / measured seconds`` in the benchmark's extra info."""
 
-    def record(baseline_name: str, baseline_seconds: float) -> None:
+    def record(baseline_name: str, baseline_seconds: float, at_least: bool = False) -> None:
+        """``at_least``: the baseline was stopped at ``baseline_seconds`` (a lower bound)."""
         stats = getattr(benchmark, "stats", None)
         measured = stats.stats.min if stats is not None else None
         benchmark.extra_info["baseline"] = baseline_name
         benchmark.extra_info["baseline_seconds"] = baseline_seconds
+        benchmark.extra_info["baseline_finished"] = not at_least
         if measured:
-            benchmark.extra_info["speed_up"] = baseline_seconds / measured
+            key = "speed_up_at_least" if at_least else "speed_up"
+            benchmark.extra_info[key] = baseline_seconds / measured
 
     return record
