@@ -21,9 +21,13 @@ Signature::
 * Stops when the oracle's bound is ``<= tolerance`` (no proposed ray is new
   with reduced cost above ``tolerance``), or after ``max_iterations`` master
   LPs (status ITERATION_LIMIT).
-* ``solution.certificate.max_violation`` is the oracle's last proven bound
-  ``delta``, so ``lam + max(delta, 0) 1`` is dual feasible over every ray and
-  ``certificate.upper_bound`` bounds every mechanism in the cone.
+* The oracle prices at the master's dual ``lam`` shifted by ``c 1``, the
+  smallest shift that makes it feasible on the master's own rays (the LP
+  solver meets those only to its tolerance, the size of ``tolerance``), so a
+  ray it ranks above ``tolerance`` is never one the master already has.
+  ``solution.certificate.max_violation`` is ``delta = c +`` the oracle's last
+  proven bound, so ``lam + max(delta, 0) 1`` is dual feasible over every ray
+  and ``certificate.upper_bound`` bounds every mechanism in the cone.
 * ``solution.rays`` is ``None`` (oracle rays have no index);
   ``solution.vectors`` holds the rays in use, ``solution.pricing_nodes`` the
   oracle's total work.

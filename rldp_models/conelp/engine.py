@@ -314,10 +314,12 @@ def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: s
     """Column generation shared by :meth:`ConeLP.solve` and pricing oracles.
 
     Solve the master LP over the rays so far (:class:`_Master`), price at its
-    dual, add the new rays of reduced cost per unit mass above ``tolerance``
-    (at most ``batch``, default ``2 d``), and repeat until none enters. The
-    certificate's ``max_violation`` is the last pricing's proven bound. With
-    ``indexed`` the keys are ray indices and become :attr:`ConeLPSolution.rays`.
+    dual made exactly feasible on the master's own rays (:meth:`_Master.repair`),
+    add the new rays of reduced cost per unit mass above ``tolerance`` (at most
+    ``batch``, default ``2 d``), and repeat until none enters. The certificate
+    is the master's dual with ``max_violation`` the last pricing's proven bound
+    plus the repair's shift. With ``indexed`` the keys are ray indices and
+    become :attr:`ConeLPSolution.rays`.
     """
     started = time.perf_counter()
     options = {**_SOLVER_DEFAULTS.get(solver.lower(), {}), **options}
@@ -328,15 +330,16 @@ def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: s
     nodes = 0
     for iteration in range(1, max_iterations + 1):
         theta, dual = master.solve(solver, options)
-        priced = price(dual, batch, master.known)
+        shift = master.repair(dual)
+        priced = price(dual + shift, batch, master.known)
         nodes += priced.nodes
-        entering = master.entering(priced, dual, tolerance, batch)
+        bound = priced.upper_bound + shift
+        entering = master.entering(priced, dual + shift, tolerance, batch)
         if entering.size == 0 or iteration == max_iterations:
             break
         master.add(priced, entering)
-    status = _status(entering.size == 0, priced.upper_bound)
-    return master.solution(theta, dual, priced.upper_bound, status, solver, iteration, nodes,
-                           indexed, time.perf_counter() - started)
+    return master.solution(theta, dual, bound, _status(entering.size == 0, bound), solver,
+                           iteration, nodes, indexed, time.perf_counter() - started)
 
 
 class _Master:
@@ -385,6 +388,21 @@ class _Master:
             primal, row_dual = result.primal[VARIABLE_BLOCK], result.dual[ROW_BLOCK]
         dual = self.transform.T @ np.asarray(row_dual, dtype=float)
         return np.asarray(primal) / mass, dual
+
+    def repair(self, dual: np.ndarray) -> float:
+        """The shift ``c >= 0`` making ``dual + c 1`` feasible on every ray of the master.
+
+        The LP solver meets its own columns' dual constraints only to its dual
+        feasibility tolerance (HiGHS: ``1e-10``, its smallest), per unit mass
+        here, the same size as the pricing threshold. Priced at the raw dual, a
+        ray already in the master could rank above that threshold: an oracle
+        then proposes it instead of proving a bound, and column generation
+        stopped with nothing new to add and the oracle's loose bound as the
+        certificate. ``c`` is the largest reduced cost per unit mass over the
+        master's rays; adding ``c 1`` lowers every ray's by exactly ``c``.
+        """
+        reduced = (self.utilities - self.rays.T @ dual) / self.rays.sum(axis=0)
+        return max(float(reduced.max()), 0.0)
 
     def entering(self, priced: PricedRays, dual: np.ndarray, tolerance: float,
                  batch: int) -> np.ndarray:
@@ -476,9 +494,8 @@ class _WarmHighs:
 
 def _status(converged: bool, max_violation: float) -> solvers.Status:
     """OPTIMAL when no ray entered and the bound is within ``CERTIFICATE_TOLERANCE``;
-    OPTIMAL_INACCURATE when none entered (only rays already in the master priced
-    above the tolerance, by solver rounding) but the bound is larger; otherwise
-    ITERATION_LIMIT."""
+    OPTIMAL_INACCURATE when none entered (the pricing proposed no new ray above
+    the tolerance) but proved no bound that small; otherwise ITERATION_LIMIT."""
     if not converged:
         return solvers.Status.ITERATION_LIMIT
     if max_violation <= CERTIFICATE_TOLERANCE:
