@@ -30,6 +30,7 @@ from rldp_models.programs.context import BuildContext
 from rldp_models.uncertainty.base import conditional_at_most
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
+from rldp_models.uncertainty.pair_support_batch import theorem4_expression
 from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 
@@ -248,6 +249,40 @@ class RobustSecretPrivacy:
         return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
                                     self.eps, {k: v for k, v in pairs.items() if v is not None},
                                     refine=False)
+
+    def estimated_worst_margin(self, protocol: np.ndarray, program: Any,
+                               multipliers: dict[str, Any]) -> float | None:
+        """The largest constraint value at the solver's multipliers, in floating point.
+
+        Theorem 4's expression (eq. 29) at each pair's ``(c, t)`` (``t_i``
+        raised to ``max_u v_i(u)`` as in the exact check), vectorised over
+        pairs and outputs. A guide for the repair's mixing weight only: the
+        verdict is always the exact :meth:`check`. ``None`` for the product
+        form, when a pair has no multipliers, or when they are not finite.
+        """
+        if not isinstance(program.uncertainty, ChiSquareSet):
+            return None
+        pairs = ordered_secret_pairs(program.crosstab.shape[0])
+        found = [multipliers.get(self._group(*pair)) for pair in pairs]
+        if any(values is None for values in found):
+            return None
+        n_s, n_u = program.crosstab.shape
+        first, second = (np.repeat([pair[i] for pair in pairs], len(program.outputs))
+                         for i in (0, 1))
+        blocks = protocol.reshape(n_s, n_u, -1).transpose(0, 2, 1)  # [s, y, u]
+        y = np.tile(np.arange(blocks.shape[1]), len(pairs))
+        v1, v2 = blocks[first, y], -np.exp(self.eps) * blocks[second, y]
+        phat = program.uncertainty.phat
+        rho = np.sqrt(program.uncertainty.radius + 1) - 1 + phat.sum(axis=1)[first] \
+            + phat.sum(axis=1)[second]
+        c = np.maximum(np.concatenate([np.ravel(values["c"]) for values in found]), 0.0)
+        t = np.concatenate([np.reshape(values["t"], (2, -1)) for values in found], axis=1)
+        t1, t2 = np.maximum(t[0], v1.max(axis=1)), np.maximum(t[1], v2.max(axis=1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = theorem4_expression(c, t1, t2, v1, v2, phat[first], phat[second], rho,
+                                         float(symbolic.theorem4_constant()))
+        worst = float(np.max(values))
+        return worst if np.isfinite(worst) else None
 
     def mixed_multipliers(self, multipliers: dict[str, Any], weight: float,
                           n_outputs: int) -> dict[str, Any]:

@@ -143,7 +143,12 @@ def _envelope_root(slope_at, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.exp(x)
 
 
-def _expression(c, t1, t2, v1, v2, p1, p2, rho, k) -> np.ndarray:
+def theorem4_expression(c, t1, t2, v1, v2, p1, p2, rho, k) -> np.ndarray:
+    """The objective of Theorem 4's minimisation (eq. 29) at ``(c, t1, t2)``, batched.
+
+    Any ``c >= 0`` and ``t_i >= max_u v_i(u)`` give an upper bound on the pair
+    support; ``k`` is Theorem 4's constant (:func:`rldp_models.symbolic.theorem4_constant`).
+    """
     h1 = _h_terms(t1, v1, p1)[0]
     h2 = _h_terms(t2, v2, p2)[0]
     return t1 + t2 + c * rho - k * c ** (2 / 3) * (h1 ** (2 / 3) + h2 ** (2 / 3))
@@ -172,7 +177,7 @@ def _pair_support_batch(v1, v2, p1, p2, rho) -> BatchPairSupport:
     c = _envelope_root(lambda c, starts: _envelope_slope(c, v1, v2, p1, p2, rho, k, starts),
                        np.log(scale) - 60.0, np.log(scale) + 30.0)
     _, t1, t2 = _envelope_slope(c, v1, v2, p1, p2, rho, k, [None, None])
-    upper = _expression(c, t1, t2, v1, v2, p1, p2, rho, k)
+    upper = theorem4_expression(c, t1, t2, v1, v2, p1, p2, rho, k)
     at_zero = v1.max(1) + v2.max(1)  # c = 0: the bound over the whole simplex
     use_zero = at_zero <= upper
     c = np.where(use_zero, 0.0, c)
