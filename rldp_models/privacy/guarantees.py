@@ -17,6 +17,7 @@ constraint's interval is ``<= 0``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -107,10 +108,17 @@ def check_nominal_privacy(protocol: np.ndarray, counts: np.ndarray, eps: float) 
     return _verdict("nominal", eps, margins)
 
 
+@functools.lru_cache(maxsize=1)
 def _theorem4_constant() -> "iv.mpf":
     """``K = 2^(-2/3) + 2^(1/3)`` of :func:`symbolic.theorem4_constant`, enclosed."""
     third = iv.mpf(1) / 3
     return iv.mpf(2) ** (-2 * third) + iv.mpf(2) ** third
+
+
+@functools.lru_cache(maxsize=1024)
+def _weight_intervals(row: tuple[Fraction, ...]) -> tuple["iv.mpf | None", ...]:
+    """Enclosures of a row of exact weights (``None`` for zeros), converted once per row."""
+    return tuple(interval(weight) if weight else None for weight in row)
 
 
 def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
@@ -131,11 +139,11 @@ def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
         t_i = max(float(t_i), *(upper(v) for v in block))
         t_iv = interval(t_i)
         h = iv.mpf(0)
-        for weight, v in zip(row, block):
-            if weight:
+        for weight, v in zip(_weight_intervals(tuple(row)), block):
+            if weight is not None:
                 gap = t_iv - v
                 gap = iv.mpf([max(gap.a, 0), gap.b])
-                h += interval(weight) * iv.sqrt(gap)
+                h += weight * iv.sqrt(gap)
         total += t_iv - k * (c_iv * c_iv * h * h) ** (iv.mpf(1) / 3) if c > 0 else t_iv
     return total
 
