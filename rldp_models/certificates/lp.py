@@ -124,16 +124,22 @@ def gamma_cone_rays(counts: np.ndarray, alpha: float, ratio: Fraction,
     ``counts`` (:func:`rldp_models.rldp_protocols.polyopt.gamma_vertices`);
     only tables of at most :data:`MAX_GAMMA_DIMENSION` cells are enumerated.
     """
-    from rldp_models.rldp_protocols.polyopt import gamma_vertices
-    from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
-    from rldp_models.uncertainty.chi_square import ChiSquareSet
-
     counts = np.asarray(counts)
     if counts.size > MAX_GAMMA_DIMENSION:
         raise InputError(f"Gamma on {counts.size} cells is not enumerated (at most "
                          f"{MAX_GAMMA_DIMENSION})")
-    vertices = gamma_vertices(ChiSquareSet.from_counts(counts, alpha), finer)
-    return _enumerated(gamma_rows(vertices, ratio), counts.size)
+    return _enumerated(gamma_cone_rows(counts, alpha, ratio, finer), counts.size)
+
+
+def gamma_cone_rows(counts: np.ndarray, alpha: float, ratio: Fraction,
+                    finer: bool = False) -> np.ndarray:
+    """Exact rows ``A`` of Gamma (eq. 44): ``{T >= 0 : A T >= 0}``, as :func:`gamma_cone_rays`."""
+    from rldp_models.rldp_protocols.polyopt import gamma_vertices
+    from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    vertices = gamma_vertices(ChiSquareSet.from_counts(np.asarray(counts), alpha), finer)
+    return gamma_rows(vertices, ratio)
 
 
 def cone_rays(cone: str, size: int, ratio: Fraction, joint: np.ndarray | None) -> list[Ray]:
@@ -250,14 +256,22 @@ def _violation(dual: Sequence[Fraction], rays: list[Ray], mu: IntervalUtility) -
 def check_lp_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility,
                   rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
     """Check a cone LP's dual over ``rays`` and bound the optimality gap of ``Q``."""
+    with high_precision():
+        violation = _violation([Fraction(float(x)) for x in dual], rays, mu)
+    return lp_check_at(dual, violation, len(rays), mu, rhs, Q)
+
+
+def lp_check_at(dual: Sequence[float], violation: mpmath.mpf, rays: int, mu: IntervalUtility,
+                rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
+    """The :class:`LPCheck` of a dual whose ``violation`` is proven (over ``rays`` rays, or
+    by a pricing proof): ``bound = rhs.lam + max(violation, 0) 1.rhs``."""
     lam = [Fraction(float(x)) for x in dual]
     b = [Fraction(float(x)) for x in rhs]
     with high_precision():
-        violation = _violation(lam, rays, mu)
         correction = iv.mpf(max(violation, 0)) if mpmath.isfinite(violation) \
             else iv.mpf(mpmath.inf)
         bound = upper_mpf(interval(_dot(lam, b)) + correction * interval(sum(b, Fraction(0))))
-    return LPCheck(len(rays), violation, bound, utility_lower_bound(mu, Q))
+    return LPCheck(rays, violation, bound, utility_lower_bound(mu, Q))
 
 
 def utility_lower_bound(mu: IntervalUtility, Q: np.ndarray) -> mpmath.mpf:

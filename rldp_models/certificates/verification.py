@@ -18,7 +18,9 @@ the result claims beyond privacy, without the solver that produced it:
 * ``protocol``: the recorded RLDP bracket — its witness is a member of ``F``
   (exactly, in rationals), reaches the recorded lower end, and that end does
   not exceed the certified level; for PolyOpt also its LP dual over the rays
-  of Gamma (eq. 44).
+  of Gamma (eq. 44), enumerated up to 8 cells and beyond that by the
+  branch-and-bound proof written beside the result
+  (:mod:`~rldp_models.certificates.pricing_proof`).
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ import numpy as np
 from rldp_models.certificates import guarantee
 from rldp_models.certificates.conic import OBJECTIVE_TOLERANCE, UTILITY_GROUP, ConicCheck, \
     ConstraintBound, check_conic_certificate, expected_distortion
-from rldp_models.certificates.lp import (MAX_RAYS, attribute_cone_rays, check_lp_dual,
-                                         cone_rays, gamma_cone_rays, interval_utility,
+from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribute_cone_rays,
+                                         check_lp_dual, cone_rays, gamma_cone_rays,
+                                         gamma_cone_rows, interval_utility, lp_check_at,
                                          outer_ratio)
+from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
 from rldp_models.certificates.precision import DIGITS, digits_text
 from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.record import LP_CONES, CertificateRecord
@@ -332,10 +336,46 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
         return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
                        "re-run rldp protocol polyopt to write one that does")
     ratio = outer_ratio(float(record["eps"]))
+    if crosstab.counts.size > MAX_GAMMA_DIMENSION and certificate.fields.get("pricing_proof"):
+        return _pricing_proof_verdict(record, crosstab, certificate, ratio)
     rays = partial(gamma_cone_rays, crosstab.counts, float(record["alpha"]), ratio,
                    bool(certificate.fields.get("finer", False)))
     return _lp_verdict("polyopt-gamma", certificate.fields["dual"], guarantee.matrix(record),
                        utility, rays)
+
+
+def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
+                           ratio: Fraction) -> Verdict:
+    """PolyOpt's LP dual over Gamma by the branch-and-bound proof written beside the result.
+
+    Gamma is too big to enumerate; :mod:`~rldp_models.certificates.pricing_proof`
+    bounds the dual's violation over all its rays from the recorded tree.
+    """
+    fields = certificate.fields
+    rows = gamma_cone_rows(crosstab.counts, float(record["alpha"]), ratio,
+                           bool(fields.get("finer", False)))
+    utility = fields["utility"]
+    prior = [Fraction(float(p)) for p in utility["parameters"]["prior"]]
+    try:
+        proof = load_pricing_proof(fields["pricing_proof"])
+        check = check_pricing_proof(proof, rows.tolist(), prior, fields["dual"])
+    except InputError as exc:
+        return Verdict(False, f"the pricing proof of the LP dual cannot be checked: {exc}")
+    if not check.holds:
+        return Verdict(False, "the pricing proof of the LP dual over Gamma does not check",
+                       check.problems)
+    Q = guarantee.matrix(record)
+    lp = lp_check_at(fields["dual"], check.per_mass, check.leaves,
+                     interval_utility(str(utility["measure"]), utility["parameters"]),
+                     np.ones(Q.shape[0]), Q)
+    return Verdict(lp.holds, f"LP dual checked over all rays of the polyopt-gamma cone at "
+                   f"ratio >= e^eps by a branch-and-bound proof ({check.boxes} boxes, "
+                   f"{check.leaves} leaves: root box, splits, leaf bounds, empty boxes) in exact "
+                   f"rationals", (f"dual infeasibility per unit ray mass <= "
+                                  f"{digits_text(check.per_mass, 6)} (accepted <= 1e-9)",
+                                  f"utility bound {digits_text(lp.bound, 15)}; U(Q) >= "
+                                  f"{digits_text(lp.attained, 15)}; gap {digits_text(lp.gap, 6)}"),
+                   {"lp": lp})
 
 
 def _exactly_in_chi_square_set(region: ChiSquareCertifiable, p: np.ndarray) -> bool:

@@ -7,7 +7,9 @@ the crosstab (eq. 3). OUT.json holds ``Q`` as ``[x][y]`` with x = (s, u) in
 row-major order, ``utility_hat`` = I_Phat(X;Y) in nats, the labels, eps,
 alpha, n, radius_B, the chosen ``parameters`` and ``rldp`` (certified and
 attained eps over F from the checker); polyopt adds ``lower_bound`` and
-``certificate``. Exit 0 when the certified eps is <= --eps, 1 otherwise.
+``certificate`` (by column generation also OUT.proof.npz, the proof of its
+last pricing, whose path the certificate records for ``rldp verify``).
+Exit 0 when the certified eps is <= --eps, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -92,11 +94,11 @@ def _polyopt_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
     from rldp_models.experiments.runner import progress_enabled
 
     options = {"finer": args.finer, "method": args.method or "auto",
-               "progress": progress_enabled()}
+               "progress": progress_enabled(), "proof": True}
     if args.solver is not None:
         options["solver"] = args.solver
     result = polyopt_protocol(crosstab, args.eps, args.alpha, **options)
-    return {"result_type": "protocol", "protocol": "polyopt", "eps": args.eps,
+    record = {"result_type": "protocol", "protocol": "polyopt", "eps": args.eps,
             "alpha": args.alpha, "n": crosstab.n,
             "radius_B": chi_square_set(crosstab, args.alpha).radius, "labels": result.labels,
             "Q": result.Q, "utility_hat": result.utility_hat,
@@ -107,3 +109,17 @@ def _polyopt_record(args: argparse.Namespace, crosstab) -> dict[str, Any]:
             "certificate": {**jsonable(result.certificate),
                             **polyopt_writer_fields(crosstab.counts, args.alpha, args.eps,
                                                     args.finer, result.certificate.dual)}}
+    if result.pricing_proof is not None:
+        record["certificate"]["pricing_proof"] = _write_proof(result.pricing_proof, args.out)
+    return record
+
+
+def _write_proof(proof: dict, out: str) -> str:
+    """Save PolyOpt's pricing proof as ``OUT.proof.npz``; its name, relative to OUT.json."""
+    from pathlib import Path
+
+    from rldp_models.certificates.pricing_proof import save_pricing_proof
+
+    path = Path(out).with_suffix(".proof.npz")
+    save_pricing_proof(path, proof)
+    return path.name

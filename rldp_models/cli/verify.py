@@ -43,9 +43,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    record = read_record(args.result)
+    record = _with_proof_beside(read_record(args.result), args.result)
     report = verify(record, load_crosstab(args) if needs_counts(record) else None)
     print("\n".join(report.lines()))
     if args.report:
         write_json(report_to_json(report), args.report)
     return 0 if report.holds else 1
+
+
+def _with_proof_beside(record: dict, result: str) -> dict:
+    """A relative ``certificate.pricing_proof`` resolved against OUT.json's directory."""
+    from pathlib import Path
+
+    certificate = record.get("certificate")
+    proof = certificate.get("pricing_proof") if isinstance(certificate, dict) else None
+    if isinstance(proof, str) and not Path(proof).is_absolute():
+        certificate["pricing_proof"] = str(Path(result).parent / proof)
+    return record

@@ -41,6 +41,7 @@ from scipy.special import xlogy
 
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError, polish_rays
 from rldp_models.conelp.pricing import PricingResult
+from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.errors import InputError
 
 ROUNDING_ALLOWANCE = 1e-12
@@ -113,6 +114,8 @@ class ConcavePricing:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
+        self._row_source = (np.flatnonzero(norms > 0), norms[norms > 0])
+        self._row_count = rows.shape[0]
         self.prior = np.asarray(prior, dtype=float)
         if self.rows.shape[1:] != self.prior.shape:
             raise InputError(f"the cone rows have {rows.shape[1]} columns, the prior "
@@ -125,6 +128,7 @@ class ConcavePricing:
         self._mass = self._mass_range()
         self._recent = self._vertices
         self._frontier: list[_Node] = []
+        self._recorder: ProofRecorder | None = None
 
     # ------------------------------------------------------------- protocol
     @property
@@ -171,6 +175,25 @@ class ConcavePricing:
                 break
             shift = delta
         return float(delta), float(high)
+
+    def proof(self, dual: np.ndarray) -> dict[str, np.ndarray]:
+        """Branch and bound from the root box to the end at ``dual``, recorded as a proof.
+
+        The arrays (splits, boxes dropped as empty with their Farkas rays, the
+        root box's weak-duality proofs, the leaves' multipliers) are checked by
+        :func:`rldp_models.certificates.pricing_proof.check_pricing_proof`
+        without any search; ``claimed`` is this search's bound on ``h``. The
+        frontier kept for :meth:`price` is left as it was.
+        """
+        recorder = ProofRecorder(self)
+        kept, self._frontier, self._recorder = self._frontier, [], recorder
+        try:
+            self._search(np.asarray(dual, dtype=float), 1, complete=True)
+            leaves = self._frontier
+            top = max((-n.priority for n in leaves), default=-math.inf)
+        finally:
+            self._frontier, self._recorder = kept, None
+        return recorder.finish(leaves, dual, top)
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
         """Branch and bound from the kept frontier; ``complete``: until the bound meets the best.
@@ -320,6 +343,8 @@ class ConcavePricing:
         cost = dual - slope
         solved = self._run(cost, lower, upper)
         if solved is None:
+            if self._recorder is not None:
+                self._recorder.drop(lower, upper)
             return None
         bound = float(constant - self._proven_minimum(cost, solved[1], lower, upper))
         return _Node(-min(bound, parent_bound), lower, upper, solved[0], solved[1])
@@ -347,8 +372,11 @@ class ConcavePricing:
             cut = 0.5 * (node.lower[x] + node.upper[x])
         left_upper, right_lower = node.upper.copy(), node.lower.copy()
         left_upper[x], right_lower[x] = cut, cut
-        return [_Node(0.0, *self._tightened(node.lower, left_upper)),
-                _Node(0.0, *self._tightened(right_lower, node.upper))]
+        children = [_Node(0.0, *self._tightened(node.lower, left_upper)),
+                    _Node(0.0, *self._tightened(right_lower, node.upper))]
+        if self._recorder is not None:
+            self._recorder.split(node.lower, node.upper, x, cut, children)
+        return children
 
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The box shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
@@ -368,16 +396,18 @@ class ConcavePricing:
     def _root_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Proven bounds on each ``v_x`` over ``P`` (2d LPs) and the vertices found.
 
-        ``p_x v_x <= p.v = 1`` caps the inputs of positive prior; the others get
-        twice their LP maximum plus 1 as a trial cap. The box is then proven to
-        contain ``P``: every bound of ``P`` in the capped box is proven strictly
-        inside the cap, and a convex ``P`` meeting the box without reaching its
-        boundary lies inside it.
+        ``p_x v_x <= p.v = 1`` caps the inputs of positive prior (``1/p_x`` rounded
+        up); the others get twice their LP maximum plus 1 as a trial cap. The box
+        is then proven to contain ``P``: every bound of ``P`` in the capped box is
+        proven strictly inside the cap, and a convex ``P`` meeting the box without
+        reaching its boundary lies inside it. The cap and the LPs' multipliers are
+        kept in ``_root_proof`` for :meth:`proof`.
         """
         d = self.prior.size
-        cap = np.array([1.0 / p if p > 0 else 2.0 * self._maximum(x) + 1.0
+        cap = np.array([np.nextafter(1.0 / p, np.inf) if p > 0 else 2.0 * self._maximum(x) + 1.0
                         for x, p in enumerate(self.prior)])
         lower, upper, vertices = np.zeros(d), cap.copy(), []
+        self._root_proof: tuple[np.ndarray, list[np.ndarray]] = (cap, [])
         for x in range(d):
             for sign in (1.0, -1.0):
                 cost = np.zeros(d)
@@ -386,6 +416,7 @@ class ConcavePricing:
                 if solved is None:
                     raise InputError("the cone's slice p.v = 1 is empty")
                 vertices.append(solved[0])
+                self._root_proof[1].append(solved[1])
                 proven = sign * self._proven_minimum(cost, solved[1], np.zeros(d), cap)
                 if sign > 0:
                     lower[x] = min(max(proven, 0.0), solved[0][x])

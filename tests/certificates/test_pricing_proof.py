@@ -1,0 +1,195 @@
+"""Branch-and-bound pricing proofs, checked without search, against enumerated rays.
+
+Grounding: the rays of small PolyOpt cones Gamma are enumerated by exact
+double description (:mod:`rldp_models.certificates.lp`) and the largest
+reduced cost per unit mass is taken over them in interval arithmetic
+(:func:`check_lp_dual`); the proof's checked bound must cover it and be
+close to it at a dual where it is 0. Tampered proofs must be rejected; a
+hand-made tree on a cone with an empty box (``v_0 >= v_1`` against
+``v_0 <= 1.2 < 1.3 <= v_1``) checks the Farkas step.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from rldp_models.certificates.lp import _enumerated, check_lp_dual, interval_utility
+from rldp_models.certificates.pricing_proof import (check_pricing_proof, load_pricing_proof,
+                                                    save_pricing_proof)
+from rldp_models.conelp import inner_ratio
+from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.pricing_proof_record import ProofRecorder, sparse_rows
+from rldp_models.errors import InputError
+from rldp_models.rldp_protocols.polyopt import gamma_vertices
+from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+TABLES = {"2x3": ([[30, 10, 5], [15, 45, 20]], 1.5),
+          "2x3-zero-cell": ([[30, 0, 5], [15, 45, 20]], 0.7),
+          "3x3": ([[30, 10, 5], [15, 45, 20], [8, 12, 25]], 2.0)}
+
+
+def _cone(name: str):
+    counts, eps = TABLES[name]
+    counts = np.array(counts)
+    rows = gamma_rows(gamma_vertices(ChiSquareSet.from_counts(counts, 0.05), False),
+                      Fraction(inner_ratio(eps)))
+    prior = (counts / counts.sum()).ravel()
+    return rows, prior, _enumerated(rows, counts.size)
+
+
+@pytest.fixture(scope="module", params=sorted(TABLES))
+def case(request):
+    """A cone, its exact rays and a dual at which the largest reduced cost is about 0."""
+    rows, prior, rays = _cone(request.param)
+    mu = interval_utility("mi", {"prior": prior})
+    d = prior.size
+    dual = np.full(d, 0.3) + 0.05 * np.arange(d)
+    dual = dual + float(check_lp_dual(dual, rays, mu, np.ones(d), np.eye(d)).violation)
+    truth = float(check_lp_dual(dual, rays, mu, np.ones(d), np.eye(d)).violation)
+    proof = ConcavePricing(rows.astype(float), prior).proof(dual)
+    return rows.tolist(), [Fraction(float(p)) for p in prior], dual, truth, proof
+
+
+def test_proof_checks_and_covers_the_enumerated_rays(case, tmp_path) -> None:
+    rows, prior, dual, truth, proof = case
+    save_pricing_proof(tmp_path / "p.npz", proof)
+    check = check_pricing_proof(load_pricing_proof(tmp_path / "p.npz"), rows, prior, dual, 1e-9)
+    assert check.holds, check.problems
+    assert truth <= check.per_mass <= truth + 1e-9
+    assert check.leaves == len(proof["leaf"]) >= 1
+
+
+def _tampered(proof: dict, **changes) -> dict:
+    out = {key: np.array(value, copy=True) for key, value in proof.items()}
+    out.update(changes)
+    return out
+
+
+def test_tampered_proofs_are_rejected(case) -> None:
+    rows, prior, dual, truth, proof = case
+    val = proof["leafy_val"].copy()
+    val[:] = -1.0
+    assert not check_pricing_proof(_tampered(proof, leafy_val=val), rows, prior, dual,
+                                   1e-9).holds
+    leaf = proof["leaf"][:-1]
+    fewer = _tampered(proof, leaf=leaf, leafy_ptr=proof["leafy_ptr"][:-1])
+    fewer["leafy_col"] = fewer["leafy_col"][:fewer["leafy_ptr"][-1]]
+    fewer["leafy_val"] = fewer["leafy_val"][:fewer["leafy_ptr"][-1]]
+    assert not check_pricing_proof(fewer, rows, prior, dual).holds
+    upper = proof["upper"].copy()
+    x = int(np.argmax(upper[0] - proof["lower"][0]))
+    upper[0, x] -= 1e-6 * (upper[0, x] - proof["lower"][0, x])
+    assert not check_pricing_proof(_tampered(proof, upper=upper), rows, prior, dual).holds
+    assert not check_pricing_proof(proof, rows, prior, dual, truth - 1e-6).holds
+
+
+def test_shrunk_child_box_is_rejected(case) -> None:
+    rows, prior, dual, _, proof = case
+    if not len(proof["split"]):
+        pytest.skip("no split in this proof")
+    child = int(proof["split"][0, 2])
+    upper = proof["upper"].copy()
+    x = int(np.argmax(upper[child] - proof["lower"][child]))
+    upper[child, x] = proof["lower"][child, x]
+    assert not check_pricing_proof(_tampered(proof, upper=upper), rows, prior, dual).holds
+
+
+def test_farkas_ray_proves_an_empty_box() -> None:
+    """Cone ``v_0 >= v_1, v_0 >= v_2``, ``p`` uniform: ``P`` misses ``v_0 <= 1.2, v_1 >= 1.3``."""
+    rows = [[Fraction(1), Fraction(-1), Fraction(0)], [Fraction(1), Fraction(0), Fraction(-1)]]
+    prior = [Fraction(1, 3)] * 3
+    dual = np.zeros(3)
+    oracle = ConcavePricing(np.array(rows, dtype=float), np.full(3, 1 / 3))
+    base = oracle.proof(dual)
+    root_low, root_high = base["lower"][0], base["upper"][0]
+    empty_low, empty_high = root_low.copy(), root_high.copy()
+    empty_high[0], empty_low[1] = 1.2, 1.3
+    recorder = ProofRecorder(oracle)
+    recorder._box(empty_low, empty_high)
+    oracle._recorder = recorder
+    assert oracle._node(dual, empty_low, empty_high, np.inf) is None
+    oracle._recorder = None
+    ray = recorder.rays[0]
+    # root -> (v_0 <= 1.2: box 1, v_0 >= 1.2: box 2); box 1 -> (v_1 <= 1.3: 3, v_1 >= 1.3: 4)
+    left_high, right_low = root_high.copy(), root_low.copy()
+    left_high[0] = right_low[0] = 1.2
+    low_left_high = left_high.copy()
+    low_left_high[1] = 1.3
+    boxes = [(root_low, root_high), (root_low, left_high), (right_low, root_high),
+             (root_low, low_left_high), (empty_low, empty_high)]
+    zero = np.zeros(len(rows) + 1)
+    proof = {key: value for key, value in base.items() if not key.startswith(("ray", "leafy"))}
+    proof.update(lower=np.array([b[0] for b in boxes]), upper=np.array([b[1] for b in boxes]),
+                 split=np.array([[0, 0, 1, 2], [1, 1, 3, 4]]), cut=np.array([1.2, 1.3]),
+                 drop=np.array([4]), leaf=np.array([2, 3]))
+    proof.update(sparse_rows([ray], 3, "ray"), **sparse_rows([zero, zero], 3, "leafy"))
+    assert check_pricing_proof(proof, rows, prior, dual).holds
+    proof.update(sparse_rows([zero], 3, "ray"))
+    assert not check_pricing_proof(proof, rows, prior, dual).holds
+    proof.update(sparse_rows([ray], 3, "ray"), drop=np.array([3]), leaf=np.array([2, 4]))
+    assert not check_pricing_proof(proof, rows, prior, dual).holds
+
+
+def test_bad_witness_or_cap_is_rejected_where_a_cell_is_zero() -> None:
+    rows, prior, rays = _cone("2x3-zero-cell")
+    proof = ConcavePricing(rows.astype(float), prior).proof(np.zeros(prior.size))
+    exact = [Fraction(float(p)) for p in prior]
+    assert check_pricing_proof(proof, rows.tolist(), exact, np.zeros(prior.size)).holds
+    zero = int(np.flatnonzero(prior == 0)[0])
+    witness = np.zeros(prior.size)
+    witness[zero - 1] = 1.0
+    cap = proof["cap"].copy()
+    cap[zero] = proof["upper"][0, zero] / 2
+    for bad in ({"witness": witness}, {"cap": cap}):
+        assert not check_pricing_proof(_tampered(proof, **bad), rows.tolist(), exact,
+                                       np.zeros(prior.size)).holds
+
+
+def test_malformed_proofs_fail_loudly(case) -> None:
+    rows, prior, dual, _, proof = case
+    with pytest.raises(InputError):
+        check_pricing_proof(proof, rows, [-prior[0]] + prior[1:], dual)
+    with pytest.raises(InputError):
+        check_pricing_proof(_tampered(proof, leafy_width=np.array(2)), rows, prior, dual)
+    with pytest.raises(InputError):
+        check_pricing_proof({k: v for k, v in proof.items() if k != "witness"}, rows, prior,
+                            dual)
+
+
+@pytest.mark.slow
+def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
+    """3x3 with a zero cell (9 cells: beyond enumeration in ``rldp verify``), column generation."""
+    import json
+
+    from rldp_models.certificates import verify
+    from rldp_models.cli import main
+    from rldp_models.data import Crosstab
+
+    crosstab = Crosstab.from_array(np.array([[30, 0, 5], [15, 45, 20], [8, 12, 25]]))
+    table, out = tmp_path / "counts.csv", tmp_path / "out.json"
+    crosstab.to_csv(table)
+    assert main(["protocol", "polyopt", "--counts", str(table), "--eps", "0.3", "--method",
+                 "column-generation", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["certificate"]["pricing_proof"] == "out.proof.npz"  # named beside OUT.json
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for name in ("out.json", "out.proof.npz"):
+        (tmp_path / name).rename(moved / name)
+    assert main(["verify", str(moved / "out.json"), "--counts", str(table)]) == 0
+    path = moved / "out.proof.npz"
+    record["certificate"]["pricing_proof"] = str(path)
+    report = verify(record, crosstab)
+    assert report.holds and "branch-and-bound proof" in report.certificate.headline
+    proof = load_pricing_proof(path)
+    save_pricing_proof(path, _tampered(proof, leaf=proof["leaf"][::-1][:-1],
+                                       leafy_ptr=proof["leafy_ptr"][:-1]))
+    assert not verify(record, crosstab).certificate.holds
+    assert main(["verify", str(moved / "out.json"), "--counts", str(table)]) == 1
+    path.unlink()
+    missing = verify(record, crosstab).certificate
+    assert not missing.holds and "cannot be checked" in missing.headline
