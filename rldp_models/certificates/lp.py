@@ -324,12 +324,20 @@ def writer_fields(cone: str, measure: str, utility: object, eps: float, dual: Se
               "rhs": [1.0] * len(dual), "solver_dual": list(map(float, dual)),
               "utility": {"measure": measure, "parameters": utility_parameters(utility)},
               "correction": None}
+    mu = interval_utility(measure, fields["utility"]["parameters"])
+    return _with_corrected_dual(fields, dual, mu,
+                                lambda: cone_rays(cone, len(dual), outer_ratio(eps), joint))
+
+
+def _with_corrected_dual(fields: dict, dual: Sequence[float], mu: IntervalUtility,
+                         rays_of_cone) -> dict:
+    """``fields`` with ``dual`` corrected over the cone's rays (:func:`corrected_dual`)
+    and ``correction`` its largest change; unchanged when the rays cannot be enumerated."""
     try:
-        rays = cone_rays(cone, len(dual), outer_ratio(eps), joint)
+        rays = rays_of_cone()
     except InputError:
         return fields
-    corrected = corrected_dual(dual, rays, interval_utility(measure, fields["utility"]
-                                                            ["parameters"]))
+    corrected = corrected_dual(dual, rays, mu)
     fields.update(dual=corrected.tolist(),
                   correction=float(np.max(corrected - np.asarray(dual, dtype=float))))
     return fields
@@ -340,14 +348,8 @@ def attribute_writer_fields(joint: np.ndarray, j: int, eps: float,
     """SRLIP attribute ``j``'s dual corrected over the rays of ``C_j`` (see writer_fields)."""
     fields = {"solver_dual": list(map(float, dual)), "correction": None}
     prior = joint.sum(axis=tuple(axis for axis in range(joint.ndim) if axis != j + 1))
-    try:
-        rays = attribute_cone_rays(joint, j, outer_ratio(eps))
-    except InputError:
-        return fields
-    corrected = corrected_dual(dual, rays, interval_utility("mi", {"prior": prior}))
-    fields.update(dual=corrected.tolist(),
-                  correction=float(np.max(corrected - np.asarray(dual, dtype=float))))
-    return fields
+    return _with_corrected_dual(fields, dual, interval_utility("mi", {"prior": prior}),
+                                lambda: attribute_cone_rays(joint, j, outer_ratio(eps)))
 
 
 def polyopt_writer_fields(counts: np.ndarray, alpha: float, eps: float, finer: bool,
@@ -364,11 +366,5 @@ def polyopt_writer_fields(counts: np.ndarray, alpha: float, eps: float, finer: b
               "rhs": [1.0] * len(dual), "solver_dual": list(map(float, dual)),
               "utility": {"measure": "mi", "parameters": {"prior": prior.tolist()}},
               "correction": None}
-    try:
-        rays = gamma_cone_rays(counts, alpha, outer_ratio(eps), finer)
-    except InputError:
-        return fields
-    corrected = corrected_dual(dual, rays, interval_utility("mi", {"prior": prior}))
-    fields.update(dual=corrected.tolist(),
-                  correction=float(np.max(corrected - np.asarray(dual, dtype=float))))
-    return fields
+    return _with_corrected_dual(fields, dual, interval_utility("mi", {"prior": prior}),
+                                lambda: gamma_cone_rays(counts, alpha, outer_ratio(eps), finer))
