@@ -148,14 +148,24 @@ def theorem4_upper_bound(v1: np.ndarray, v2_scale: "iv.mpf", p2: np.ndarray,
     return total
 
 
-def pair_multipliers(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float,
-                     pairs: list[tuple[int, int]]
-                     ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-    """Theorem 4 multipliers ``(c, t)`` for every ``(pair, y)``, by the vectorised closed form.
+@dataclass(frozen=True)
+class PairRows:
+    """The rows of Theorem 4 for every ``(pair, y)``, stacked pair-major (``T = pairs x |Y|``).
 
-    Only the multipliers are used: the bound is then evaluated exactly, so the
-    accuracy of this search affects how tight the bound is, never its validity.
+    ``v1 = P(y | s1, .)`` and ``v2 = -e^eps P(y | s2, .)`` (shape ``(T, |U|)``),
+    the joint empirical rows ``p1``, ``p2`` and ``rho = sqrt(B+1) - 1 + Phat(s1) + Phat(s2)``.
     """
+
+    v1: np.ndarray
+    v2: np.ndarray
+    p1: np.ndarray
+    p2: np.ndarray
+    rho: np.ndarray
+
+
+def pair_rows(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float,
+              pairs: list[tuple[int, int]]) -> PairRows:
+    """Theorem 4's inputs for every ``(pair, y)`` (see :class:`PairRows`)."""
     n_s, n_u = uncertainty.phat.shape
     blocks = protocol.reshape(n_s, n_u, -1)
     n_y = blocks.shape[2]
@@ -165,8 +175,21 @@ def pair_multipliers(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float
     phat = uncertainty.phat
     mass = phat.sum(axis=1)
     rho = np.sqrt(uncertainty.radius + 1) - 1 + mass[first] + mass[second]
-    batch = pair_support_batch(blocks[first, :, y], -np.exp(eps) * blocks[second, :, y],
-                               phat[first], phat[second], rho)
+    return PairRows(blocks[first, :, y], -np.exp(eps) * blocks[second, :, y], phat[first],
+                    phat[second], rho)
+
+
+def pair_multipliers(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float,
+                     pairs: list[tuple[int, int]]
+                     ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
+    """Theorem 4 multipliers ``(c, t)`` for every ``(pair, y)``, by the vectorised closed form.
+
+    Only the multipliers are used: the bound is then evaluated exactly, so the
+    accuracy of this search affects how tight the bound is, never its validity.
+    """
+    rows = pair_rows(protocol, uncertainty, eps, pairs)
+    n_y = rows.v1.shape[0] // len(pairs)
+    batch = pair_support_batch(rows.v1, rows.v2, rows.p1, rows.p2, rows.rho)
     return {pair: {"c": batch.c[i * n_y:(i + 1) * n_y],
                    "t": batch.t[i * n_y:(i + 1) * n_y].T.copy()}
             for i, pair in enumerate(pairs)}

@@ -24,6 +24,7 @@ from rldp_models.privacy.guarantees import (
     GuaranteeCheck,
     check_nominal_privacy,
     check_robust_privacy,
+    pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.programs.context import BuildContext
@@ -266,20 +267,12 @@ class RobustSecretPrivacy:
         found = [multipliers.get(self._group(*pair)) for pair in pairs]
         if any(values is None for values in found):
             return None
-        n_s, n_u = program.crosstab.shape
-        first, second = (np.repeat([pair[i] for pair in pairs], len(program.outputs))
-                         for i in (0, 1))
-        blocks = protocol.reshape(n_s, n_u, -1).transpose(0, 2, 1)  # [s, y, u]
-        y = np.tile(np.arange(blocks.shape[1]), len(pairs))
-        v1, v2 = blocks[first, y], -np.exp(self.eps) * blocks[second, y]
-        phat = program.uncertainty.phat
-        rho = np.sqrt(program.uncertainty.radius + 1) - 1 + phat.sum(axis=1)[first] \
-            + phat.sum(axis=1)[second]
+        rows = pair_rows(protocol, program.uncertainty, self.eps, pairs)
         c = np.maximum(np.concatenate([np.ravel(values["c"]) for values in found]), 0.0)
         t = np.concatenate([np.reshape(values["t"], (2, -1)) for values in found], axis=1)
-        t1, t2 = np.maximum(t[0], v1.max(axis=1)), np.maximum(t[1], v2.max(axis=1))
+        t1, t2 = np.maximum(t[0], rows.v1.max(axis=1)), np.maximum(t[1], rows.v2.max(axis=1))
         with np.errstate(divide="ignore", invalid="ignore"):
-            values = theorem4_expression(c, t1, t2, v1, v2, phat[first], phat[second], rho,
+            values = theorem4_expression(c, t1, t2, rows.v1, rows.v2, rows.p1, rows.p2, rows.rho,
                                          float(symbolic.theorem4_constant()))
         worst = float(np.max(values))
         return worst if np.isfinite(worst) else None
