@@ -123,3 +123,29 @@ def test_a_ray_on_inputs_of_zero_prior_is_rejected() -> None:
         ConcavePricing(np.array([[1.0, 0.0, 0.0]]), np.array([0.0, 0.5, 0.5]))
     with pytest.raises(InputError, match="columns"):
         ConcavePricing(np.ones((2, 3)), np.ones(4) / 4)
+
+
+@pytest.mark.parametrize("name", sorted(CONES))
+def test_boxes_split_and_bounded_together_match_one_at_a_time(name: str) -> None:
+    """The search splits and bounds a batch of boxes in one numpy pass: each box must get
+    the children and bounds it gets alone, and its two children must meet on one coordinate."""
+    rows, prior = CONES[name]()
+    lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
+    dual = lp.solve().certificate.dual - 0.01
+    oracle = ConcavePricing(rows, prior, max_nodes=40)
+    oracle.price(dual, 1)
+    nodes = [n for n in oracle._frontier if n.fresh][:5]
+    assert len(nodes) >= 2
+    lower, upper = oracle._split(nodes)
+    for k, node in enumerate(nodes):
+        alone = oracle._split([node])
+        assert np.array_equal(alone[0], lower[2 * k:2 * k + 2])
+        assert np.array_equal(alone[1], upper[2 * k:2 * k + 2])
+        assert np.all(lower[2 * k:2 * k + 2] >= node.lower)
+        assert np.all(upper[2 * k:2 * k + 2] <= node.upper)
+        assert np.any(upper[2 * k] <= lower[2 * k + 1] + 1e-12)
+    parent = np.full(len(lower), np.inf)
+    together = oracle._nodes(dual, lower, upper, parent)
+    singly = [oracle._node(dual, lo, hi, np.inf) for lo, hi in zip(lower, upper)]
+    assert [n.priority for n in together] == pytest.approx(
+        [n.priority for n in singly if n is not None], abs=1e-12)
