@@ -145,7 +145,7 @@ def test_boxes_split_and_bounded_together_match_one_at_a_time(name: str) -> None
         assert np.all(upper[2 * k:2 * k + 2] <= node.upper)
         assert np.any(upper[2 * k] <= lower[2 * k + 1] + 1e-12)
     parent = np.full(len(lower), np.inf)
-    together = oracle._nodes(dual, lower, upper, parent)
+    together = oracle._nodes(dual, lower, upper, parent, [None] * len(lower))
     singly = [oracle._node(dual, lo, hi, np.inf) for lo, hi in zip(lower, upper)]
     assert [n.priority for n in together] == pytest.approx(
         [n.priority for n in singly if n is not None], abs=1e-12)
