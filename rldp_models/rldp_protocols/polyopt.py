@@ -180,8 +180,8 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     proof : bool
         With column generation, also prove the final dual's pricing over
         Gamma at ``R >= e^eps`` (``pricing_proof``, for ``rldp verify``): one
-        more complete branch and bound from the root (3x4 at eps 2: +1.4 s;
-        4x4: +53 s). ``rldp protocol polyopt`` asks for it.
+        more complete branch and bound from the root (3x4 at eps 2: +1.0 s;
+        4x4 at eps 2: +20 s). ``rldp protocol polyopt`` asks for it.
 
     Raises
     ------
