@@ -52,9 +52,9 @@ ENUMERATED_3X4_EPS = 0.5
 """Largest eps at which the 3x4 enumeration baseline is run: above it double
 description takes minutes (212 s at eps = 2) or falls back to the exact method."""
 
-FOUR_BY_FOUR_EPS = [1.0, 2.0, 5.0, 8.0]
-"""eps at which 4x4 is certified within minutes; at 0.5 the final proof did not close in
-20 minutes (1,000,000 nodes in one pricing call; proven gap 6e-4 nats)."""
+FOUR_BY_FOUR_EPS = [0.5, 1.0, 2.0, 5.0, 8.0]
+"""eps at which 4x4 is certified (idle: 759 s at 0.5, whose final proof bounds 1.22 million
+boxes; 10-117 s above)."""
 
 FOUR_BY_FOUR_BASELINE_LIMIT = 900.0
 """Seconds given to the 4x4 enumeration baseline before it is stopped."""
