@@ -23,6 +23,7 @@ Solve and protocol results need the counts; mechanism results do not.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rldp_models.certificates import verify
 from rldp_models.certificates.verdict import report_to_json
@@ -53,8 +54,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _with_proof_beside(record: dict, result: str) -> dict:
     """A relative ``certificate.pricing_proof`` resolved against OUT.json's directory."""
-    from pathlib import Path
-
     certificate = record.get("certificate")
     proof = certificate.get("pricing_proof") if isinstance(certificate, dict) else None
     if isinstance(proof, str) and not Path(proof).is_absolute():

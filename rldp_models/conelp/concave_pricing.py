@@ -441,9 +441,9 @@ class ConcavePricing:
         child_lower, child_upper = self._tightened(child_lower, child_upper)
         if self._recorder is not None:
             for k, node in enumerate(nodes):
+                pair = slice(2 * k, 2 * k + 2)
                 self._recorder.split(node.lower, node.upper, int(x[k]), float(cut[k]),
-                                     [_Node(0.0, child_lower[2 * k], child_upper[2 * k]),
-                                      _Node(0.0, child_lower[2 * k + 1], child_upper[2 * k + 1])])
+                                     (child_lower[pair], child_upper[pair]))
         return child_lower, child_upper
 
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -58,10 +58,13 @@ class ProofRecorder:
         return self.ids[lower.tobytes() + upper.tobytes()]
 
     def split(self, lower: np.ndarray, upper: np.ndarray, x: int, cut: float,
-              children: list) -> None:
-        """Box ``[lower, upper]`` cut at ``v_x = cut`` into ``children`` (tightened)."""
+              children: tuple[np.ndarray, np.ndarray]) -> None:
+        """Box ``[lower, upper]`` cut at ``v_x = cut`` into two (tightened) children.
+
+        ``children`` is the pair (lower bounds, upper bounds), each stacking left then right.
+        """
         parent = self._id(lower, upper)
-        left, right = (self._box(c.lower, c.upper) for c in children)
+        left, right = (self._box(low, high) for low, high in zip(*children))
         self.splits.append((parent, x, left, right))
         self.cuts.append(float(cut))
 
