@@ -91,3 +91,42 @@ def test_warm_started_highspy_master_agrees_with_the_registry_path() -> None:
     assert warm.iterations > 2 and cold.iterations > 2
     assert warm.value == pytest.approx(cold.value, rel=1e-9)
     assert warm.certificate.verified and cold.certificate.verified
+
+
+class _DualInfeasibleOnce:
+    """A HiGHS stand-in that reports its first optimum with a column still dual infeasible
+    (as HiGHS did on a warm-started PolyOpt master), and a clean one once cleared."""
+
+    def __init__(self, highs: object) -> None:
+        self.highs, self.cleared, self.runs = highs, False, 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.highs, name)
+
+    def run(self) -> object:
+        self.runs += 1
+        return self.highs.run()
+
+    def clearSolver(self) -> object:  # noqa: N802 (HiGHS's name)
+        self.cleared = True
+        return self.highs.clearSolver()
+
+    def getInfo(self) -> object:  # noqa: N802
+        info = self.highs.getInfo()
+        if not self.cleared:
+            info.num_dual_infeasibilities = 1
+        return info
+
+
+def test_a_master_reported_dual_infeasible_is_solved_again_from_scratch() -> None:
+    from rldp_models.conelp.engine import _WarmHighs
+
+    patterns = staircase_rays(3, inner_ratio(1.0))
+    rays = patterns.columns(np.arange(patterns.count))
+    warm = _WarmHighs(np.ones(3), {})
+    warm.add(rays, MutualInformation(np.ones(3) / 3).columns(rays))
+    stand_in = _DualInfeasibleOnce(warm.highs)
+    warm.highs = stand_in
+    primal, dual = warm.solve()
+    assert stand_in.cleared and stand_in.runs == 2
+    assert np.allclose(rays @ primal, np.ones(3))

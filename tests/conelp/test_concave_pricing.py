@@ -19,6 +19,7 @@ from rldp_models.conelp import ConeLP, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.cones import pairwise_ratio_rows
+from rldp_models.conelp.engine import CERTIFICATE_TOLERANCE, PRICING_TOLERANCE
 from rldp_models.errors import InputError
 from rldp_models.rldp_protocols.polyopt import gamma_vertices
 from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
@@ -149,3 +150,19 @@ def test_boxes_split_and_bounded_together_match_one_at_a_time(name: str) -> None
     singly = [oracle._node(dual, lo, hi, np.inf) for lo, hi in zip(lower, upper)]
     assert [n.priority for n in together] == pytest.approx(
         [n.priority for n in singly if n is not None], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CONES))
+def test_a_ray_under_the_entering_threshold_does_not_stop_the_search(name: str) -> None:
+    """At a dual where the best ray's reduced cost is positive but under column
+    generation's threshold, that ray cannot enter the master, so pricing must run on to a
+    bound that certifies it instead of stopping early with a loose one."""
+    rows, prior = CONES[name]()
+    lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
+    optimal = lp.solve().certificate.dual
+    best = reduced_costs(rows, prior, optimal).max()
+    dual = optimal - (0.6 * PRICING_TOLERANCE - best)
+    assert reduced_costs(rows, prior, dual).max() == pytest.approx(0.6 * PRICING_TOLERANCE,
+                                                                    abs=1e-13)
+    result = ConcavePricing(rows, prior).price(dual, 1)
+    assert result.upper_bound <= CERTIFICATE_TOLERANCE
