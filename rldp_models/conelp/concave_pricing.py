@@ -84,8 +84,9 @@ LOCAL_STEPS = 10
 """Gradient steps per start of the local search that precedes branch and bound."""
 
 MAX_NODES = 2_000_000
-"""Nodes per pricing call; the bound returned is valid whenever it stops. (PolyOpt 4x4 at
-eps 0.5 needs 1.22 million in its final proof; that run peaks at 4.8 GB.)"""
+"""Nodes per pricing call; the bound returned is valid whenever it stops. (Cutting at the
+point itself, ``MIDPOINT_WEIGHT = 0``, PolyOpt 4x4 at eps 0.5 needed 1.22 million in its
+final proof.)"""
 
 _INF = highspy.kHighsInf
 

@@ -133,12 +133,12 @@ def choose_method(method: str, dimension: int, eps: float) -> str:
     """``"enumerate"`` or ``"column-generation"`` for ``method`` (``"auto"``: by size).
 
     Double description of Gamma grows fast with ``|X|`` and ``eps``: 1,323-2,660
-    rays at ``|X| = 9`` (about 1 s), at ``|X| = 12`` 6,351 rays at ``eps = 0.2``
-    (4.3 s end to end, against 14 s by column generation) but 25,866 at
-    ``eps = 0.5`` (double description alone 118 s, against 13 s; Jeffreys
-    draw seed 0, idle). So ``"auto"`` enumerates up to
-    ``ENUMERATION_LIMIT`` inputs, and up to ``SMALL_EPS_LIMIT`` inputs when
-    ``eps <= SMALL_EPS``; it prices beyond.
+    rays at ``|X| = 9`` (about 1 s), at ``|X| = 12`` 5,837-8,901 rays at
+    ``eps = 0.2`` (3.1 s end to end on average over six Jeffreys draws, against
+    7.9 s by column generation) but 25,866 at ``eps = 0.5`` (seed 0: double
+    description alone 49 s, against 4.9 s end to end by column generation;
+    idle). So ``"auto"`` enumerates up to ``ENUMERATION_LIMIT`` inputs, and up
+    to ``SMALL_EPS_LIMIT`` inputs when ``eps <= SMALL_EPS``; it prices beyond.
     """
     if method == "auto":
         small = dimension <= ENUMERATION_LIMIT or (dimension <= SMALL_EPS_LIMIT
@@ -180,7 +180,7 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     proof : bool
         With column generation, also prove the final dual's pricing over
         Gamma at ``R >= e^eps`` (``pricing_proof``, for ``rldp verify``): one
-        more complete branch and bound from the root (3x4 at eps 2: +1.0 s;
+        more complete branch and bound from the root (3x4 at eps 2: +0.7 s;
         4x4 at eps 2: +20 s). ``rldp protocol polyopt`` asks for it.
 
     Raises
