@@ -133,17 +133,17 @@ def _float_rays(rows: np.ndarray) -> np.ndarray:
     if _thinnest_slab(rows) < SLAB_TOLERANCE:
         raise FloatDoubleDescriptionError("two constraints are nearly opposite: the cone is "
                                           "a slab too thin for float cdd")
-    agreed: list[np.ndarray] = []
+    earlier_runs: list[np.ndarray] = []
     for order, reverse in ROW_ORDERS:
         try:
             rays = _cdd_rays(rows[::-1] if reverse else rows, order)
         except FloatDoubleDescriptionError:
             continue
-        for polished in agreed:
+        for polished in earlier_runs:
             if _same_rays(polished, rays / rays.sum(axis=0)):
                 return polished
         try:
-            agreed.append(polish_rays(rows, rays))
+            earlier_runs.append(polish_rays(rows, rays))
         except FloatDoubleDescriptionError:
             continue
     raise FloatDoubleDescriptionError("no two row orders gave the same rays")
