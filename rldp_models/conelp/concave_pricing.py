@@ -427,11 +427,17 @@ class ConcavePricing:
 
         Per box: ``lower`` and ``upper`` may stack boxes along a leading axis.
         """
+        slope, intercept = self._secant_lines(lower, upper)
+        return slope, intercept.sum(axis=-1)
+
+    def _secant_lines(self, lower: np.ndarray, upper: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """Slope and intercept of each coordinate's secant of ``p_x v log v`` on its interval."""
         f_low = self.prior * xlogy(lower, lower)
         f_high = self.prior * xlogy(upper, upper)
         width = upper - lower
         slope = np.divide(f_high - f_low, width, out=np.zeros_like(width), where=width > 0)
-        return slope, np.sum(f_low - slope * lower, axis=-1)
+        return slope, f_low - slope * lower
 
     def _split(self, nodes: list[_Node]) -> tuple[np.ndarray, np.ndarray]:
         """Each node's box split in two near its point on the coordinate of largest secant gap.
@@ -442,9 +448,8 @@ class ConcavePricing:
         lower = np.array([n.lower for n in nodes])
         upper = np.array([n.upper for n in nodes])
         point = np.clip(np.array([n.point for n in nodes]), lower, upper)
-        slope, _ = self._secants(lower, upper)
-        f_low = self.prior * xlogy(lower, lower)
-        gap = f_low + slope * (point - lower) - self.prior * xlogy(point, point)
+        slope, intercept = self._secant_lines(lower, upper)
+        gap = intercept + slope * point - self.prior * xlogy(point, point)
         rows = np.arange(len(nodes))
         x = np.argmax(gap, axis=1)
         middle = 0.5 * (lower[rows, x] + upper[rows, x])

@@ -91,34 +91,29 @@ def test_exact_double_description_by_hand() -> None:
     assert sorted(rays) == [(0, 0, 1), (1, 0, 0), (1, 1, 0)]
 
 
-def test_a_run_that_disagrees_is_outvoted_by_a_third() -> None:
-    rows = pairwise_ratio_rows(np.eye(4), inner_ratio(1.0))
-    original = dd._cdd_rays
-    calls = []
+def tampered_runs(monkeypatch: pytest.MonkeyPatch, tamper) -> list:
+    """Patch cddlib's runs to pass through ``tamper(run_number, rays)``; the orders asked for."""
+    original, calls = dd._cdd_rays, []
 
-    def drop_a_ray_in_the_second_run(rows: np.ndarray, order) -> np.ndarray:
+    def run(rows: np.ndarray, order) -> np.ndarray:
         calls.append(order)
-        rays = original(rows, order)
-        return rays[:, 1:] if len(calls) == 2 else rays
+        return tamper(len(calls), original(rows, order))
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dd, "_cdd_rays", drop_a_ray_in_the_second_run)
-        result = extreme_rays(rows, method="float")
+    monkeypatch.setattr(dd, "_cdd_rays", run)
+    return calls
+
+
+def test_a_run_that_disagrees_is_outvoted_by_a_third(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = pairwise_ratio_rows(np.eye(4), inner_ratio(1.0))
+    calls = tampered_runs(monkeypatch, lambda run, rays: rays[:, 1:] if run == 2 else rays)
+    result = extreme_rays(rows, method="float")
     assert len(calls) == 3 and not result.exact
     assert same_ray_sets(result.matrix, extreme_rays(rows, method="exact").matrix)
 
 
 def test_inconsistent_float_runs_fall_back_to_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = pairwise_ratio_rows(np.eye(4), inner_ratio(1.0))
-    original = dd._cdd_rays
-    calls = []
-
-    def drop_a_different_ray_each_run(rows: np.ndarray, order) -> np.ndarray:
-        calls.append(order)
-        rays = original(rows, order)
-        return np.delete(rays, len(calls) - 1, axis=1)
-
-    monkeypatch.setattr(dd, "_cdd_rays", drop_a_different_ray_each_run)
+    calls = tampered_runs(monkeypatch, lambda run, rays: np.delete(rays, run - 1, axis=1))
     with pytest.raises(dd.FloatDoubleDescriptionError, match="no two row orders"):
         extreme_rays(rows, method="float")
     assert len(calls) == len(dd.ROW_ORDERS)
