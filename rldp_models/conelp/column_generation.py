@@ -65,7 +65,10 @@ def solve_by_pricing(oracle: PricingOracle, utility: ColumnUtility, rhs: ArrayLi
         Rays asked of the oracle per round (default ``2 d``).
     max_iterations : int
     tolerance : float
-        Reduced cost per unit mass below which the master is optimal.
+        Reduced cost per unit mass below which the master is optimal. An
+        oracle that stops its search early on a good ray must know it (e.g.
+        ``ConcavePricing(..., entering=tolerance)``), or it may stop on a ray
+        that does not enter.
     **options
         Passed to the solver.
 

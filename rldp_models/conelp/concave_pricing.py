@@ -52,11 +52,12 @@ GAP_TOLERANCE = 2e-10
 """A node whose bound exceeds the best value found (or 0) by at most this is closed
 (a certificate needs ``<= 1e-9`` per unit mass, and ``1.v >= 1`` on ``p.v = 1``)."""
 
-EARLY_STOP_COST = 2 * PRICING_TOLERANCE
+EARLY_STOP_FACTOR = 2.0
 """Pricing stops early only once it holds a ray whose reduced cost per unit mass is
-above this, so that the ray enters the master. (Stopping on ``h > GAP_TOLERANCE`` alone,
-a ray under column generation's threshold could end the search, enter nothing and leave
-column generation with the loose bound of an unfinished search.)"""
+above this multiple of ``entering`` (column generation's threshold), so that the ray
+enters the master. (Stopping on ``h > GAP_TOLERANCE`` alone, a ray under the threshold
+could end the search, enter nothing and leave column generation with the loose bound of
+an unfinished search.)"""
 
 GOOD_ENOUGH = 0.5
 """Pricing stops early once a ray reaches this fraction of the proven bound on ``h``."""
@@ -128,6 +129,11 @@ class ConcavePricing:
         ``p >= 0``: ``mu`` is the mutual-information column utility under ``p``.
     max_nodes : int
         Branch-and-bound nodes per :meth:`price` call.
+    entering : float
+        The reduced cost per unit mass above which column generation takes a
+        ray (``tolerance`` of
+        :func:`~rldp_models.conelp.column_generation.solve_by_pricing`); a
+        search stops early only on a ray above it (:data:`EARLY_STOP_FACTOR`).
 
     Raises
     ------
@@ -136,7 +142,8 @@ class ConcavePricing:
         on inputs of zero prior).
     """
 
-    def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES) -> None:
+    def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES,
+                 entering: float = PRICING_TOLERANCE) -> None:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
@@ -148,11 +155,14 @@ class ConcavePricing:
                              f"{self.prior.size} entries")
         if np.any(self.prior < 0) or not np.any(self.prior > 0):
             raise InputError("the prior must be nonnegative and not all zero")
-        self.max_nodes = max_nodes
+        if not entering >= 0:
+            raise InputError(f"entering must be a nonnegative reduced cost, got {entering}")
+        self.max_nodes, self.entering = max_nodes, float(entering)
         self._columns = np.arange(self.prior.size, dtype=np.int32)
         self._highs = self._model()
         self._lower, self._upper, self._vertices = self._root_box()
         self._mass = self._mass_range()
+        self._early_stop_value = EARLY_STOP_FACTOR * self.entering * self._mass[1]
         self._recent = self._vertices
         self._frontier: list[_Node] = []
         self._recorder: ProofRecorder | None = None
@@ -245,7 +255,7 @@ class ConcavePricing:
                 best = max(best, value)
                 pool.append((value, node.point))
                 if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
-                        not complete and best > EARLY_STOP_COST * self._mass[1] and (
+                        not complete and best > self._early_stop_value and (
                             best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
                     heapq.heappush(heap, node)
                     break

@@ -152,17 +152,29 @@ def test_boxes_split_and_bounded_together_match_one_at_a_time(name: str) -> None
         [n.priority for n in singly if n is not None], abs=1e-12)
 
 
+@pytest.mark.parametrize("entering", [PRICING_TOLERANCE, 1e-6])
 @pytest.mark.parametrize("name", sorted(CONES))
-def test_a_ray_under_the_entering_threshold_does_not_stop_the_search(name: str) -> None:
+def test_a_ray_under_the_entering_threshold_does_not_stop_the_search(name: str,
+                                                                     entering: float) -> None:
     """At a dual where the best ray's reduced cost is positive but under column
-    generation's threshold, that ray cannot enter the master, so pricing must run on to a
-    bound that certifies it instead of stopping early with a loose one."""
+    generation's threshold, that ray cannot enter the master, so pricing must run on to
+    the end instead of stopping early with a loose bound. Run to the end, the bound is
+    ``max h / min 1.v`` on the slice ``p.v = 1`` (the per-mass bound of a positive ``h``),
+    here taken over the enumerated rays."""
     rows, prior = CONES[name]()
     lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
     optimal = lp.solve().certificate.dual
     best = reduced_costs(rows, prior, optimal).max()
-    dual = optimal - (0.6 * PRICING_TOLERANCE - best)
-    assert reduced_costs(rows, prior, dual).max() == pytest.approx(0.6 * PRICING_TOLERANCE,
-                                                                    abs=1e-13)
-    result = ConcavePricing(rows, prior).price(dual, 1)
-    assert result.upper_bound <= CERTIFICATE_TOLERANCE
+    dual = optimal - (0.6 * entering - best)
+    assert reduced_costs(rows, prior, dual).max() == pytest.approx(0.6 * entering, abs=1e-13)
+    V = extreme_rays(rows).matrix
+    on_slice = (MutualInformation(prior).columns(V) - dual @ V) / (prior @ V)
+    least_mass = (V.sum(axis=0) / (prior @ V)).min()
+    result = ConcavePricing(rows, prior, entering=entering).price(dual, 1)
+    assert result.upper_bound <= on_slice.max() / least_mass + CERTIFICATE_TOLERANCE
+
+
+def test_a_negative_entering_threshold_is_refused() -> None:
+    rows, prior = CONES["gamma-2x3"]()
+    with pytest.raises(InputError, match="entering"):
+        ConcavePricing(rows, prior, entering=-1e-9)
