@@ -84,6 +84,10 @@ PolyOpt 3x4, seed 0: eps 0.5 33,158 -> 11,464 nodes, eps 1 4,470 -> 2,686, eps 2
 LOCAL_STEPS = 10
 """Gradient steps per start of the local search that precedes branch and bound."""
 
+REBOUND_CHUNK = 4096
+"""Kept boxes re-bounded together at a new dual: the stacked multipliers of a whole
+frontier (PolyOpt 5x5: over a million boxes of 501 rows) would be gigabytes at once."""
+
 MAX_NODES = 2_000_000
 """Nodes per pricing call; the bound returned is valid whenever it stops. (Cutting at the
 point itself, ``MIDPOINT_WEIGHT = 0``, PolyOpt 4x4 at eps 0.5 needed 1.22 million in its
@@ -96,13 +100,36 @@ _EMPTY = (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboun
 """Statuses proving an LP has no minimum (with bounded variables: that it is infeasible)."""
 
 
+Multipliers = tuple[np.ndarray, np.ndarray]
+"""Row multipliers kept without their zeros: ``(index, value)``. An LP's basic solution
+has at most ``d`` nonzero ones among its ``m + 1`` rows (PolyOpt 5x5: 12 of 501), and a
+box keeps them for as long as it stays open."""
+
+
+def compressed(multipliers: np.ndarray) -> Multipliers:
+    """``multipliers`` without its zeros."""
+    index = np.flatnonzero(multipliers).astype(np.int32)
+    return index, multipliers[index]
+
+
+def expanded(kept: list[Multipliers], width: int) -> np.ndarray:
+    """The dense ``(len(kept), width)`` stack of compressed multipliers."""
+    dense = np.zeros((len(kept), width))
+    if kept:
+        counts = [index.size for index, _ in kept]
+        dense[np.repeat(np.arange(len(kept)), counts),
+              np.concatenate([index for index, _ in kept])] = np.concatenate(
+            [value for _, value in kept])
+    return dense
+
+
 @dataclass(order=True)
 class _Node:
     """A box ``lower <= v <= upper`` of the branch-and-bound frontier.
 
     ``priority`` is minus its bound, ``point`` its LP point, ``multipliers``
-    the LP's row multipliers (which bound the box at *any* dual by weak
-    duality), ``fresh`` whether the bound comes from an LP at the current
+    the LP's row multipliers, compressed (they bound the box at *any* dual by
+    weak duality), ``fresh`` whether the bound comes from an LP at the current
     dual rather than from multipliers kept from an earlier one, and ``basis``
     the LP's optimal basis (its children's LPs start from it).
     """
@@ -111,7 +138,8 @@ class _Node:
     lower: np.ndarray = field(compare=False)
     upper: np.ndarray = field(compare=False)
     point: np.ndarray = field(compare=False, default_factory=lambda: np.zeros(0))
-    multipliers: np.ndarray = field(compare=False, default_factory=lambda: np.zeros(0))
+    multipliers: Multipliers = field(compare=False,
+                                     default_factory=lambda: compressed(np.zeros(0)))
     fresh: bool = field(compare=False, default=True)
     basis: highspy.HighsBasis | None = field(compare=False, default=None)
 
@@ -287,17 +315,24 @@ class ConcavePricing:
 
         Weak duality (:meth:`_proven_minimum`) holds for any multipliers, so
         the bounds are valid without solving an LP; they are marked stale.
+        Boxes are taken :data:`REBOUND_CHUNK` at a time.
         """
-        lower = np.array([n.lower for n in frontier])
-        upper = np.array([n.upper for n in frontier])
-        multipliers = np.array([n.multipliers for n in frontier])
-        slope, constant = self._secants(lower, upper)
-        cost = dual - slope
-        bounds = constant - self._proven_minimum(cost, multipliers, lower, upper)
-        heap = [_Node(-float(b), n.lower, n.upper, n.point, n.multipliers, False, n.basis)
-                for b, n in zip(bounds, frontier)]
+        heap = []
+        for start in range(0, len(frontier), REBOUND_CHUNK):
+            chunk = frontier[start:start + REBOUND_CHUNK]
+            lower = np.array([n.lower for n in chunk])
+            upper = np.array([n.upper for n in chunk])
+            slope, constant = self._secants(lower, upper)
+            bounds = constant - self._proven_minimum(dual - slope, self.multipliers(chunk),
+                                                     lower, upper)
+            heap.extend(_Node(-float(b), n.lower, n.upper, n.point, n.multipliers, False,
+                              n.basis) for b, n in zip(bounds, chunk))
         heapq.heapify(heap)
         return heap
+
+    def multipliers(self, nodes: list[_Node]) -> np.ndarray:
+        """The nodes' row multipliers, dense: one row of ``m + 1`` each (the slice row last)."""
+        return expanded([n.multipliers for n in nodes], self.rows.shape[0] + 1)
 
     # ----------------------------------------------------------- the utility
     def utility(self, V: np.ndarray) -> np.ndarray:
@@ -407,7 +442,7 @@ class ConcavePricing:
         bounds = constant[kept] - self._proven_minimum(cost[kept], multipliers, lower[kept],
                                                        upper[kept])
         bounds = np.minimum(bounds, parent[kept])
-        return [_Node(-float(b), lower[k], upper[k], point, y, True, basis)
+        return [_Node(-float(b), lower[k], upper[k], point, compressed(y), True, basis)
                 for b, k, point, y, basis in zip(bounds, kept, points, multipliers,
                                                  solved_bases)]
 

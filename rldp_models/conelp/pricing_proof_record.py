@@ -120,5 +120,6 @@ class ProofRecorder:
                   "cap": cap, "witness": self._witness()}
         arrays.update(sparse_rows([self._units(y) for y in root], width, "root"))
         arrays.update(sparse_rows(self.rays, width, "ray"))
-        arrays.update(sparse_rows([self._units(n.multipliers) for n in leaves], width, "leafy"))
+        arrays.update(sparse_rows([self._units(y) for y in self.oracle.multipliers(leaves)],
+                                  width, "leafy"))
         return arrays

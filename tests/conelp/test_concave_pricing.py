@@ -17,6 +17,7 @@ import pytest
 
 from rldp_models.conelp import ConeLP, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
+from rldp_models.conelp import concave_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.cones import pairwise_ratio_rows
 from rldp_models.conelp.engine import CERTIFICATE_TOLERANCE, PRICING_TOLERANCE
@@ -93,11 +94,15 @@ def test_column_generation_reaches_the_enumerated_optimum(name: str) -> None:
     assert reduced_costs(rows, prior, solution.certificate.dual).max() <= 1e-9
 
 
+@pytest.mark.parametrize("chunk", [concave_pricing.REBOUND_CHUNK, 3])
 @pytest.mark.parametrize("name", sorted(CONES))
-def test_the_frontier_kept_between_calls_bounds_every_later_dual(name: str) -> None:
+def test_the_frontier_kept_between_calls_bounds_every_later_dual(
+        name: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Duals as column generation sends them (converging, with jumps): each call resumes
-    from the boxes the last one left open, re-bounded from old multipliers; every bound
-    must still cover every enumerated ray, and the complete search must find the best."""
+    from the boxes the last one left open, re-bounded from old multipliers (a few boxes
+    at a time, or all at once); every bound must still cover every enumerated ray, and
+    the complete search must find the best."""
+    monkeypatch.setattr(concave_pricing, "REBOUND_CHUNK", chunk)
     rows, prior = CONES[name]()
     lp = ConeLP.from_utility(extreme_rays(rows), MutualInformation(prior), np.ones(prior.size))
     optimal = lp.solve().certificate.dual
@@ -109,6 +114,16 @@ def test_the_frontier_kept_between_calls_bounds_every_later_dual(name: str) -> N
         assert oracle.price(dual, 2).upper_bound >= best - 1e-12
         low, high = oracle.tight_bound(dual)
         assert low - 1e-12 <= best <= high + 1e-12 and high - low <= 1e-9
+
+
+def test_compressed_multipliers_expand_to_the_same_rows() -> None:
+    rng = np.random.default_rng(5)
+    dense = rng.normal(size=(6, 9)) * (rng.random((6, 9)) < 0.3)
+    dense[2] = 0.0
+    kept = [concave_pricing.compressed(row) for row in dense]
+    assert all(index.size == np.count_nonzero(row) for (index, _), row in zip(kept, dense))
+    assert np.array_equal(concave_pricing.expanded(kept, 9), dense)
+    assert concave_pricing.expanded([], 9).shape == (0, 9)
 
 
 def test_at_the_optimal_dual_the_bound_proves_optimality() -> None:
