@@ -9,12 +9,13 @@ draws one output per input, vectorised, from a seeded
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
-from rldp_models.validation import as_epsilon
+from rldp_models.validation import as_epsilon, as_size
 
 MAX_EPSILON = 700.0
 """Largest privacy level of a closed-form mechanism (``e^eps`` overflows doubles near 709.8)."""
@@ -54,6 +55,22 @@ class Mechanism(ABC):
             at = x == value
             y[at] = rng.choice(Q.shape[1], size=int(at.sum()), p=Q[value])
         return y
+
+
+@dataclass(frozen=True)
+class LevelOnSymbols(Mechanism):
+    """A mechanism with privacy level ``eps`` on inputs ``0..k-1``, both checked when made."""
+
+    eps: float
+    k: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", as_mechanism_epsilon(self.eps))
+        object.__setattr__(self, "k", as_size(self.k))
+
+    @property
+    def n_inputs(self) -> int:
+        return self.k
 
 
 def as_mechanism_epsilon(eps: float) -> float:

@@ -30,25 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rldp_models.mechanisms.base import Mechanism, as_mechanism_epsilon
+from rldp_models.mechanisms.base import LevelOnSymbols
 from rldp_models.privacy.exp_bounds import raise_column_minima
-from rldp_models.validation import as_size
 
 
 @dataclass(frozen=True)
-class TruncatedGeometric(Mechanism):
+class TruncatedGeometric(LevelOnSymbols):
     """Geometric noise of ratio ``e^(-eps/(k-1))`` on ``0..k-1``, clamped to the range."""
-
-    eps: float
-    k: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", as_mechanism_epsilon(self.eps))
-        object.__setattr__(self, "k", as_size(self.k))
-
-    @property
-    def n_inputs(self) -> int:
-        return self.k
 
     def matrix(self) -> np.ndarray:
         step = self.eps / (self.k - 1)

@@ -24,25 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rldp_models.mechanisms.base import Mechanism, as_mechanism_epsilon
+from rldp_models.mechanisms.base import LevelOnSymbols
 from rldp_models.privacy.exp_bounds import float_at_most_exp_times
-from rldp_models.validation import as_size
 
 
 @dataclass(frozen=True)
-class RandomizedResponse(Mechanism):
+class RandomizedResponse(LevelOnSymbols):
     """k-ary randomized response with privacy level ``eps`` on ``k >= 2`` symbols."""
-
-    eps: float
-    k: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", as_mechanism_epsilon(self.eps))
-        object.__setattr__(self, "k", as_size(self.k))
-
-    @property
-    def n_inputs(self) -> int:
-        return self.k
 
     def matrix(self) -> np.ndarray:
         off = 1.0 / (self.k - 1 + np.exp(self.eps))
