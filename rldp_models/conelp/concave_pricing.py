@@ -190,7 +190,6 @@ class ConcavePricing:
         self._highs = self._model()
         self._lower, self._upper, self._vertices = self._root_box()
         self._mass = self._mass_range()
-        self._early_stop_value = EARLY_STOP_FACTOR * self.entering * self._mass[1]
         self._recent = self._vertices
         self._frontier: list[_Node] = []
         self._recorder: ProofRecorder | None = None
@@ -270,6 +269,7 @@ class ConcavePricing:
         is solved again only when that bound leads the queue.
         """
         early = GOOD_ENOUGH if not complete else math.inf
+        entering_value = EARLY_STOP_FACTOR * self.entering * self._mass[1]
         heap = self._start(dual)
         pool = self._local_search(dual, [heap[0].point] + list(self._recent.T))
         best = max(value for value, _ in pool)
@@ -283,7 +283,7 @@ class ConcavePricing:
                 best = max(best, value)
                 pool.append((value, node.point))
                 if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
-                        not complete and best > self._early_stop_value and (
+                        not complete and best > entering_value and (
                             best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
                     heapq.heappush(heap, node)
                     break
