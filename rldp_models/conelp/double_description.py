@@ -180,53 +180,74 @@ def _cdd_rays(rows: np.ndarray, order: cdd.RowOrderType) -> np.ndarray:
     return rays
 
 
-def polish_rays(rows: np.ndarray, rays: np.ndarray) -> np.ndarray:
+def polish_rays(rows: np.ndarray, rays: np.ndarray, *, keep_extreme: bool = False,
+                tight: np.ndarray | None = None) -> np.ndarray:
     """Each ray replaced by the null vector of its tight constraints; checks 2-4.
 
     ``rows`` must have unit norm. Raises :class:`FloatDoubleDescriptionError`
     when a ray's tight constraints do not have rank ``d - 1`` or the result
-    violates a constraint.
+    violates a constraint. With ``keep_extreme``, rays whose tight constraints
+    fail the rank test are dropped instead, and repeats are merged (for
+    candidate sets, e.g. :mod:`rldp_models.rldp_protocols.polyopt_block_rays`).
+    ``tight`` (``(m, n)`` bool), when the caller knows which rows are tight
+    at each ray by construction, replaces the test ``|a.v| <= 1e-9`` (which
+    misreads rows at rays with entries spanning many orders of magnitude),
+    and the support is then the ray's nonzero entries.
 
     The tight orthant constraints ``q_x >= 0`` fix the ray's zeros, so the null
     vector is computed on the support only, from the tight rows of ``A``
     restricted to it (rank ``|support| - 1`` there is rank ``d - 1`` overall).
     """
     unit = rays / np.linalg.norm(rays, axis=0)
-    support = unit > TIGHT_TOLERANCE
-    tight = np.abs(rows @ unit) <= TIGHT_TOLERANCE
+    if tight is None:
+        support = unit > TIGHT_TOLERANCE
+        tight = np.abs(rows @ unit) <= TIGHT_TOLERANCE
+    else:
+        support = unit > 0
     polished = np.zeros_like(unit)
+    extreme = np.ones(unit.shape[1], bool)
     sizes = support.sum(axis=0)
     for size in np.unique(sizes):
         group = np.flatnonzero(sizes == size)
         for block in np.array_split(group, -(-group.size // 512)):
             columns = np.nonzero(support[:, block].T)[1].reshape(block.size, size)
-            null = _null_vectors(rows, tight[:, block], columns)
+            null, extreme[block] = _null_vectors(rows, tight[:, block], columns)
             polished[columns, block[:, None]] = null
+    if not keep_extreme and not extreme.all():
+        raise FloatDoubleDescriptionError("a ray's tight constraints do not have rank d - 1")
+    polished = polished[:, extreme]
     polished *= np.sign(polished.sum(axis=0))
     if np.any(rows @ polished < -FEASIBILITY_TOLERANCE) or np.any(polished < 0):
         raise FloatDoubleDescriptionError("a polished ray violates a constraint")
     scaled = polished / polished.sum(axis=0)
-    if len(np.unique(np.round(scaled, 12), axis=1).T) != scaled.shape[1]:
+    _, first = np.unique(np.round(scaled, 12), axis=1, return_index=True)
+    if keep_extreme:
+        return scaled[:, np.sort(first)]
+    if first.size != scaled.shape[1]:
         raise FloatDoubleDescriptionError("cdd returned a ray twice")
     return scaled
 
 
-def _null_vectors(rows: np.ndarray, tight: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """Unit null vectors, on ``columns``, of the tight rows; their rank must be ``size - 1``.
+def _null_vectors(rows: np.ndarray, tight: np.ndarray, columns: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Unit null vectors, on ``columns``, of the tight rows, and whether their rank is ``size - 1``.
 
-    ``tight`` is ``(m, n)``, ``columns`` is ``(n, size)``; returns ``(n, size)``.
+    ``tight`` is ``(m, n)``, ``columns`` is ``(n, size)``; returns ``(n, size)``
+    and ``(n,)``.
     """
     size = columns.shape[1]
-    stacked = rows.T[columns].transpose(0, 2, 1) * tight.T[:, :, None]  # (n, m, size)
+    count = max(int(tight.sum(axis=0).max(initial=0)), 1)
+    order = np.argsort(~tight, axis=0, kind="stable")[:count]  # tight rows first, (count, n)
+    picked = np.take_along_axis(tight, order, axis=0)
+    stacked = (rows[order.T[:, :, None], columns[:, None, :]]
+               * picked.T[:, :, None])  # (n, count, size): the tight rows only
     if stacked.shape[1] < size:
         stacked = np.concatenate([stacked, np.zeros((len(columns), size - stacked.shape[1],
                                                      size))], axis=1)
     _, singular, vh = np.linalg.svd(stacked, full_matrices=False)
-    if size > 1 and np.any(singular[:, size - 2] <= RANK_GAP):
-        raise FloatDoubleDescriptionError("a ray's tight constraints have rank below d - 1")
-    if np.any(singular[:, size - 1] > np.sqrt(rows.shape[0] + 1) * TIGHT_TOLERANCE):
-        raise FloatDoubleDescriptionError("a ray's tight constraints have full rank")
-    return vh[:, size - 1, :]
+    ranked = singular[:, size - 2] > RANK_GAP if size > 1 else np.ones(len(columns), bool)
+    null = singular[:, size - 1] <= np.sqrt(rows.shape[0] + 1) * TIGHT_TOLERANCE
+    return vh[:, size - 1, :], ranked & null
 
 
 def _same_rays(first: np.ndarray, second: np.ndarray) -> bool:
