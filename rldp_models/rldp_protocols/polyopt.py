@@ -26,9 +26,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from rldp_models.certificates.lp import MAX_GAMMA_DIMENSION
 from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.double_description import FloatDoubleDescriptionError
 from rldp_models.conelp.pricing_progress import ProgressOracle
 from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.conelp.seeded_rays import SeededRays
@@ -36,6 +38,8 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.rldp_protocols.checker import polytope_level
+from rldp_models.rldp_protocols.polyopt_block_rays import (block_enumeration_applies,
+                                                           block_extreme_rays)
 from rldp_models.rldp_protocols.polyopt_gamma import (box_simplex_vertices, conditional_bounds,
                                                       gamma_rows, safe_coordinate_bounds,
                                                       simplex_vertices)
@@ -52,6 +56,11 @@ SMALL_EPS_LIMIT = 12
 
 SMALL_EPS = 0.25
 """See :data:`SMALL_EPS_LIMIT`."""
+
+BLOCK_SECRETS = 3
+"""Most secrets for which Gamma's rays come from the block lemma
+(:mod:`.polyopt_block_rays`): at 4 secrets its systems take longer than double
+description (4x2: 3 s against 0.5 s)."""
 
 FIRST_MIX_WEIGHT = 1e-9
 """First weight of the uniform protocol when a proven level exceeds ``eps``."""
@@ -129,7 +138,7 @@ def gamma_extreme_rays(uncertainty: ChiSquareSet, eps: float, *, finer: bool = F
     return extreme_rays(rows)
 
 
-def choose_method(method: str, dimension: int, eps: float) -> str:
+def choose_method(method: str, dimension: int, eps: float, by_blocks: bool = False) -> str:
     """``"enumerate"`` or ``"column-generation"`` for ``method`` (``"auto"``: by size).
 
     Double description of Gamma grows fast with ``|X|`` and ``eps``: 1,323-2,660
@@ -137,12 +146,16 @@ def choose_method(method: str, dimension: int, eps: float) -> str:
     ``eps = 0.2`` (3.1 s end to end on average over six Jeffreys draws, against
     7.9 s by column generation) but 25,866 at ``eps = 0.5`` (seed 0: double
     description alone 49 s, against 4.9 s end to end by column generation;
-    idle). So ``"auto"`` enumerates up to ``ENUMERATION_LIMIT`` inputs, and up
-    to ``SMALL_EPS_LIMIT`` inputs when ``eps <= SMALL_EPS``; it prices beyond.
+    idle). The block lemma (``by_blocks``: simplices ``D_s``, at most
+    :data:`BLOCK_SECRETS` secrets) lists the same 25,866 in 1.5 s, and
+    4,500-25,866 rays at every eps of ``[0.2, 8]`` in 0.4-1.5 s. So ``"auto"``
+    enumerates up to ``ENUMERATION_LIMIT`` inputs, and up to
+    ``SMALL_EPS_LIMIT`` inputs when ``eps <= SMALL_EPS`` or ``by_blocks``; it
+    prices beyond.
     """
     if method == "auto":
         small = dimension <= ENUMERATION_LIMIT or (dimension <= SMALL_EPS_LIMIT
-                                                   and eps <= SMALL_EPS)
+                                                   and (eps <= SMALL_EPS or by_blocks))
         return "enumerate" if small else "column-generation"
     if method not in ("enumerate", "column-generation"):
         raise InputError(f"method must be 'auto', 'enumerate' or 'column-generation', "
@@ -196,11 +209,13 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         raise InputError("PolyOpt needs at least two secret values")
     uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
     vertices = gamma_vertices(uncertainty, finer)
-    rows = gamma_rows(vertices, Fraction(inner_ratio(eps)))
+    ratio = Fraction(inner_ratio(eps))
+    rows = gamma_rows(vertices, ratio)
     phat = crosstab.phat.ravel()
-    method = choose_method(method, phat.size, eps)
-    first, rays = (_enumerated(rows, phat, solver) if method == "enumerate"
-                   else _generated(rows, phat, solver, progress))
+    blocks = _block_bounds(uncertainty, finer)
+    method = choose_method(method, phat.size, eps, blocks is not None)
+    first, rays = (_enumerated(rows, phat, solver, blocks, ratio)
+                   if method == "enumerate" else _generated(rows, phat, solver, progress))
     Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps, vertices)
     lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
     robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
@@ -212,14 +227,37 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         certificate=first.certificate, rldp_certified_eps=level, rldp_certified_eps_q2=level2,
         labels=_labels(crosstab, first.columns.shape[1]), rays=rays.count,
         exact_rays=rays.exact, mixing_weight=weight, method=method,
-        pricing_proof=None if method == "enumerate" or not proof else _pricing_proof(
-            vertices, eps, phat, first.certificate.dual))
+        pricing_proof=_pricing_proof(vertices, eps, phat, first.certificate.dual)
+        if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION)
+        else None)
 
 
-def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str
-                ) -> tuple[ConeLPSolution, ExplicitRays]:
-    """LP (47) over every extreme ray of Gamma (double description)."""
-    rays = SeededRays.around(extreme_rays(rows), np.ones(phat.size))
+def _block_bounds(uncertainty: ChiSquareSet, finer: bool) -> np.ndarray | None:
+    """The simplices' lower bounds when the block lemma lists Gamma's rays, else None."""
+    if finer:
+        return None
+    lower = conditional_bounds(uncertainty)[0]
+    if lower.shape[0] > BLOCK_SECRETS or not block_enumeration_applies(lower):
+        return None
+    return lower
+
+
+def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str, blocks: np.ndarray | None,
+                ratio: Fraction) -> tuple[ConeLPSolution, ExplicitRays]:
+    """LP (47) over every extreme ray of Gamma.
+
+    The rays come from the block lemma (:mod:`.polyopt_block_rays`) when
+    ``blocks`` (the simplices' lower bounds) is given, else, or if its
+    verification fails, from double description.
+    """
+    found = None
+    if blocks is not None:
+        try:
+            found = block_extreme_rays(blocks, ratio)
+        except FloatDoubleDescriptionError:
+            found = None
+    rays = SeededRays.around(found if found is not None else extreme_rays(rows),
+                             np.ones(phat.size))
     return ConeLP.from_utility(rays, MutualInformation(phat), np.ones(phat.size)).solve(solver), \
         rays
 

@@ -193,3 +193,21 @@ def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
     path.unlink()
     missing = verify(record, crosstab).certificate
     assert not missing.holds and "cannot be checked" in missing.headline
+
+
+def test_enumerated_tables_beyond_verify_enumeration_get_a_proof(tmp_path) -> None:
+    """3x3 (9 cells) is enumerated by ``auto``; ``rldp verify`` does not enumerate 9 cells,
+    so the CLI writes the pricing proof there too, and verify accepts it."""
+    import json
+
+    from rldp_models.cli import main
+    from rldp_models.data import Crosstab
+
+    table, out = tmp_path / "counts.csv", tmp_path / "out.json"
+    Crosstab.from_array(np.array([[30, 2, 5], [15, 45, 20], [8, 12, 25]])).to_csv(table)
+    assert main(["protocol", "polyopt", "--counts", str(table), "--eps", "1", "--out",
+                 str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["parameters"]["method"] == "enumerate"
+    assert record["certificate"]["pricing_proof"] == "out.proof.npz"
+    assert main(["verify", str(out), "--counts", str(table)]) == 0

@@ -125,8 +125,19 @@ def test_3x3_sweep_is_private(eps: float) -> None:
 @pytest.mark.parametrize("eps", [0.2, 0.5, 2.0, 5.0, 8.0])
 def test_3x4_sweep_is_private(eps: float) -> None:
     result = solved(3, 4, eps)
-    assert result.method == ("enumerate" if eps <= 0.25 else "column-generation")
+    assert result.method == "enumerate"  # the block lemma lists Gamma's rays at every eps
     assert result.rldp_certified_eps <= eps and result.certificate.verified
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_3x4_block_enumeration_matches_column_generation(eps: float) -> None:
+    """Rays listed by the block lemma and rays priced by branch and bound: one optimum."""
+    listed = solved(3, 4, eps)
+    priced = polyopt_protocol(jeffreys(3, 4), eps, method="column-generation")
+    assert listed.method == "enumerate" and priced.method == "column-generation"
+    assert listed.certificate.verified and priced.certificate.verified
+    assert listed.utility_hat == pytest.approx(priced.utility_hat, rel=1e-8)
+    assert listed.certificate.upper_bound >= priced.utility_hat - 1e-9
 
 
 @pytest.mark.slow
