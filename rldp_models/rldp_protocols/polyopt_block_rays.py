@@ -254,7 +254,7 @@ def _block_level_rays(shapes: list[BlockShapes], ratio: float
                     system[:, r, extra[i]] -= 1.0
                 else:
                     system[:, r, i] -= theta[:, i]
-            a, b = _null_rays(system, theta, free, extra)
+            a, b = _null_rays(system, theta, extra)
             keep = _feasible(a, b, ratio)
             found_a.append(a[keep])
             found_b.append(b[keep])
@@ -295,19 +295,23 @@ def _end_combinations(ends: list[np.ndarray], free: np.ndarray) -> np.ndarray:
     return np.stack([g.ravel() for g in grids], axis=1)
 
 
-def _null_rays(system: np.ndarray, theta: np.ndarray, free: np.ndarray, extra: dict
+def _null_rays(system: np.ndarray, theta: np.ndarray, extra: dict[int, int]
                ) -> tuple[np.ndarray, np.ndarray]:
-    """Null vectors of full-rank systems as ``(a, b)``; rank-deficient ones get ``a = 0``."""
+    """Null vectors of the systems as ``(a, b)``, signed so that ``sum a >= 0``.
+
+    ``extra`` maps each free block to its ``b`` variable's column; the other
+    blocks have ``b = theta a``. Systems without full row rank get ``a = 0``
+    (which :func:`_feasible` rejects): their solutions are not rays.
+    """
     _, singular, vh = np.linalg.svd(system)
     null = vh[:, -1, :]
-    full = singular[:, -1] > RANK_GAP * np.maximum(singular[:, 0], 1.0)
     n = theta.shape[1]
-    a = null[:, :n] * np.sign(null[:, :n].sum(axis=1, keepdims=True))
-    sign = np.sign(null[:, :n].sum(axis=1, keepdims=True))
+    sign = np.where(null[:, :n].sum(axis=1, keepdims=True) < 0, -1.0, 1.0)
+    a = null[:, :n] * sign
     b = theta * a
     for s, column in extra.items():
         b[:, s] = null[:, column] * sign[:, 0]
-    a[~full] = 0.0
+    a[singular[:, -1] <= RANK_GAP * np.maximum(singular[:, 0], 1.0)] = 0.0
     return a, b
 
 
