@@ -52,6 +52,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 import numpy as np
@@ -72,12 +73,14 @@ END_TOLERANCE = 1e-9
 class BlockShapes:
     """The shapes of one block: masks, their maps ``(x, y) -> (a, b)`` and ``theta`` ranges.
 
-    ``high[k]``/``middle[k]`` mark the coordinates at ``x`` and at ``y``; a
+    ``lower`` is the block's ``l_s``; ``high[k]``/``middle[k]`` mark the
+    coordinates at ``x`` and at ``y``; a
     one-value shape has an empty ``middle``. ``forward[k]`` is the 2x2 map
     ``(x, y) -> (a, b)`` (its second column zero for one-value shapes);
     ``low[k] <= theta <= top[k]`` on the shape (``top`` may be ``inf``).
     """
 
+    lower: np.ndarray
     high: np.ndarray
     middle: np.ndarray
     forward: np.ndarray
@@ -88,7 +91,7 @@ class BlockShapes:
     def two_valued(self) -> np.ndarray:
         return self.middle.any(axis=1)
 
-    def pinned(self, lower: np.ndarray, high_side: bool, low_side: bool) -> np.ndarray:
+    def pinned(self, high_side: bool, low_side: bool) -> np.ndarray:
         """Which shapes cannot move inside the block while its tight rows stay tight.
 
         Tight rows of Gamma keep ``g`` equal across the block's maximum
@@ -96,8 +99,18 @@ class BlockShapes:
         (``high_side``), across its minimum ones when it is a low side, and
         zeros stay zero; the block is pinned when those equations and the
         values ``(a_s, b_s)`` the tight rows see determine ``T_s`` (otherwise
-        ``T`` moves with every tight row kept, so it is not extreme).
+        ``T`` moves with every tight row kept, so it is not extreme). Computed
+        once per block and side pattern.
         """
+        return self._pinned_table[int(high_side), int(low_side)]
+
+    @cached_property
+    def _pinned_table(self) -> np.ndarray:
+        """:meth:`pinned` for the four side patterns, ``[high_side, low_side]``."""
+        return np.array([[self._pinned(h, lo) for lo in (False, True)] for h in (False, True)])
+
+    def _pinned(self, high_side: bool, low_side: bool) -> np.ndarray:
+        lower = self.lower
         size = lower.size
         c = 1.0 - float(lower.sum())
         pinned = np.zeros(self.high.shape[0], bool)
@@ -158,8 +171,8 @@ def block_shapes(lower: np.ndarray) -> BlockShapes:
                 one[m] = True
                 add(h, one, [[s_h, lower[m]], [s_h + c, lower[m]]],
                     (ratio(s_h + lower[m]), ratio(s_h)))
-    return BlockShapes(np.array(high), np.array(middle), np.array(forward), np.array(low),
-                       np.array(top))
+    return BlockShapes(lower, np.array(high), np.array(middle), np.array(forward),
+                       np.array(low), np.array(top))
 
 
 def block_extreme_rays(lower: np.ndarray, ratio: Fraction) -> ExplicitRays:
@@ -188,14 +201,14 @@ def block_extreme_rays(lower: np.ndarray, ratio: Fraction) -> ExplicitRays:
         If a column found fails verification.
     """
     lower = np.asarray(lower, dtype=float)
-    if lower.ndim != 2 or np.any(lower < 0) or np.any(lower.sum(axis=1) >= 1.0):
+    if not _valid_blocks(lower):
         raise InputError("each block's lower bounds must be nonnegative and sum to less than 1")
     rows = gamma_rows([simplex_vertices(row) for row in lower], ratio).astype(float)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     shapes = [block_shapes(row) for row in lower]
     a, b, fixed = _block_level_rays(shapes, float(ratio))
     pairs = _tight_pairs(a, b, float(ratio))
-    ray, columns = _columns(shapes, lower, a, b, fixed, pairs)
+    ray, columns = _columns(shapes, a, b, fixed, pairs)
     columns = columns / columns.sum(axis=0)
     _, first = np.unique(np.round(columns, 11), axis=1, return_index=True)
     first = np.sort(first)
@@ -265,9 +278,14 @@ def _block_level_rays(shapes: list[BlockShapes], ratio: float
 def block_enumeration_applies(lower: np.ndarray) -> bool:
     """Whether :func:`block_extreme_rays` takes ``lower``: valid blocks, few enough systems."""
     lower = np.asarray(lower, dtype=float)
-    if lower.ndim != 2 or np.any(lower < 0) or np.any(lower.sum(axis=1) >= 1.0):
+    if not _valid_blocks(lower):
         return False
     return _system_count([block_shapes(row).ends() for row in lower]) <= MAX_SYSTEMS
+
+
+def _valid_blocks(lower: np.ndarray) -> bool:
+    """A 2-D array of nonnegative lower bounds, each row summing to less than 1 (``c_s > 0``)."""
+    return lower.ndim == 2 and bool(np.all(lower >= 0)) and bool(np.all(lower.sum(axis=1) < 1.0))
 
 
 def _system_count(ends: list[np.ndarray]) -> int:
@@ -330,8 +348,8 @@ def _feasible(a: np.ndarray, b: np.ndarray, ratio: float) -> np.ndarray:
     return positive & within.all(axis=(1, 2)) & ordered
 
 
-def _columns(shapes: list[BlockShapes], lower: np.ndarray, a: np.ndarray, b: np.ndarray,
-             fixed: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _columns(shapes: list[BlockShapes], a: np.ndarray, b: np.ndarray, fixed: np.ndarray,
+             pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Columns ``T`` for every ``(a, b)`` and every combination of shapes it fits.
 
     Returns the index of each column's ``(a, b)`` and the columns.
@@ -340,7 +358,7 @@ def _columns(shapes: list[BlockShapes], lower: np.ndarray, a: np.ndarray, b: np.
     ray = np.arange(a.shape[0])
     partial = np.zeros((a.shape[0], 0))
     for s, shape in enumerate(shapes):
-        owner, vectors = _block_candidates(shape, lower[s], a[:, s], b[:, s], fixed[:, s],
+        owner, vectors = _block_candidates(shape, a[:, s], b[:, s], fixed[:, s],
                                            high_side[:, s], low_side[:, s])
         ray, partial = _extended(ray, partial, owner, vectors)
     return ray, partial.T
@@ -360,7 +378,7 @@ def _extended(ray: np.ndarray, partial: np.ndarray, owner: np.ndarray, vectors: 
     return ray[first], np.hstack([partial[first], vectors[chosen]])
 
 
-def _block_candidates(shape: BlockShapes, lower: np.ndarray, a: np.ndarray, b: np.ndarray,
+def _block_candidates(shape: BlockShapes, a: np.ndarray, b: np.ndarray,
                       fixed: np.ndarray, high_side: np.ndarray, low_side: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct block vectors of the pinned shapes each ``(a_s, b_s)`` fits, per the lemma.
@@ -379,7 +397,7 @@ def _block_candidates(shape: BlockShapes, lower: np.ndarray, a: np.ndarray, b: n
     fits = np.where(fixed[:, None], at_end, within & two)
     for h in (False, True):
         for lo in (False, True):
-            fits[(high_side == h) & (low_side == lo)] &= shape.pinned(lower, h, lo)
+            fits[(high_side == h) & (low_side == lo)] &= shape.pinned(h, lo)
     x, y = _values(shape, a, b)
     fits &= (x > 0) & (y >= -1e-12 * x) & (y <= x * (1 + 1e-12))
     y = np.where(y <= 1e-12 * x, 0.0, np.where(y >= x * (1 - 1e-12), x, y))
