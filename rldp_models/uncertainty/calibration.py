@@ -3,25 +3,28 @@
 The default radii (:mod:`rldp_models.uncertainty.named`) are quantiles of the
 statistic's chi-square *limit*; on a sparse table the limit can be far off
 (:mod:`rldp_models.uncertainty.sparsity`). The parametric bootstrap replaces
-the limit by the statistic's simulated law at the estimate: draw ``D`` tables
-``N*_d ~ Multinomial(n, Phat)``, compute the set's own statistic
-(:mod:`rldp_models.uncertainty.set_statistics`) of each ``Phat*_d = N*_d / n``
-at ``Phat``, and take
+the limit by the statistic's simulated law near the estimate. It simulates at
+the Jeffreys posterior mean ``Ptilde = (N + 1/2) / (n + |X|/2)`` rather than at
+``Phat``: draw ``D`` tables ``N*_d ~ Multinomial(n, Ptilde)``, compute the
+set's own statistic (:mod:`rldp_models.uncertainty.set_statistics`) of each
+``Phat*_d = N*_d / n`` at ``Ptilde``, and take
 
-``r = the ceil((1 - alpha) D)-th smallest of statistic(Phat*_d, Phat)``
+``r = the ceil((1 - alpha) D)-th smallest of statistic(Phat*_d, Ptilde)``
 
 (``numpy.quantile(..., method="higher")``), so that at least ``(1 - alpha) D``
-of the simulated tables' sets ``{P : statistic(Phat*_d, P) <= r}`` contain
-``Phat``. The result is a set of the same kind around ``Phat`` with this
-constant radius (for tv and box a plain ball, no longer derived from the
-chi-square set), whose ``radius_source`` records the method, the simulation
-size and the seed, so the number can be reproduced.
+of the simulated sets ``{P : statistic(Phat*_d, P) <= r}`` contain ``Ptilde``.
+The result is a set of the same kind around ``Phat`` (same zero-cell rule)
+with this constant radius — for tv and box a plain ball, no longer derived
+from the chi-square set — whose ``radius_source`` records the method, the
+simulation size and the seed, so the number can be reproduced.
 
-This calibrates the coverage *when the truth is Phat*; on a sparse table the
-truth may put mass where ``Phat`` has none, which the bootstrap cannot see.
-:func:`rldp_models.uncertainty.coverage.coverage_study` measures the coverage
-of the whole procedure (recalibrating on every simulated table) against any
-reference.
+Why ``Ptilde``: simulating at ``Phat`` never puts a record in a cell the table
+missed, so the simulated statistic ignores exactly the cells where a sparse
+table is most wrong. Measured end to end (recalibrating on every simulated
+table, :func:`rldp_models.uncertainty.coverage.coverage_study` with
+``radius_from="bootstrap"``) the ``Phat`` bootstrap gave a chi2 coverage of
+0.56-0.81 at ``alpha = 0.05`` on tables such as ``(1000, 1 x 40)``, where the
+asymptotic radius gives 0.91 and the ``Ptilde`` bootstrap 0.94-0.95.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ BOOTSTRAP_DRAWS = 10_000
 BOOTSTRAP_SEED = 0
 """Default seed of the simulation (recorded in ``radius_source``)."""
 
+JEFFREYS = 0.5
+"""The Jeffreys prior's Dirichlet parameter, added to every count (module docstring)."""
+
 BATCH_CELLS = 4_000_000
 """Simulated cells held in memory at once (tables x cells)."""
 
@@ -53,7 +59,8 @@ def bootstrap_radii(rule: SetStatistic, centres: np.ndarray, n: int, alpha: floa
     ----------
     rule : SetStatistic
     centres : ndarray, shape (d, k)
-        Distributions to calibrate around (each ``Phat``).
+        Empirical distributions ``Phat`` (counts / ``n``) to calibrate around;
+        each is smoothed to ``Ptilde`` first.
     n : int
         Records per simulated table.
     alpha : float
@@ -62,6 +69,7 @@ def bootstrap_radii(rule: SetStatistic, centres: np.ndarray, n: int, alpha: floa
     rng : numpy.random.Generator
     """
     centres = np.atleast_2d(np.asarray(centres, dtype=float))
+    centres = (n * centres + JEFFREYS) / (n + JEFFREYS * centres.shape[1])
     batch = max(1, BATCH_CELLS // (draws * centres.shape[1]))
     radii = []
     for first in range(0, centres.shape[0], batch):
@@ -87,9 +95,7 @@ def bootstrap_radius(name: str, counts: np.ndarray, alpha: float,
     Raises
     ------
     InputError
-        For an unknown set, ``alpha`` outside (0, 1), fewer than 100 draws, or
-        a radius of 0 (a table with one occupied cell: every simulated table
-        equals it).
+        For an unknown set, ``alpha`` outside (0, 1) or fewer than 100 draws.
     """
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha must lie in (0, 1), got {alpha}")
@@ -100,11 +106,9 @@ def bootstrap_radius(name: str, counts: np.ndarray, alpha: float,
     rule = set_statistic(name)
     rng = np.random.default_rng(seed)
     radius = float(bootstrap_radii(rule, counts / n, n, alpha, draws, rng)[0])
-    if not radius > 0:
-        raise InputError(f"the bootstrap radius of {name} is 0 (every simulated table equals "
-                         "the data); use the asymptotic radius")
-    source = {"method": "parametric bootstrap", "statistic": name, "quantile": 1.0 - alpha,
-              "draws": int(draws), "seed": int(seed), "n": n}
+    source = {"method": "parametric bootstrap at the Jeffreys posterior mean",
+              "statistic": name, "quantile": 1.0 - alpha, "draws": int(draws),
+              "seed": int(seed), "n": n}
     return radius, source
 
 

@@ -8,6 +8,9 @@ chi-square limit. This module measures the promise on a given table:
    (``reference="phat"``), or, per draw, ``P0 ~ Dirichlet(N + 1/2)`` — the
    posterior around the table under the Jeffreys prior ``Dirichlet(1/2)``
    (``reference="dirichlet"``; every cell gets mass, unseen ones included);
+   or ``P0 ~ Dirichlet(1/2)``, the Jeffreys prior itself, whatever the table
+   (``reference="jeffreys"``: the robust-optimization paper's Section V
+   instances, :func:`rldp_models.instances.jeffreys_instance`);
 2. a table of ``n`` records is drawn, ``N* ~ Multinomial(n, P0)``
    (``n`` = the table's own by default);
 3. ``F`` is built around ``N*/n`` exactly as the toolkit builds it — the same
@@ -35,17 +38,14 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.errors import InputError
-from rldp_models.uncertainty.calibration import bootstrap_radii
+from rldp_models.uncertainty.calibration import JEFFREYS, bootstrap_radii
 from rldp_models.uncertainty.set_statistics import set_statistic, validated_names
 
-REFERENCES = ("phat", "dirichlet")
+REFERENCES = ("phat", "dirichlet", "jeffreys")
 """The reference distributions (module docstring, step 1)."""
 
 RADIUS_SOURCES = ("asymptotic", "bootstrap")
 """How the radius of each simulated table's set is chosen."""
-
-JEFFREYS = 0.5
-"""The Jeffreys prior's Dirichlet parameter, added to every count for the posterior."""
 
 DRAWS_PER_TASK = 2000
 """Simulated tables per task (fixed: the numbers must not depend on the split)."""
@@ -94,6 +94,8 @@ def reference_draws(counts: np.ndarray, reference: str, draws: int,
         return np.broadcast_to(counts / counts.sum(), (draws, counts.size))
     if reference == "dirichlet":
         return rng.dirichlet(counts + JEFFREYS, size=draws)
+    if reference == "jeffreys":
+        return rng.dirichlet(np.full(counts.size, JEFFREYS), size=draws)
     raise InputError(f"unknown reference {reference!r}; choose one of {', '.join(REFERENCES)}")
 
 
@@ -145,10 +147,17 @@ def clopper_pearson(successes: int, trials: int,
     return float(interval.low), float(interval.high)
 
 
-def summarise_blocks(rows: list[dict[str, Any]], confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """Add up the blocks per ``(set, alpha, n, reference, radius_from)``; estimate and interval."""
-    keys = ["set", "alpha", "n", "reference", "radius_from"]
-    table = pd.DataFrame(rows).groupby(keys, sort=False, as_index=False)[["covered", "draws"]] \
+def summarise_blocks(rows: list[dict[str, Any]] | pd.DataFrame,
+                     confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Add up the blocks per ``([setting,] set, alpha, n, reference, radius_from)``.
+
+    Adds ``coverage`` (the share covered), its Clopper-Pearson interval
+    ``low, high`` and ``target = 1 - alpha``.
+    """
+    table = pd.DataFrame(rows)
+    keys = [key for key in ("setting", "set", "alpha", "n", "reference", "radius_from")
+            if key in table.columns]
+    table = table.groupby(keys, sort=False, as_index=False)[["covered", "draws"]] \
         .sum()
     intervals = [clopper_pearson(k, d, confidence)
                  for k, d in zip(table["covered"], table["draws"])]
