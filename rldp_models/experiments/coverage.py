@@ -111,6 +111,7 @@ def plot_coverage(table: pd.DataFrame) -> Any:
     ``1 - alpha``.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     summary = table if "coverage" in table.columns else coverage_table(table)
     if "setting" not in summary.columns:
@@ -136,7 +137,10 @@ def plot_coverage(table: pd.DataFrame) -> Any:
         axis.set_title(setting, fontsize=9)
         axis.set_xlabel("n")
     axes[0][0].set_ylabel(f"coverage of F (alpha = {alpha:g})")
-    axes[0][-1].legend(fontsize=6, loc="lower right")
+    handles = [Line2D([], [], color=colour, label=name) for name, colour in colours.items()]
+    handles += [Line2D([], [], color="black", linestyle=styles.get(reference, "-"),
+                       label=reference) for reference in dict.fromkeys(summary["reference"])]
+    axes[0][-1].legend(handles=handles, fontsize=7, loc="lower right")
     figure.tight_layout()
     return figure
 
@@ -146,9 +150,11 @@ def summarise(table: pd.DataFrame) -> Finding:
     summary = coverage_table(table)
     at = summary[np.isclose(summary["alpha"], PLOT_ALPHA)]
     largest = at[at["n"] == at.groupby("setting")["n"].transform("max")]
-    parts = [f"{row.setting}, {row.set} ({row.reference}), n = {row.n}: "
-             f"{row.coverage:.3f} [{row.low:.3f}, {row.high:.3f}]"
-             for row in largest.itertuples()]
+    parts = [f"{setting} ({reference}, n = {group['n'].iloc[0]}): "
+             + ", ".join(f"{row.set} {row.coverage:.3f} [{row.low:.3f}, {row.high:.3f}]"
+                         for row in group.itertuples())
+             for (setting, reference), group in largest.groupby(["setting", "reference"],
+                                                                sort=False)]
     wide = summary.pivot_table(index=["setting", "alpha", "n", "reference"], columns="set",
                                values="covered")
     chi2 = largest[largest["set"] == "chi2"]
