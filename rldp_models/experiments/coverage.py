@@ -163,7 +163,8 @@ def summarise(table: pd.DataFrame) -> Finding:
         "tv and box cover at least as often as chi2 (they contain it)":
             bool(((wide["tv"] >= wide["chi2"]) & (wide["box"] >= wide["chi2"])).all()),
         "chi2 at the data's n on sex x race: 1 - alpha inside the interval":
-            bool(((dense["low"] <= dense["target"]) & (dense["target"] <= dense["high"])).all()),
+            not dense.empty and bool(((dense["low"] <= dense["target"])
+                                      & (dense["target"] <= dense["high"])).all()),
     }
     text = ("Coverage of F at alpha = 0.05 and the largest n of each setting "
             "(Clopper-Pearson 95% intervals): " + "; ".join(parts) + ".")
