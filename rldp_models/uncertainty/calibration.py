@@ -95,12 +95,15 @@ def bootstrap_radius(name: str, counts: np.ndarray, alpha: float,
     Raises
     ------
     InputError
-        For an unknown set, ``alpha`` outside (0, 1) or fewer than 100 draws.
+        For an unknown set, ``alpha`` outside (0, 1), fewer than 100 draws or a
+        negative seed.
     """
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha must lie in (0, 1), got {alpha}")
     if draws < 100:
         raise InputError(f"a bootstrap radius needs at least 100 draws, got {draws}")
+    if seed < 0:
+        raise InputError(f"the bootstrap seed must be >= 0, got {seed}")
     counts = np.asarray(counts, dtype=float).ravel()
     n = int(round(counts.sum()))
     rule = set_statistic(name)

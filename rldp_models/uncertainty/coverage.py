@@ -213,7 +213,7 @@ def coverage_study(counts: np.ndarray, sets: str | Sequence[str] = ("chi2",),
     names = validated_names(sets)
     alphas = validated_alphas(alphas)
     sizes = tuple(sizes) if sizes else (int(round(counts.sum())),)
-    validate_study(draws, references, sizes, radius_from, inner_draws)
+    validate_study(draws, seed, references, sizes, radius_from, inner_draws)
     tasks = [task for n in sizes for reference in references
              for task in coverage_tasks(CoverageSpec(tuple(counts.ravel()), names, alphas, n,
                                                      reference, radius_from, inner_draws),
@@ -245,11 +245,13 @@ def validated_alphas(alphas: Sequence[float]) -> tuple[float, ...]:
     return alphas
 
 
-def validate_study(draws: int, references: Sequence[str], sizes: Sequence[int],
+def validate_study(draws: int, seed: int, references: Sequence[str], sizes: Sequence[int],
                    radius_from: str, inner_draws: int) -> None:
     """One-line errors for the simulation's sizes and choices."""
     if draws < 1:
         raise InputError(f"--draws must be >= 1, got {draws}")
+    if seed < 0:
+        raise InputError(f"--seed must be >= 0, got {seed}")
     for reference in references:
         if reference not in REFERENCES:
             raise InputError(f"unknown reference {reference!r}; "

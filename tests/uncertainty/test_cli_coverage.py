@@ -65,7 +65,7 @@ def test_coverage_prints_a_table_and_writes_csv_and_png(counts_file: Path, tmp_p
     ["--alpha", "1.5"], ["--alpha", "x"], ["--uncertainty", "chi2,nope"], ["--draws", "0"],
     ["--reference", "truth"], ["--n", "ten"], ["--n", "0"], ["--executor", "mpi"],
     ["--radius-from", "bootstrap", "--inner-draws", "10"], ["--confidence", "2"],
-    ["--draws", "many"],
+    ["--draws", "many"], ["--seed", "-1"], ["--bootstrap-seed", "1"],
 ])
 def test_bad_input_exits_2_with_one_line(counts_file: Path, capsys: pytest.CaptureFixture,
                                          extra: list[str]) -> None:
@@ -107,9 +107,9 @@ def test_radius_option_builds_the_asymptotic_or_the_bootstrap_set() -> None:
     assert record["radius"] == boot.radius != asymptotic.radius
     with pytest.raises(InputError):
         uncertainty_from_args(parsed("--radius-from", "bootstrap", "--radius", "0.1"), crosstab)
-    with pytest.raises(InputError):
-        uncertainty_from_args(parsed("--radius-from", "bootstrap", "--bootstrap-draws", "5"),
-                              crosstab)
+    for bad in (["--bootstrap-draws", "5"], ["--bootstrap-seed", "-2"]):
+        with pytest.raises(InputError):
+            uncertainty_from_args(parsed("--radius-from", "bootstrap", *bad), crosstab)
 
 
 def test_warn_if_sparse_writes_one_line(capsys: pytest.CaptureFixture) -> None:
