@@ -24,6 +24,8 @@ coverage on the table, and ``--radius-from bootstrap``
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from rldp_models.data import Crosstab
@@ -34,8 +36,8 @@ SMALL_EXPECTED = 5.0
 TINY_EXPECTED = 1.0
 """No expected count may fall below this."""
 
-SMALL_SHARE = 0.2
-"""At most this share of the cells may be small."""
+SMALL_SHARE = Fraction(1, 5)
+"""At most this share of the cells may be small (exact, so 20% of 10 cells is 2)."""
 
 
 def sparsity_warning(crosstab: Crosstab | np.ndarray) -> str | None:
@@ -57,7 +59,7 @@ def sparsity_warning(crosstab: Crosstab | np.ndarray) -> str | None:
     cells = counts.size
     tiny = int(np.sum(counts < TINY_EXPECTED))
     small = int(np.sum(counts < SMALL_EXPECTED))
-    if tiny == 0 and small <= SMALL_SHARE * cells:  # exact: 0.2 * cells rounds up
+    if tiny == 0 and small <= SMALL_SHARE * cells:
         return None
     return (f"sparse table: {small} of {cells} cells ({100 * small / cells:.0f}%) have fewer "
             f"than 5 records and {tiny} fewer than 1, so the chi-square radius may not give "
