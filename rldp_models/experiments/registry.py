@@ -13,6 +13,7 @@ EXPERIMENT_MODULES = (
     "rldp_models.experiments.extremal",
     "rldp_models.experiments.funnel",
     "rldp_models.experiments.uldp",
+    "rldp_models.experiments.coverage",
 )
 """Modules that define ``EXPERIMENTS: tuple[Experiment, ...]``."""
 

@@ -14,7 +14,7 @@ conditional (Lemma 8) and onto a pair of conditionals (Theorems 3-4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
@@ -87,6 +87,8 @@ class ChiSquareSet:
     radius: float
     alpha: float | None = None
     name: ClassVar[str] = "chi2"
+    radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 
     def __post_init__(self) -> None:
         phat = np.asarray(self.phat, dtype=float)

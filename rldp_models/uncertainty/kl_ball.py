@@ -29,7 +29,7 @@ direct worst case solves the primal exponential-cone program
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import cvxpy as cp
@@ -73,6 +73,8 @@ class KLBallSet:
     radius: float
     alpha: float | None = None
     name: str = "kl"
+    radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "phat", validated_phat(self.phat))

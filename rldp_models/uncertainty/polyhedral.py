@@ -17,7 +17,7 @@ of the dual. Conditionals and pairs follow from :mod:`rldp_models.uncertainty.ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import cvxpy as cp
@@ -80,6 +80,8 @@ class PolyhedralSet:
     radius: float = float("nan")
     alpha: float | None = None
     name: str = "polyhedral"
+    radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "phat", validated_phat(self.phat))

@@ -21,7 +21,7 @@ from the cells where ``v`` is smallest first. ``r >= 2`` is the whole simplex.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import cvxpy as cp
@@ -52,6 +52,8 @@ class TotalVariationSet:
     radius: float
     alpha: float | None = None
     name: str = "tv"
+    radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "phat", validated_phat(self.phat))

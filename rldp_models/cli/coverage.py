@@ -1,0 +1,127 @@
+"""``rldp coverage``: how often does the uncertainty set hold the truth, on this table?
+
+Simulates tables of ``n`` records from a reference distribution (``phat``: the
+table's own; ``dirichlet``: draws from the Jeffreys posterior
+``Dirichlet(N + 1/2)``), builds each set around every simulated table exactly as
+the toolkit does, and prints how often the reference lies inside, with a
+Clopper-Pearson interval, per set, reference and ``n``
+(:mod:`rldp_models.uncertainty.coverage`). ``--out`` writes the table as CSV
+and, beside it (or at ``--plot``), the figure as PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rldp_models.cli.common import add_data_arguments, load_crosstab
+from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.errors import InputError
+from rldp_models.experiments.executors import SPECS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("coverage", help="simulated coverage of the uncertainty sets",
+                                   description=__doc__)
+    add_data_arguments(parser)
+    parser.add_argument("--alpha", default="0.05", metavar="A[,A...]",
+                        help="significance level(s) of the sets (default 0.05)")
+    parser.add_argument("--uncertainty", default="chi2,kl,tv,box", metavar="SET[,SET...]",
+                        help="sets to study (default chi2,kl,tv,box)")
+    parser.add_argument("--draws", type=int, default=10_000, metavar="N",
+                        help="simulated tables per n and reference (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    parser.add_argument("--reference", default="phat,dirichlet", metavar="R[,R...]",
+                        help="phat, dirichlet (Jeffreys posterior) and/or jeffreys (the prior, "
+                             "whatever the table; default phat,dirichlet)")
+    parser.add_argument("--n", default=None, metavar="N[,N...]",
+                        help="records per simulated table (default: the table's n)")
+    parser.add_argument("--radius-from", choices=("asymptotic", "bootstrap"),
+                        default="asymptotic",
+                        help="radius of each simulated table's set: the chi-square quantile "
+                             "(default) or a bootstrap recalibrated on every simulated table")
+    parser.add_argument("--inner-draws", type=int, default=500, metavar="N",
+                        help="bootstrap tables per simulated table with --radius-from "
+                             "bootstrap (default 500)")
+    parser.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                        help="level of the Clopper-Pearson interval (default 0.95)")
+    parser.add_argument("--executor", default="serial", metavar="SPEC",
+                        help=f"one of {', '.join(SPECS)} (default serial)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes")
+    parser.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="write the figure (default: beside --out, as .png)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rldp_models.cli.radius_option import warn_if_sparse
+    from rldp_models.experiments.executors import executor_from_spec
+    from rldp_models.uncertainty.coverage import coverage_study
+
+    crosstab = load_crosstab(args)
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence must lie in (0, 1), got {args.confidence}")
+    executor = executor_from_spec(args.executor, args.workers)
+    warn_if_sparse(crosstab)
+    table = coverage_study(crosstab.counts, args.uncertainty, number_list(args.alpha, float,
+                                                                          "--alpha"),
+                           args.draws, args.seed, text_list(args.reference),
+                           number_list(args.n, int, "--n") if args.n else None,
+                           args.radius_from, args.inner_draws, executor, args.confidence)
+    print(format_table(table, args.confidence))
+    if args.out:
+        try:
+            table.to_csv(args.out, index=False)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+        sys.stderr.write(f"rldp: wrote {args.out}\n")
+    png = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
+    if png:
+        write_plot(table, png)
+        sys.stderr.write(f"rldp: wrote {png}\n")
+    return ExitCode.OK
+
+
+def number_list(text: str, kind: type, option: str) -> list:
+    """``"0.01,0.05"`` as numbers; a one-line :class:`InputError` if one is not."""
+    try:
+        return [kind(item) for item in text_list(text)]
+    except ValueError:
+        raise InputError(f"{option} takes comma-separated numbers, got {text!r}") from None
+
+
+def text_list(text: str) -> list[str]:
+    """``"a, b"`` as ``["a", "b"]``."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def format_table(table, confidence: float) -> str:
+    """The coverage table as aligned text, one line per set, n, reference and alpha."""
+    header = (f"{'set':5s} {'n':>7s} {'reference':10s} {'radius':10s} {'alpha':>6s} "
+              f"{'coverage':>8s}  {100 * confidence:.0f}% Clopper-Pearson  {'draws':>7s}")
+    lines = [header]
+    for row in table.itertuples():
+        lines.append(f"{row.set:5s} {row.n:7d} {row.reference:10s} {row.radius_from:10s} "
+                     f"{row.alpha:6.3g} {row.coverage:8.4f}  [{row.low:.4f}, {row.high:.4f}]"
+                     f"{'':6s}{row.draws:7d}")
+    return "\n".join(lines)
+
+
+def write_plot(table, path: str) -> None:
+    """The figure of :func:`rldp_models.experiments.coverage.plot_coverage` as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rldp_models.experiments.coverage import plot_coverage
+
+    figure = plot_coverage(table)
+    try:
+        figure.savefig(path, dpi=100, metadata={"Software": None})
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        plt.close(figure)
