@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.mechanism",
     "rldp_models.cli.protocol",
     "rldp_models.cli.reproduce",
+    "rldp_models.cli.schema",
 )
 
 

@@ -122,6 +122,10 @@ class CertifiedResult:
         radius_B, the RLDP bracket, the joint, ...).
     representation : str
         ``"dense"`` (see :data:`REPRESENTATIONS`).
+    attachments : dict
+        Files written beside the record, not inside it: ``pricing_proof``
+        (PolyOpt's branch-and-bound proof, saved as ``OUT.proof.npz`` and named
+        in ``certificate.pricing_proof``).
     """
 
     result_type: str
@@ -137,6 +141,7 @@ class CertifiedResult:
     crosstab: "Crosstab | None" = None
     details: dict[str, Any] = field(default_factory=dict)
     representation: str = "dense"
+    attachments: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def holds(self) -> bool:

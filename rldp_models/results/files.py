@@ -140,4 +140,17 @@ def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool
         failed = "; ".join(f"{g.notion} at eps = {g.eps:g} ({g.detail})" for g in result.failed) \
             or "no guarantee was checked"
         raise GuaranteeFailed(f"not written: the guarantee fails: {failed}")
-    write_record(result.to_record(embed_counts), path)
+    record = result.to_record(embed_counts)
+    proof = result.attachments.get("pricing_proof")
+    if proof is not None:
+        record["certificate"]["pricing_proof"] = _write_proof(proof, Path(path))
+    write_record(record, path)
+
+
+def _write_proof(proof: dict, out: Path) -> str:
+    """Save PolyOpt's pricing proof as ``OUT.proof.npz``; its name, relative to OUT.json."""
+    from rldp_models.certificates.pricing_proof import save_pricing_proof
+
+    path = out.with_suffix(".proof.npz")
+    save_pricing_proof(path, proof)
+    return path.name
