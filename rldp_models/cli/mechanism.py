@@ -84,8 +84,11 @@ def run(args: argparse.Namespace) -> int:
     if args.name == "binary":
         extra["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
     labels = {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)}
+    reference = type(mechanism)(0.0, mechanism.sensitive).matrix() \
+        if args.name in ("urr", "urap") else None
     result = closed_form_result(ClosedForm(args.name, mechanism.matrix(), args.eps, notion,
-                                           certify, level, labels, alphabet["prior"], extra))
+                                           certify, level, labels, alphabet["prior"], extra,
+                                           reference))
     return write_and_report(result, args)
 
 

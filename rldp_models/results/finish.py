@@ -42,7 +42,15 @@ certificates mix with the matrix (robust multipliers)."""
 
 
 class GuaranteeError(ArithmeticError):
-    """Even the fallback fails its exact check: no result can be returned."""
+    """Even the fallback fails its exact check: no result can be returned.
+
+    ``unrepaired`` is the rounded matrix with its (failing) verdict, for
+    producers that report the failure instead of a result.
+    """
+
+    def __init__(self, message: str, unrepaired: "Finished | None" = None) -> None:
+        super().__init__(message)
+        self.unrepaired = unrepaired
 
 
 @dataclass(frozen=True)
@@ -132,9 +140,9 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
     raw = np.clip(np.asarray(matrix, dtype=float), 0.0, None)
     rounded = dyadic_rows(raw)
     before = None if value is None else value(rounded)
-    verdict = None
+    verdict = first = None
     if check_unmixed:
-        verdict = certify(rounded, 0.0)
+        verdict = first = certify(rounded, 0.0)
         if holds(verdict):
             return Finished(rounded, verdict, Repair("none", 0.0, before, before))
     reference = uniform_reference(raw) if reference is None else reference
@@ -154,4 +162,6 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
             after = None if value is None else value(constant)
             return Finished(constant, verdict, Repair("fallback", 1.0, before, after))
     raise GuaranteeError("no matrix passed its exact guarantee check, not even after mixing "
-                         "with the reference or the fallback")
+                         "with the reference or the fallback",
+                         Finished(rounded, first if first is not None else certify(rounded, 0.0),
+                                  Repair("none", 0.0, before, before)))

@@ -209,6 +209,11 @@ class ClosedForm:
         For ``I(X;Y)``.
     extra : dict
         Further fields the verifier reads (``delta``, ``sensitive``, ``S``, ``U``, ``T``).
+    reference : ndarray or None
+        Strictly feasible matrix to mix with if rounding broke the notion
+        (default uniform; ULDP needs its own structure kept: the mechanism
+        at eps = 0, whose sensitive outputs have ratio 1 and whose
+        non-sensitive outputs stay unreachable).
     """
 
     name: str
@@ -220,20 +225,25 @@ class ClosedForm:
     labels: dict[str, Any]
     prior: np.ndarray | None = None
     extra: dict[str, Any] | None = None
+    reference: np.ndarray | None = None
 
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    from rldp_models.results.finish import finish
+    from rldp_models.results.finish import GuaranteeError, finish
     from rldp_models.results.migration import result_from_fields
     from rldp_models.utility import MutualInformation
 
     def utility(Q: np.ndarray) -> float | None:
         return None if mechanism.prior is None else MutualInformation(mechanism.prior).total(Q)
 
-    finished = finish(mechanism.Q, lambda Q, weight: mechanism.certify(Q), lambda v: v.holds,
-                      value=utility if mechanism.prior is not None else None,
-                      first_weight=2.0**-40 if mechanism.eps > 0 else None)
+    try:
+        finished = finish(mechanism.Q, lambda Q, weight: mechanism.certify(Q), lambda v: v.holds,
+                          value=utility if mechanism.prior is not None else None,
+                          reference=mechanism.reference,
+                          first_weight=2.0**-40 if mechanism.eps > 0 else None)
+    except GuaranteeError as failure:  # reported as a failed guarantee, and not written
+        finished = failure.unrepaired
     Q = finished.matrix
     fields = {"result_type": "mechanism", "mechanism": mechanism.name, "eps": mechanism.eps,
               "delta": (mechanism.extra or {}).get("delta"), "labels": mechanism.labels,

@@ -21,8 +21,9 @@ from rldp_models.results.certified import (CertifiedResult, Declaration, Guarant
 from rldp_models.results.finish import Repair
 
 MATRIX_FIELDS = {"solve": "protocol", "mechanism": "Q", "protocol": "Q"}
-ENVELOPE_FIELDS = ("protocol", "Q", "certificate", "counts", "guarantee", "repair",
-                   "repair_method", "repair_weight", "result_type")
+ENVELOPE_FIELDS = ("certificate", "counts", "guarantee", "repair", "result_type")
+"""Fields the record keeps in its envelope (mechanisms keep their own ``repair_method``
+and ``repair_weight``, per attribute for SRLIP, among the details)."""
 
 
 def round1_type(record: dict[str, Any]) -> str:
@@ -69,7 +70,8 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
     except (TypeError, ValueError) as exc:
         raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
             from None
-    details = {k: v for k, v in fields.items() if k not in ENVELOPE_FIELDS}
+    details = {k: v for k, v in fields.items()
+               if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind]}
     from rldp_models.certificates.record import CertificateRecord
 
     certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()
@@ -189,6 +191,8 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
         uncertainty = record["declaration"].get("uncertainty")
         if uncertainty is not None:
             fields["uncertainty"] = uncertainty
+        fields["guarantee"] = {"checks": [{"kind": g["notion"], "eps": g["eps"],
+                                           "holds": g["holds"]} for g in record["guarantees"]]}
         table = (record.get("counts") or {}).get("table")
         if table is not None:
             fields["counts"] = table

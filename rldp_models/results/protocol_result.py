@@ -33,12 +33,17 @@ FIRST_WEIGHT = 2.0**-40
 
 
 def _finished_with_bracket(Q: np.ndarray, crosstab: "Crosstab", eps: float, alpha: float):
-    from rldp_models.results.finish import finish
-    from rldp_models.rldp_protocols.checker import rldp_epsilon
+    """Finished ``Q`` with its RLDP level; if nothing passes, the rounded ``Q`` and its level
+    (the result then fails its guarantee and is not written)."""
+    from rldp_models.results.finish import GuaranteeError, finish
+    from rldp_models.rldp_protocols import checker
 
-    return finish(Q, lambda matrix, weight: rldp_epsilon(matrix, crosstab, alpha),
-                  lambda level: level.certified <= eps,
-                  first_weight=FIRST_WEIGHT if eps > 0 else None)
+    try:
+        return finish(Q, lambda matrix, weight: checker.rldp_epsilon(matrix, crosstab, alpha),
+                      lambda level: level.certified <= eps,
+                      first_weight=FIRST_WEIGHT if eps > 0 else None)
+    except GuaranteeError as failure:
+        return failure.unrepaired
 
 
 def _bracket(level: Any, crosstab: "Crosstab") -> dict[str, Any]:
