@@ -281,6 +281,8 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
         verdicts.append(verdict)
     if not verdicts:
         return Verdict(False, "the declaration has no block with a privacy check")
+    if len(verdicts) == 1 and not plugins:
+        return verdicts[0]
     headline = (f"{len(verdicts)} declared guarantees of {declaration['name']} re-checked from "
                 f"its declaration" + (f"; from plug-in code: {', '.join(plugins)}"
                                       if plugins else ""))

@@ -17,7 +17,9 @@ SETS = ("kl", "tv", "box")
 
 def _verify(capsys, path: Path, counts: Path) -> tuple[int, list[str]]:
     code = main(["verify", str(path), "--counts", str(counts)])
-    return code, capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("counts: sha256:")  # the digest checked against comes first
+    return code, lines[1:]
 
 
 @pytest.fixture(scope="module")
