@@ -44,6 +44,17 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
         "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
                    "Y": list(program.outputs)},
         "counts": crosstab.counts,
+        "guarantee": {
+            "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
+            "holds": solution.guarantee_holds,
+            "checks": [{"kind": c.kind, "holds": c.holds, "eps": c.eps,
+                        "worst_margin": c.worst_margin, "worst_at_y_s1_s2": list(c.worst_at)}
+                       for c in solution.checks]},
+        "repair": None if solution.repair is None else {
+            "method": solution.repair.method, "mixing_weight": solution.repair.weight,
+            "objective_before": solution.repair.objective_before,
+            "objective_after": solution.repair.objective_after,
+            "utility_cost": solution.repair.utility_cost},
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
         "certificate": program_certificate(solution).to_json(),
     })
