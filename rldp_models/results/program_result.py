@@ -133,9 +133,14 @@ def solution_result(solution: "ProtocolSolution",
                               f"{solution.status.value}; no protocol")
     fields = solution_fields(solution)
     repair = solution.repair
+    program = solution.program
+    worst = "worst-case " if getattr(program.objective, "robust", False) else ""
+    distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
     return result_from_fields(
         fields,
         matrix=solution.protocol,
+        value={"measure": f"{worst}expected {distortion} distortion",
+               "value": solution.objective, "sense": "min"},
         guarantees=program_guarantees(solution),
         repair=Repair("none", 0.0, solution.objective, solution.objective) if repair is None
         else Repair("mix" if repair.method == "mix-uniform" else "fallback", repair.weight,
