@@ -32,14 +32,14 @@ from rldp_models.cli.common import epsilon, finite_float
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.mechanisms import (BinaryMechanism, Mechanism, Quaternary, RandomizedResponse,
-                                    SecretRandomizedResponse, TruncatedGeometric, UnaryEncoding,
-                                    UtilityOptimizedRAPPOR, UtilityOptimizedRR, bit_labels)
-from rldp_models.mechanisms.unary_encoding import SETTINGS
 from rldp_models.validation import as_size
 
 if TYPE_CHECKING:
+    from rldp_models.mechanisms import Mechanism
     from rldp_models.results.certified import CertifiedResult
+
+UE_SETTINGS = ("symmetric", "optimized", "fair-others")
+"""The unary-encoding settings (:data:`rldp_models.mechanisms.unary_encoding.SETTINGS`)."""
 
 CLOSED_FORM_NAMES = ("binary", "rr", "geometric", "quaternary", "srr", "ue", "urr", "urap")
 NAMES = CLOSED_FORM_NAMES + mechanism_optimal.OPTIMAL_NAMES
@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=finite_float, help="delta in [0, 1] (quaternary)")
     parser.add_argument("--sensitive", nargs="+", metavar="LABEL",
                         help="sensitive symbols for urr/urap (S labels with --counts)")
-    parser.add_argument("--setting", choices=SETTINGS, default="optimized",
+    parser.add_argument("--setting", choices=UE_SETTINGS, default="optimized",
                         help="unary-encoding setting (ue; default optimized)")
     mechanism_optimal.add_arguments(parser)
     parser.add_argument("--out", required=True, metavar="OUT.json")
@@ -164,7 +164,11 @@ def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
     return labels, weights / weights.sum()
 
 
-def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> Mechanism:
+def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> "Mechanism":
+    from rldp_models.mechanisms import (BinaryMechanism, Quaternary, RandomizedResponse,
+                                        SecretRandomizedResponse, TruncatedGeometric,
+                                        UnaryEncoding, UtilityOptimizedRAPPOR, UtilityOptimizedRR)
+
     k = len(alphabet["labels"])
     if args.name == "binary":
         prior = alphabet["prior"] if alphabet["prior"] is not None else np.full(k, 1 / k)
@@ -202,7 +206,7 @@ def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.nd
     return np.array([label in wanted for label in of_x])
 
 
-def _notion(args: argparse.Namespace, mechanism: Mechanism
+def _notion(args: argparse.Namespace, mechanism: "Mechanism"
             ) -> tuple[str, Callable[[np.ndarray], Any], Callable[[np.ndarray], float]]:
     """The notion the mechanism meets, its exact certifier and its float level."""
     from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
@@ -223,11 +227,13 @@ def _notion(args: argparse.Namespace, mechanism: Mechanism
     return "LDP", lambda Q: certify_ldp(Q, eps), ldp_epsilon
 
 
-def _output_labels(name: str, mechanism: Mechanism, alphabet: dict[str, Any]) -> list[Any]:
+def _output_labels(name: str, mechanism: "Mechanism", alphabet: dict[str, Any]) -> list[Any]:
     if name in ("rr", "geometric", "srr", "urr"):
         return alphabet["labels"]
     if name == "binary":
         return ["0", "1"]
     if name == "quaternary":
         return ["0", "1", "2", "3"]
+    from rldp_models.mechanisms import bit_labels
+
     return bit_labels(len(alphabet["labels"]))

@@ -63,19 +63,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rldp_models.cli.common import epsilon
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
-from rldp_models.results.mechanism_result import MechanismInputs
-from rldp_models.utility import (MutualInformation, SublinearUtility, chi_square_divergence,
-                                 kl_divergence, total_variation)
+
+if TYPE_CHECKING:
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import SublinearUtility
 
 OPTIMAL_NAMES = ("staircase", "ldp-s", "lip", "srlip")
 UTILITIES = ("mi", "kl", "tv", "chi2")
-DIVERGENCES = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
 JOINT_NAMES = ("ldp-s", "lip", "srlip")
 SRLIP_OPTIONS = ("attribute_sizes", "split")
 STAIRCASE_OPTIONS = ("method",)
@@ -140,7 +141,7 @@ def _reject(args: argparse.Namespace, options: tuple[str, ...], owners: str) -> 
 
 # --- inputs ------------------------------------------------------------------------------
 
-def _problem(args: argparse.Namespace) -> MechanismInputs:
+def _problem(args: argparse.Namespace) -> "MechanismInputs":
     measure = args.utility or "mi"
     if args.name in ("lip", "srlip") and measure != "mi":
         raise InputError(f"{args.name} maximises mutual information; --utility {measure} "
@@ -150,8 +151,11 @@ def _problem(args: argparse.Namespace) -> MechanismInputs:
     return _prior_problem(args, measure)
 
 
-def _prior_problem(args: argparse.Namespace, measure: str) -> MechanismInputs:
+def _prior_problem(args: argparse.Namespace, measure: str) -> "MechanismInputs":
     """The alphabet and utility of ``staircase``."""
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import MutualInformation
+
     if args.joint is not None:
         raise InputError("staircase takes --prior FILE (or --prior0/--prior1), not --joint")
     if measure == "mi":
@@ -167,8 +171,11 @@ def _prior_problem(args: argparse.Namespace, measure: str) -> MechanismInputs:
     return MechanismInputs(labels, prior0, utility, measure)
 
 
-def _joint_problem(args: argparse.Namespace, measure: str) -> MechanismInputs:
+def _joint_problem(args: argparse.Namespace, measure: str) -> "MechanismInputs":
     """The joint, alphabet and utility of ``ldp-s``, ``lip`` and ``srlip``."""
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import MutualInformation
+
     if args.joint is None:
         raise InputError(f"{args.name} needs --joint FILE (an S x X crosstab CSV)")
     if args.prior is not None:
@@ -177,7 +184,7 @@ def _joint_problem(args: argparse.Namespace, measure: str) -> MechanismInputs:
     prior = joint.sum(axis=0)
     if measure == "mi":
         _refuse_divergence_priors(args)
-        utility: SublinearUtility = MutualInformation(prior)
+        utility: "SublinearUtility" = MutualInformation(prior)
     else:
         _, _, utility = _divergence(args, measure, x_labels)
     return MechanismInputs(x_labels, prior, utility, measure, s_labels, joint)
@@ -189,7 +196,7 @@ def _refuse_divergence_priors(args: argparse.Namespace) -> None:
 
 
 def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | None
-                ) -> tuple[list[str], np.ndarray, SublinearUtility]:
+                ) -> tuple[list[str], np.ndarray, "SublinearUtility"]:
     """Labels, ``P_0`` and the f-divergence utility from ``--prior0`` and ``--prior1``.
 
     The labels of both files (and ``x_labels`` when given) must agree, in order.
@@ -207,7 +214,10 @@ def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | No
                          f"got {labels0} and {x_labels}")
     if measure != "tv" and np.any((prior0 > 0) & (prior1 == 0)):
         raise InputError(f"--utility {measure} needs prior1 > 0 wherever prior0 > 0")
-    return labels0, prior0, DIVERGENCES[measure](prior0, prior1)
+    from rldp_models.utility import chi_square_divergence, kl_divergence, total_variation
+
+    divergences = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
+    return labels0, prior0, divergences[measure](prior0, prior1)
 
 
 def _read_prior(path: str) -> tuple[list[str], np.ndarray]:
@@ -247,7 +257,7 @@ def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
 
 # --- solving ---------------------------------------------------------------------------
 
-def _single_result(args: argparse.Namespace, problem: MechanismInputs):
+def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
     """``staircase``, ``ldp-s`` or ``lip`` solved and made a certified result."""
     from rldp_models import conelp
     from rldp_models.results.mechanism_result import optimal_mechanism_result
@@ -262,7 +272,7 @@ def _single_result(args: argparse.Namespace, problem: MechanismInputs):
     return optimal_mechanism_result(args.name, result, problem, args.eps)
 
 
-def _srlip_result(args: argparse.Namespace, problem: MechanismInputs):
+def _srlip_result(args: argparse.Namespace, problem: "MechanismInputs"):
     """``srlip``: per-attribute cone LPs, the product and its certificates."""
     from rldp_models import conelp
     from rldp_models.results.mechanism_result import srlip_result

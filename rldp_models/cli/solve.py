@@ -14,7 +14,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-import solvers
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.common import (
     add_data_arguments,
@@ -37,8 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("solve", help="solve a robust protocol program",
                                    description=__doc__)
     add_program_arguments(parser)
-    parser.add_argument("--solver", default=solvers.DEFAULT_SOLVER,
-                        help=f"solver name (default {solvers.DEFAULT_SOLVER}; see 'rldp solvers')")
+    parser.add_argument("--solver", default=None,
+                        help="solver name (default: the registry's default, clarabel; see "
+                             "'rldp solvers')")
     parser.add_argument("--out", required=True, metavar="OUT.json")
     add_embed_argument(parser)
     parser.set_defaults(func=run)
@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from rldp_models.results.files import GuaranteeFailed
     from rldp_models.results.program_result import solution_result
 
+    import solvers
+
+    args.solver = args.solver or solvers.DEFAULT_SOLVER
     solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
     crosstab = load_crosstab(args)
     program = program_from_args(args, crosstab)
