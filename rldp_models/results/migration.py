@@ -191,7 +191,8 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
         uncertainty = record["declaration"].get("uncertainty")
         if uncertainty is not None:
             fields["uncertainty"] = uncertainty
-        fields["guarantee"] = {"checks": [{"kind": g["notion"], "eps": g["eps"],
+        fields["guarantee"] = {"holds": all(g["holds"] for g in record["guarantees"]),
+                               "checks": [{"kind": g["notion"], "eps": g["eps"],
                                            "holds": g["holds"]} for g in record["guarantees"]]}
         table = (record.get("counts") or {}).get("table")
         if table is not None:
