@@ -106,6 +106,7 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
     if kind != "mechanism" and crosstab is None:
         raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
                          "--data FILE --sensitive COL --public COL")
+    _check_shape(record)
     fields = producer_fields(record)
     try:
         if kind == "solve":
@@ -125,6 +126,26 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
     return _exact_rows(record, report)
+
+
+def _check_shape(record: dict) -> None:
+    """The matrix has one row per input label and one column per output label; a solve
+    result has one input per ``(s, u)`` of its labels.
+
+    Raises
+    ------
+    InputError
+        When the record's matrix does not fit its own labels.
+    """
+    matrix = record["matrix"]
+    rows, inputs, outputs = matrix.get("rows", []), matrix["inputs"], matrix["outputs"]
+    if len(rows) != len(inputs) or any(len(row) != len(outputs) for row in rows):
+        raise InputError(f"the record's matrix is not {len(inputs)} x {len(outputs)} "
+                         "(one row per input label, one column per output label)")
+    labels = record["details"]["labels"]
+    if record["result_type"] == "solve" and \
+            len(inputs) != len(labels.get("S", [])) * len(labels.get("U", [])):
+        raise InputError("the record's inputs are not the pairs (s, u) of its labels")
 
 
 def _exact_rows(record: dict, report: VerificationReport) -> VerificationReport:

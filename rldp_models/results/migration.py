@@ -29,10 +29,11 @@ and ``repair_weight``, per attribute for SRLIP, among the details)."""
 def round1_type(record: dict[str, Any]) -> str:
     """The command that wrote a round-1 record: ``result_type``, or what its keys show."""
     stated = record.get("result_type")
-    if stated in MATRIX_FIELDS:
+    if isinstance(stated, str) and stated in MATRIX_FIELDS:
         return stated
     if stated is not None:
-        raise InputError(f"unknown result_type {stated!r}; known: {', '.join(MATRIX_FIELDS)}")
+        raise InputError(f"unknown result_type {str(stated)[:40]!r}; known: "
+                         f"{', '.join(MATRIX_FIELDS)}")
     if "problem" in record:
         return "solve"
     if "mechanism" in record:
@@ -67,7 +68,8 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
         derived = {"solve": _solve, "mechanism": _mechanism, "protocol": _protocol}[kind](fields)
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        # converting the *input's* fields (round-1 files have no schema); checks never do this
         raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
             from None
     details = {k: v for k, v in fields.items()
@@ -115,8 +117,8 @@ def _solve(fields: dict[str, Any]) -> dict[str, Any]:
                                              f"worst margin {c.get('worst_margin')}")
                             for c in checks),
         "repair": Repair("none", 0.0) if not old else Repair(
-            "mix" if old["method"] == "mix-uniform" else "fallback", old["mixing_weight"],
-            old["objective_before"], old["objective_after"]),
+            "mix" if old["method"] == "mix-uniform" else "fallback", float(old["mixing_weight"]),
+            float(old["objective_before"]), float(old["objective_after"])),
         "solver": SolverRecord(str(fields["solver"]), str(fields["status"]),
                                {"solve": fields.get("solve_seconds"),
                                 "build": fields.get("build_seconds")}),
@@ -150,7 +152,7 @@ def _mechanism(fields: dict[str, Any]) -> dict[str, Any]:
         "guarantees": (GuaranteeVerdict(str(check.get("notion", "LDP")), float(fields["eps"]),
                                         bool(check.get("holds", False)),
                                         f"level {check.get('level')}"),),
-        "repair": Repair({"none": "none", "mix-uniform": "mix"}.get(method, "fallback"),
+        "repair": Repair({"none": "none", "mix-uniform": "mix"}.get(str(method), "fallback"),
                          float(weight)),
         "declaration": Declaration("mechanism", name, [], None,
                                    {k: fields[k] for k in ("eps", "delta", "split",

@@ -192,3 +192,32 @@ def test_schema_command_prints_the_shipped_schema(capsys) -> None:
     code, out, _ = rldp(capsys, "schema")
     assert code == 0 and json.loads(out) == schema()
     assert schema()["properties"]["schema_version"] == {"const": 2}
+
+
+JUNK = [None, 5, "x", [], {}, [1, "a"], {"a": 1}, -1, 1e300, True, [[1.0, 0.0]], 0.5]
+
+
+@pytest.mark.parametrize("fixture", ["solve_RURP.json", "protocol_polyopt.json",
+                                     "mechanism_srlip.json", "mechanism_staircase.json"])
+def test_records_with_a_field_replaced_by_junk_are_refused_not_crashed(capsys, tmp_path,
+                                                                        fixture) -> None:
+    """Seeded mutations of (migrated) records: every outcome is a verdict or exit 2, never an
+    internal error or a traceback."""
+    import copy
+    import random
+
+    from rldp_models.results.migration import migrate
+
+    base = migrate(json.loads((FIXTURES / fixture).read_text()))
+    rng = random.Random(fixture)
+    path = tmp_path / "mutated.json"
+    for _ in range(15):
+        record = copy.deepcopy(base)
+        part = record if rng.random() < 0.4 else record[rng.choice(["details", "certificate",
+                                                                   "matrix", "declaration"])]
+        part[rng.choice(sorted(part))] = rng.choice(JUNK)
+        path.write_text(json.dumps(record))
+        code, _, err = rldp(capsys, "verify", path, *_counts_of(fixture))
+        assert code in (ExitCode.OK, ExitCode.FAILED, ExitCode.BAD_INPUT), err
+        if code == ExitCode.BAD_INPUT:
+            assert err.count("\n") == 1
