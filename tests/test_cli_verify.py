@@ -101,6 +101,7 @@ def test_a_protocol_private_only_at_phat_is_rejected(files, capsys, tmp_path: Pa
 
     def replaced(record: dict) -> None:
         record["matrix"]["rows"] = nominal.tolist()
+        record["matrix"]["outputs"] = record["details"]["labels"]["Y"] = list(crosstab.u_labels)
         record["details"].pop("rldp")
 
     code, out, _ = rldp(capsys, "verify", rewritten_copy(files["srr"], tmp_path, replaced),
