@@ -26,6 +26,25 @@ def rewritten_copy(path: Path, directory: Path, change) -> Path:
     return out
 
 
+def result_fields(path: Path) -> dict:
+    """The producer fields of a result record (the flat round-1 layout the checks read)."""
+    from rldp_models.results.files import read_record
+    from rldp_models.results.migration import migrate, producer_fields
+
+    return producer_fields(migrate(read_record(path)))
+
+
+def rewritten_fields_copy(path: Path, directory: Path, change) -> Path:
+    """A round-1-layout copy of the record ``path`` after ``change(fields)`` edits its fields."""
+    import json
+
+    fields = result_fields(path)
+    change(fields)
+    out = directory / path.name
+    out.write_text(json.dumps(fields))
+    return out
+
+
 def quick_tables(experiments, out: Path) -> dict:
     """Run every experiment's quick form serially into ``out``; its CSV read back, by id.
 

@@ -1,6 +1,7 @@
 """The ``rldp`` command line contract: solve, verify, demo, and bad input."""
 
 from __future__ import annotations
+from tests.shared_data import result_fields
 
 import json
 import subprocess
@@ -52,7 +53,15 @@ def solved(work: Path, counts_file: Path) -> dict[str, Path]:
 
 
 def test_solve_writes_the_contract(solved: dict[str, Path], crosstab: Crosstab) -> None:
-    record = json.loads(solved["NURP"].read_text())
+    """The record of DESIGN.md's contract, version 2: envelope plus the producer's fields."""
+    from fractions import Fraction
+
+    raw = json.loads(solved["NURP"].read_text())
+    assert raw["schema_version"] == 2 and raw["result_type"] == "solve"
+    assert raw["counts"]["table"] == crosstab.counts.tolist()
+    rows = raw["matrix"]["rows"]
+    assert all(sum(Fraction(x) for x in row) == 1 for row in rows)
+    record = result_fields(solved["NURP"])
     for key in ("problem", "status", "objective", "eps", "alpha", "n", "radius_B", "solver",
                 "solve_seconds", "labels", "protocol", "certificate"):
         assert key in record
@@ -75,8 +84,8 @@ def test_verify_accepts_the_toolkits_own_results(solved: dict[str, Path],
 def test_verify_rejects_a_protocol_private_only_at_phat(solved: dict[str, Path],
                                                         counts_file: Path, tmp_path: Path) -> None:
     """NUNP's protocol meets eps at Phat, not over F: claimed as NURP it must fail."""
-    record = json.loads(solved["NUNP"].read_text())
-    nurp = json.loads(solved["NURP"].read_text())
+    record = result_fields(solved["NUNP"])
+    nurp = result_fields(solved["NURP"])
     record.update(problem="NURP", alpha=nurp["alpha"], radius_B=nurp["radius_B"], certificate={})
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(record))
@@ -86,7 +95,7 @@ def test_verify_rejects_a_protocol_private_only_at_phat(solved: dict[str, Path],
 
 def test_verify_rejects_a_non_stochastic_protocol(solved: dict[str, Path], counts_file: Path,
                                                   tmp_path: Path) -> None:
-    record = json.loads(solved["NUNP"].read_text())
+    record = result_fields(solved["NUNP"])
     record["protocol"][0][0][0] += 1e-3
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(record))
@@ -96,7 +105,7 @@ def test_verify_rejects_a_non_stochastic_protocol(solved: dict[str, Path], count
 
 def test_verify_rejects_a_protocol_that_leaks_at_phat(solved: dict[str, Path], counts_file: Path,
                                                       tmp_path: Path) -> None:
-    record = json.loads(solved["NUNP"].read_text())
+    record = result_fields(solved["NUNP"])
     identity = np.tile(np.eye(5), (3, 1, 1))
     record["protocol"] = identity.tolist()
     leaky = tmp_path / "leaky.json"
@@ -135,7 +144,7 @@ def test_records_input(tmp_path: Path) -> None:
     run = rldp("solve", "NUNP", "--data", str(records), "--sensitive", "s", "--public", "u",
                "--eps", "1", "--out", str(out))
     assert run.returncode == 0, run.stderr
-    assert json.loads(out.read_text())["labels"]["U"] == ["0", "1", "2"]
+    assert result_fields(out)["labels"]["U"] == ["0", "1", "2"]
 
 
 def test_demo_writes_table_results_and_plot(tmp_path: Path) -> None:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+from fractions import Fraction
+from tests.shared_data import result_fields
+
+import argparse
 from pathlib import Path
 
 import numpy as np
+
+from rldp_models.privacy import certify_ldp
+from rldp_models.results.finish import dyadic_rows
 import pytest
 
 from rldp_models.cli import mechanism as command
@@ -39,9 +45,16 @@ def counts_file(tmp_path: Path) -> Path:
 def test_rr_with_prior(tmp_path: Path, prior_file: Path) -> None:
     out = tmp_path / "rr.json"
     assert run(["rr", "--eps", "1.5", "--prior", str(prior_file), "--out", str(out)]) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     Q = np.array(record["Q"])
-    np.testing.assert_array_equal(Q, randomized_response(1.5, 3))
+    # the closed form, finished: dyadic rows, mixed with the uniform mechanism by the recorded
+    # weight when rounding broke eps (e^1.5 is irrational; rr sits exactly on the boundary)
+    weight = json.loads(out.read_text())["repair"]["weight"]
+    assert weight < 1e-11
+    expected = dyadic_rows((1 - weight) * randomized_response(1.5, 3) + weight / 3)
+    np.testing.assert_array_equal(Q, expected)
+    assert all(sum(Fraction(x) for x in row) == 1 for row in Q.tolist())
+    assert certify_ldp(Q, 1.5).holds
     assert record["labels"] == {"X": ["a", "b", "c"], "Y": ["a", "b", "c"]}
     assert record["utility"] == pytest.approx(MutualInformation([0.1, 0.3, 0.6]).total(Q))
     assert record["privacy_check"]["holds"] and record["eps"] == 1.5
@@ -59,7 +72,7 @@ def test_every_name_writes_a_checked_mechanism(tmp_path: Path, argv: list[str], 
                                                n_outputs: int) -> None:
     out = tmp_path / "m.json"
     assert run([*argv, "--eps", "0.7", "--out", str(out)]) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     assert record["privacy_check"]["notion"] == notion and record["privacy_check"]["holds"]
     assert len(record["labels"]["Y"]) == n_outputs == len(record["Q"][0])
     assert record["utility"] is None
@@ -68,13 +81,13 @@ def test_every_name_writes_a_checked_mechanism(tmp_path: Path, argv: list[str], 
 def test_srr_and_urr_on_a_crosstab(tmp_path: Path, counts_file: Path) -> None:
     out = tmp_path / "srr.json"
     assert run(["srr", "--eps", "1", "--counts", str(counts_file), "--out", str(out)]) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     assert record["labels"]["X"] == [["yes", "u1"], ["yes", "u2"], ["no", "u1"], ["no", "u2"]]
     assert record["S"] == ["yes", "no"] and record["privacy_check"]["level"] == pytest.approx(1.0)
     out = tmp_path / "urr.json"
     assert run(["urr", "--eps", "1", "--counts", str(counts_file), "--sensitive", "yes",
                 "--out", str(out)]) == 0
-    Q = np.array(json.loads(out.read_text())["Q"])
+    Q = np.array(result_fields(out)["Q"])
     assert np.all(Q[2:, 2:] == np.diag(np.diag(Q[2:, 2:])))  # non-sensitive outputs invertible
 
 

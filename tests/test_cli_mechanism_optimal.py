@@ -7,9 +7,9 @@ LIP and SRLIP cones built from their definitions.
 """
 
 from __future__ import annotations
+from tests.shared_data import result_fields
 
 import itertools
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +74,7 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 def solve(files: dict[str, str], name: str, *options: str, eps: float = EPS) -> dict[str, Any]:
     assert rldp([name, "--eps", str(eps), *options, "--out", files["out"]]) == 0
-    return json.loads(Path(files["out"]).read_text())
+    return result_fields(Path(files["out"]))
 
 
 def normalised(array: np.ndarray) -> np.ndarray:
@@ -287,7 +287,7 @@ def test_through_a_subprocess(files: dict[str, str]) -> None:
                            "--eps", "0.5", "--joint", files["joint"], "--out", files["out"]],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    record = json.loads(Path(files["out"]).read_text())
+    record = result_fields(Path(files["out"]))
     assert record["privacy_check"]["notion"] == "LIP w.r.t. S"
     assert record["privacy_check"]["holds"]
     assert_stochastic(record)

@@ -11,6 +11,7 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
+from rldp_models.results.migration import producer_fields
 from tests.shared_data import rewritten_copy
 
 
@@ -37,6 +38,12 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     paths["NURP"] = work / "NURP.json"
     assert main(["solve", "NURP", "--counts", str(paths["counts"]), "--eps", "1",
                  "--out", str(paths["NURP"])]) == 0
+    paths["NURP-digest"] = work / "NURP-digest.json"
+    assert main(["solve", "NURP", "--counts", str(paths["counts"]), "--eps", "1",
+                 "--no-embed-counts", "--out", str(paths["NURP-digest"])]) == 0
+    paths["srr-digest"] = work / "srr-digest.json"
+    assert main(["protocol", "srr", "--counts", str(paths["counts"]), "--eps", "1",
+                 "--no-embed-counts", "--out", str(paths["srr-digest"])]) == 0
     return paths
 
 
@@ -67,7 +74,7 @@ def test_a_tampered_lp_dual_is_rejected(files, capsys, tmp_path: Path) -> None:
 
 def test_a_leaky_mechanism_fails_its_guarantee(files, capsys, tmp_path: Path) -> None:
     def identity(record: dict) -> None:
-        record["Q"] = np.eye(3).tolist()
+        record["matrix"]["rows"] = np.eye(3).tolist()
 
     code, out, _ = rldp(capsys, "verify", rewritten_copy(files["rr"], tmp_path, identity))
     assert code == 1 and "guarantee: FAILS" in out and "FAIL: the guarantee check" in out
@@ -80,7 +87,7 @@ def test_protocol_results(files, capsys, tmp_path: Path) -> None:
     def moved_witness(record: dict) -> None:  # a point mass: outside F
         witness = np.zeros((2, 3))
         witness[0, 0] = 1.0
-        record["rldp"]["witness"] = witness.tolist()
+        record["details"]["rldp"]["witness"] = witness.tolist()
 
     code, out, _ = rldp(capsys, "verify", rewritten_copy(files["srr"], tmp_path, moved_witness),
                         "--counts", files["counts"])
@@ -93,8 +100,9 @@ def test_a_protocol_private_only_at_phat_is_rejected(files, capsys, tmp_path: Pa
     nominal = preset("NUNP", crosstab, 1.0).solve(solver="clarabel").protocol
 
     def replaced(record: dict) -> None:
-        record["Q"] = nominal.tolist()
-        record.pop("rldp")
+        record["matrix"]["rows"] = nominal.tolist()
+        record["matrix"]["outputs"] = record["details"]["labels"]["Y"] = list(crosstab.u_labels)
+        record["details"].pop("rldp")
 
     code, out, _ = rldp(capsys, "verify", rewritten_copy(files["srr"], tmp_path, replaced),
                         "--counts", files["counts"])
@@ -103,7 +111,10 @@ def test_a_protocol_private_only_at_phat_is_rejected(files, capsys, tmp_path: Pa
 
 def test_solve_result_with_tampered_multipliers(files, capsys, tmp_path: Path) -> None:
     def older(record: dict) -> None:  # as written before result_type and kind existed
-        del record["result_type"], record["certificate"]["kind"], record["certificate"]["version"]
+        flat = producer_fields(record)
+        del flat["result_type"], flat["certificate"]["kind"], flat["certificate"]["version"]
+        record.clear()
+        record.update(flat)
 
     code, out, _ = rldp(capsys, "verify", rewritten_copy(files["NURP"], tmp_path, older),
                         "--counts", files["counts"])
@@ -121,7 +132,7 @@ def test_solve_result_with_tampered_multipliers(files, capsys, tmp_path: Path) -
 @pytest.mark.parametrize("content, args, message", [
     ("{}", [], "not a result"),
     ("[1, 2]", [], "JSON object"),
-    ("not json", [], "cannot read"),
+    ("not json", [], "not JSON"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path: Path, content: str, args, message) -> None:
     path = tmp_path / "bad.json"
@@ -130,7 +141,22 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path: Path, content: str, args
     assert code == 2 and message in err and err.count("\n") == 1
 
 
-def test_protocol_and_solve_results_need_counts(files, capsys) -> None:
-    for name in ("srr", "NURP"):
+def test_records_without_embedded_counts_need_them(files, capsys) -> None:
+    for name in ("srr-digest", "NURP-digest"):
         code, _, err = rldp(capsys, "verify", files[name])
         assert code == 2 and "--counts" in err and err.count("\n") == 1
+        code, out, _ = rldp(capsys, "verify", files[name], "--counts", files["counts"])
+        assert code == 0 and "counts: sha256:" in out and "(given)" in out
+
+
+def test_embedded_counts_are_used_and_their_digest_printed(files, capsys) -> None:
+    for name in ("srr", "NURP"):
+        code, out, _ = rldp(capsys, "verify", files[name])
+        assert code == 0 and "counts: sha256:" in out and "embedded" in out
+
+
+def test_counts_other_than_the_results_are_refused(files, capsys, tmp_path: Path) -> None:
+    other = tmp_path / "other.csv"
+    Crosstab.from_array(np.array([[5, 1, 3], [2, 6, 1]]), ["A", "B"], ["1", "2", "3"]).to_csv(other)
+    code, _, err = rldp(capsys, "verify", files["NURP"], "--counts", other)
+    assert code == 2 and "not the ones the result was made from" in err

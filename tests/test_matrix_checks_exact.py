@@ -13,7 +13,6 @@ constrains nothing and ``positive/0`` violates every ``eps``.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -24,6 +23,7 @@ import numpy as np
 import pytest
 
 import rldp_models.cli as cli
+from tests.shared_data import result_fields
 from rldp_models.conelp import ldp_wrt_secret_mechanism, lip_mechanism, srlip_mechanism
 from rldp_models.privacy import (certify_ldp_wrt_secret, certify_lip, certify_srlip,
                                  ldp_wrt_secret_epsilon, lip_epsilon, srlip_epsilon)
@@ -299,7 +299,7 @@ def test_cli_certifies_exactly(tmp_path: Path, name: str, eps: float,
     joint, out = write_joint(tmp_path / "j.csv", counts), tmp_path / "o.json"
     argv = ["mechanism", name, "--eps", str(eps), "--joint", joint, *options, "--out", str(out)]
     assert cli.main(argv) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     check = record["privacy_check"]
     assert check["holds"] and check["exact"] and len(check["worst_pair"]) >= 2
     Q, p_sx = np.array(record["Q"]), counts / counts.sum()

@@ -32,6 +32,7 @@ from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.exact import interval, iv
 from rldp_models.privacy.guarantees import theorem4_upper_bound
+from rldp_models.progress import progress
 
 OBJECTIVE_TOLERANCE = 1e-9
 """Accepted excess of the certified objective bound over the recorded objective."""
@@ -98,7 +99,8 @@ def privacy_bounds(protocol: np.ndarray, counts: np.ndarray, radius: float, eps:
     with high_precision():
         factor = iv.exp(interval(eps))
         root = iv.sqrt(interval(radius) + 1)
-        for s1, s2 in itertools.permutations(range(n_s), 2):
+        pairs = list(itertools.permutations(range(n_s), 2))
+        for s1, s2 in progress(pairs, desc="rldp verify: privacy bounds", unit="pair"):
             group = f"{PRIVACY_GROUP}[{s1},{s2}]"
             values = multipliers.get(group)
             if values is None or not {"c", "t"} <= set(values):

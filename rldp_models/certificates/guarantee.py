@@ -231,3 +231,85 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                    (f"worst-case eps over F: {level.certified:.9g} (certified upper bound); "
                     f"{level.attained:.9g} attained by a distribution in F",),
                    {"level": level})
+
+
+def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
+    """The guarantees of a program rebuilt from its declaration, each checked afresh.
+
+    Every constraint block of the declaration is rebuilt from the registry
+    (:mod:`rldp_models.results.blocks`; third-party blocks through the
+    ``rldp_models.blocks`` entry points) with its recorded parameters, over
+    the declared set rebuilt around these counts. Library privacy blocks are
+    checked by the same exact checks as the presets (:func:`_library_block_verdict`);
+    any other block by its own ``check(protocol, program, {})``, and its verdict
+    is marked as coming from plug-in code.
+    """
+    from rldp_models.programs.protocol_program import ProtocolProgram
+    from rldp_models.results.blocks import build_block, build_set
+
+    declaration = record["declaration"]
+    protocol = solve_protocol(fields, crosstab)
+    stochastic, reason = is_exactly_stochastic(protocol)
+    if not stochastic:
+        return Verdict(False, f"not a stochastic matrix: {reason}")
+    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
+    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
+    constraints = [(block, source) for spec, block, source in built
+                   if spec["role"] == "constraint"]
+    if len(objectives) != 1:
+        raise InputError(f"the declaration has {len(objectives)} objectives, not one")
+    uncertainty = None if declaration["uncertainty"] is None else \
+        build_set(declaration["uncertainty"], crosstab)
+    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
+                              uncertainty=uncertainty,
+                              distortion=np.asarray(fields["distortion_matrix"], dtype=float),
+                              outputs=fields["labels"]["Y"],
+                              eps=float(declaration["parameters"].get("eps", 0.0)),
+                              name=str(declaration["name"]))
+    verdicts, plugins = [], []
+    for block, source in constraints:
+        if not hasattr(block, "check"):
+            continue
+        if source == "library":
+            verdict = _library_block_verdict(block, protocol, crosstab, uncertainty)
+        else:
+            check = block.check(protocol, program, {})
+            plugins.append(f"{type(block).__name__} ({source})")
+            verdict = Verdict(bool(check.holds), f"{type(block).__name__} from {source}: "
+                              f"{check.kind} privacy, eps = {check.eps:g} [plug-in code]",
+                              (check.summary(),))
+        verdicts.append(verdict)
+    if not verdicts:
+        return Verdict(False, "the declaration has no block with a privacy check")
+    if len(verdicts) == 1 and not plugins:
+        return verdicts[0]
+    headline = (f"{len(verdicts)} declared guarantees of {declaration['name']} re-checked from "
+                f"its declaration" + (f"; from plug-in code: {', '.join(plugins)}"
+                                      if plugins else ""))
+    details = tuple(line for v in verdicts
+                    for line in (("holds: " if v.holds else "FAILS: ") + v.headline, *v.details))
+    return Verdict(all(v.holds for v in verdicts), headline, details,
+                   {"plugins": plugins})
+
+
+def _library_block_verdict(block, protocol: np.ndarray, crosstab: Crosstab,
+                           uncertainty: UncertaintySet | None) -> Verdict:
+    """A library privacy block checked as the presets are (multipliers found afresh)."""
+    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
+    from rldp_models.privacy.metrics import epsilon_star
+    from rldp_models.privacy.worst_case import worst_case_epsilon
+
+    eps = float(block.eps)
+    if not block.robust:
+        check = check_nominal_privacy(protocol, crosstab.counts, eps)
+        return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
+                       (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
+                        check.summary()))
+    if not isinstance(uncertainty, ChiSquareSet):
+        return _product_guarantee(protocol, uncertainty, eps)
+    check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
+    worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
+    return Verdict(check.holds, f"robust privacy (all P in the chi-square set, B = "
+                   f"{uncertainty.radius:.6g}), eps = {eps:g}",
+                   (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
+                    f"{worst.attained:.9g} attained by a distribution in F", check.summary()))

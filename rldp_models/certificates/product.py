@@ -35,6 +35,7 @@ import numpy as np
 from rldp_models.certificates.conic import PRIVACY_GROUP, ConstraintBound
 from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.exact import interval, iv
+from rldp_models.progress import progress
 from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
 from rldp_models.uncertainty.set_privacy import conditional_bounds
 
@@ -77,7 +78,8 @@ def product_privacy_bounds(protocol: np.ndarray, uncertainty: UncertaintySet, ep
     blocks = protocol.reshape(n_s, n_u, -1)
     n_y = blocks.shape[2]
     stored, missing, constraints = {}, [], []
-    for s, (side, sign) in itertools.product(range(n_s), SIDES):
+    sides = list(itertools.product(range(n_s), SIDES))
+    for s, (side, sign) in progress(sides, desc="rldp verify: conditional bounds", unit="side"):
         values = multipliers.get(group_name(side, s)) or {}
         bound, per_output = values.get("bound"), values.get("per_output")
         if bound is None or per_output is None or len(per_output) != n_y or \

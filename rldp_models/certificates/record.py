@@ -53,8 +53,8 @@ class CertificateRecord:
     version: int = VERSION
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object (made JSON-ready by :func:`rldp_models.results_io.jsonable`)."""
-        from rldp_models.results_io import jsonable
+        """The JSON object (made JSON-ready by :func:`rldp_models.results.record.jsonable`)."""
+        from rldp_models.results.record import jsonable
 
         return jsonable({"kind": self.kind, "version": self.version, **self.fields})
 

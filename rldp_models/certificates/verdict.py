@@ -59,7 +59,7 @@ def report_to_json(report: VerificationReport) -> dict[str, Any]:
     bound, its violation, the attained value, the gap and the worst-case
     distribution in ``F``.
     """
-    from rldp_models.results_io import jsonable
+    from rldp_models.results.record import jsonable
 
     def verdict(v: Verdict) -> dict[str, Any]:
         return {"holds": v.holds, "headline": v.headline, "details": list(v.details),

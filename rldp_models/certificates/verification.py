@@ -49,28 +49,21 @@ from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.exact import is_exactly_stochastic
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
-RESULT_TYPES = ("solve", "mechanism", "protocol")
 LEVEL_TOLERANCE = 1e-9
 """Accepted disagreement between a recorded RLDP level and the one recomputed."""
 
 
 def result_type(record: dict) -> str:
-    """``result_type`` of the record, or for older files the kind its keys show."""
-    stated = record.get("result_type")
-    if stated is not None:
-        if stated not in RESULT_TYPES:
-            raise InputError(f"unknown result_type {stated!r}; known: {', '.join(RESULT_TYPES)}")
-        return stated
-    if "problem" in record:
-        return "solve"
-    if "mechanism" in record:
-        return "mechanism"
-    if "Q" in record and "protocol" in record:
-        return "protocol"
-    raise InputError("not a result of rldp solve, mechanism or protocol")
+    """``result_type`` of a record (current or round-1)."""
+    if "schema_version" in record:
+        return str(record["result_type"])
+    from rldp_models.results.migration import round1_type
+
+    return round1_type(record)
 
 
 def needs_counts(record: dict) -> bool:
@@ -79,31 +72,100 @@ def needs_counts(record: dict) -> bool:
 
 
 def verify(record: dict, crosstab: Crosstab | None = None) -> VerificationReport:
-    """Check a result's guarantee and its certificate (see the module docstring).
+    """Check a record of any version (round-1 files are migrated, then validated).
 
     Raises
     ------
     InputError
-        On malformed records, or when counts are needed and not given.
+        If the record does not follow the schema, or when counts are needed and not given.
     """
-    kind = result_type(record)
+    from rldp_models.results.migration import migrate
+    from rldp_models.results.schema import validate
+
+    record = migrate(record)
+    validate(record)
+    return verify_record(record, crosstab)
+
+
+def verify_record(record: dict, crosstab: Crosstab | None = None) -> VerificationReport:
+    """Both verdicts on a validated record (see the module docstring).
+
+    A record written by this release must have dyadic rows summing to exactly
+    1 (the finish path's promise); a migrated round-1 record is held to the
+    round-1 tolerance. A program with a declaration is re-checked from it
+    (:func:`~rldp_models.certificates.guarantee.declared_guarantee`).
+
+    Raises
+    ------
+    InputError
+        When the record's content does not fit itself or the counts.
+    """
+    from rldp_models.results.migration import producer_fields
+
+    kind = record["result_type"]
     if kind != "mechanism" and crosstab is None:
         raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
                          "--data FILE --sensitive COL --public COL")
+    _check_shape(record)
+    fields = producer_fields(record)
     try:
         if kind == "solve":
-            return VerificationReport(kind, guarantee.solve_guarantee(record, crosstab),
-                                      solve_certificate(record, crosstab))
-        if kind == "mechanism":
-            return VerificationReport(kind, guarantee.mechanism_guarantee(record),
-                                      mechanism_certificate(record))
-        verdict = guarantee.protocol_guarantee(record, crosstab)
-        return VerificationReport(kind, verdict, protocol_certificate(record, crosstab, verdict))
+            declared = bool(record["declaration"]["blocks"])
+            flags = _declared_flags(record) if declared else None
+            verdict = guarantee.declared_guarantee(record, fields, crosstab) if declared \
+                else guarantee.solve_guarantee(fields, crosstab)
+            report = VerificationReport(kind, verdict,
+                                        solve_certificate(fields, crosstab, flags))
+        elif kind == "mechanism":
+            report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
+                                        mechanism_certificate(fields))
+        else:
+            verdict = guarantee.protocol_guarantee(fields, crosstab)
+            report = VerificationReport(kind, verdict,
+                                        protocol_certificate(fields, crosstab, verdict))
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    except (TypeError, ValueError, IndexError) as exc:
-        raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
-            from None
+    return _exact_rows(record, report)
+
+
+def _check_shape(record: dict) -> None:
+    """The matrix has one row per input label and one column per output label; a solve
+    result has one input per ``(s, u)`` of its labels.
+
+    Raises
+    ------
+    InputError
+        When the record's matrix does not fit its own labels.
+    """
+    matrix = record["matrix"]
+    rows, inputs, outputs = matrix.get("rows", []), matrix["inputs"], matrix["outputs"]
+    if len(rows) != len(inputs) or any(len(row) != len(outputs) for row in rows):
+        raise InputError(f"the record's matrix is not {len(inputs)} x {len(outputs)} "
+                         "(one row per input label, one column per output label)")
+    labels = record["details"]["labels"]
+    if record["result_type"] == "solve" and \
+            len(inputs) != len(labels.get("S", [])) * len(labels.get("U", [])):
+        raise InputError("the record's inputs are not the pairs (s, u) of its labels")
+
+
+def _exact_rows(record: dict, report: VerificationReport) -> VerificationReport:
+    """A written record's rows must be exact: dyadic, summing to exactly 1 in rationals."""
+    if record.get("migrated_from") is not None or record["matrix"]["representation"] != "dense":
+        return report
+    exact, reason = is_exactly_stochastic(np.asarray(record["matrix"]["rows"], dtype=float))
+    if exact:
+        return report
+    failed = Verdict(False, f"the rows are not exact: {reason}", (report.guarantee.headline,
+                                                                   *report.guarantee.details))
+    return VerificationReport(report.result_type, failed, report.certificate)
+
+
+def _declared_flags(record: dict) -> tuple[bool, bool]:
+    """(robust utility, robust privacy) of a declared program: its library blocks say."""
+    blocks = record["declaration"]["blocks"]
+    library = [b for b in blocks if b.get("source", "library") == "library"]
+    return (any(b["block"] == "RobustDistortion" for b in library),
+            any(b["block"] == "RobustSecretPrivacy" for b in library))
 
 
 def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
@@ -111,16 +173,24 @@ def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
 
 
 # ---------------------------------------------------------------------- solve results
-def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
-    """The chi-square program's multipliers, re-checked, and the inner worst cases."""
+def solve_certificate(record: dict, crosstab: Crosstab,
+                      flags: tuple[bool, bool] | None = None) -> Verdict:
+    """The chi-square program's multipliers, re-checked, and the inner worst cases.
+
+    ``flags`` (robust utility, robust privacy) come from the declaration; a
+    round-1 record's preset name gives them otherwise.
+    """
     problem = str(record["problem"]).upper()
-    robust_utility, robust_privacy = PRESETS[problem]
+    if flags is None and problem not in PRESETS:
+        raise InputError(f"cannot verify problem {problem!r} without a declaration; known: "
+                         f"{', '.join(PRESETS)}")
+    robust_utility, robust_privacy = flags if flags is not None else PRESETS[problem]
     if not (robust_utility or robust_privacy):
         return Verdict(True, f"{problem} has no robust constraint to certify (the solver's LP "
                        "duals are kept for information)")
     certificate = CertificateRecord.from_json(record.get("certificate"))
     if guarantee.set_name(record) != "chi2":
-        return _set_certificate(record, crosstab, certificate)
+        return _set_certificate(record, crosstab, certificate, (robust_utility, robust_privacy))
     if certificate.kind != "chi-square-conic":
         return _wrong_kind(certificate, "chi-square-conic")
     protocol = guarantee.solve_protocol(record, crosstab)
@@ -149,8 +219,8 @@ def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
                    {"bounds": check.constraints, "worst_cases": attained})
 
 
-def _set_certificate(record: dict, crosstab: Crosstab,
-                     certificate: CertificateRecord) -> Verdict:
+def _set_certificate(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
+                     flags: tuple[bool, bool]) -> Verdict:
     """A solve result over the KL, TV or box set: product-form privacy and the objective.
 
     Every stored conditional bound and pair inequality is re-checked
@@ -160,7 +230,7 @@ def _set_certificate(record: dict, crosstab: Crosstab,
     """
     if certificate.kind != "set-conic":
         return _wrong_kind(certificate, "set-conic")
-    robust_utility, robust_privacy = PRESETS[str(record["problem"]).upper()]
+    robust_utility, robust_privacy = flags
     protocol = guarantee.solve_protocol(record, crosstab)
     uncertainty = guarantee.named_uncertainty(record, crosstab)
     multipliers = certificate.fields.get("multipliers") or {}
@@ -321,7 +391,7 @@ def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> 
                f"witness reaches {reached:.9g}", *problems]
     bracket = Verdict(not problems, "recorded RLDP bracket and its witness distribution "
                       "(membership in F decided in exact rationals)", tuple(details))
-    if record.get("certificate") is None:
+    if (record.get("certificate") or {}).get("kind", "none") == "none":
         return bracket
     lp = _polyopt_certificate(record, crosstab)
     return Verdict(bracket.holds and lp.holds, f"{bracket.headline}; {lp.headline}",

@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.protocol",
     "rldp_models.cli.reproduce",
     "rldp_models.cli.coverage",
+    "rldp_models.cli.schema",
 )
 
 

@@ -5,7 +5,10 @@ For the closed-form names the input alphabet X comes from ``--k`` (labels
 ``label,probability-or-count`` per row) or ``--counts FILE`` (an S x U
 crosstab; x = (s, u) in row-major order). With a prior (the file's, or the
 crosstab's empirical distribution) the output holds the mutual information
-``I(X;Y)`` in nats as ``utility``.
+``I(X;Y)`` in nats as ``utility``. Rows are rounded to dyadic rationals summing
+to exactly 1 and the mechanism's notion is re-checked exactly on them (a
+repair by mixing if rounding broke it); OUT.json, the one result record
+(``rldp schema``), is written only when the check holds.
 
 The optimal names staircase, ldp-s, lip and srlip solve a cone LP and take
 their own options (see :mod:`rldp_models.cli.mechanism_optimal`): staircase
@@ -17,24 +20,26 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rldp_models.cli import mechanism_optimal
 from rldp_models.cli.common import epsilon, finite_float
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.mechanisms import (BinaryMechanism, Mechanism, Quaternary, RandomizedResponse,
-                                    SecretRandomizedResponse, TruncatedGeometric, UnaryEncoding,
-                                    UtilityOptimizedRAPPOR, UtilityOptimizedRR, bit_labels)
-from rldp_models.mechanisms.unary_encoding import SETTINGS
-from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
-                                 certify_uldp, ldp_epsilon, uldp_epsilon)
-from rldp_models.results_io import write_json
-from rldp_models.utility import MutualInformation
 from rldp_models.validation import as_size
+
+if TYPE_CHECKING:
+    from rldp_models.mechanisms import Mechanism
+    from rldp_models.results.certified import CertifiedResult
+
+UE_SETTINGS = ("symmetric", "optimized", "fair-others")
+"""The unary-encoding settings (:data:`rldp_models.mechanisms.unary_encoding.SETTINGS`)."""
 
 CLOSED_FORM_NAMES = ("binary", "rr", "geometric", "quaternary", "srr", "ue", "urr", "urap")
 NAMES = CLOSED_FORM_NAMES + mechanism_optimal.OPTIMAL_NAMES
@@ -53,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=finite_float, help="delta in [0, 1] (quaternary)")
     parser.add_argument("--sensitive", nargs="+", metavar="LABEL",
                         help="sensitive symbols for urr/urap (S labels with --counts)")
-    parser.add_argument("--setting", choices=SETTINGS, default="optimized",
+    parser.add_argument("--setting", choices=UE_SETTINGS, default="optimized",
                         help="unary-encoding setting (ue; default optimized)")
     mechanism_optimal.add_arguments(parser)
     parser.add_argument("--out", required=True, metavar="OUT.json")
@@ -66,33 +71,57 @@ def run(args: argparse.Namespace) -> int:
     mechanism_optimal.reject_options(args)
     if args.delta is not None and args.name != "quaternary":
         raise InputError("--delta only applies to quaternary")
+    from rldp_models.results.mechanism_result import ClosedForm, closed_form_result
+
     alphabet = _alphabet(args)
     mechanism = _mechanism(args, alphabet)
-    Q = mechanism.matrix()
-    check = _privacy_check(args, mechanism, Q, alphabet)
-    prior = alphabet["prior"]
-    record = {
-        "result_type": "mechanism",
-        "mechanism": args.name,
-        "eps": args.eps,
-        "delta": args.delta if args.name == "quaternary" else None,
-        "labels": {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)},
-        "Q": Q.tolist(),
-        "utility": None if prior is None else MutualInformation(prior).total(Q),
-        "privacy_check": check,
-    }
-    record.update({key: alphabet[key] for key in ("S", "U") if key in alphabet})
+    notion, certify, level = _notion(args, mechanism)
+    extra: dict[str, Any] = {key: alphabet[key] for key in ("S", "U") if key in alphabet}
+    if args.name == "quaternary":
+        extra["delta"] = args.delta
     if args.name in ("urr", "urap"):
-        record["sensitive"] = np.asarray(mechanism.sensitive, dtype=bool).tolist()
+        extra["sensitive"] = np.asarray(mechanism.sensitive, dtype=bool).tolist()
     if args.name == "binary":
-        record["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
-    write_json(record, args.out)
-    utility = "" if prior is None else f", I(X;Y) = {record['utility']:.6g} nats"
-    verdict = "holds" if check["holds"] else "FAILS"
-    print(f"{args.name}: |X| = {Q.shape[0]}, |Y| = {Q.shape[1]}{utility}; "
-          f"{check['notion']} at eps = {args.eps} {verdict}")
+        extra["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
+    labels = {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)}
+    reference = type(mechanism)(0.0, mechanism.sensitive).matrix() \
+        if args.name in ("urr", "urap") else None
+    result = closed_form_result(ClosedForm(args.name, mechanism.matrix(), args.eps, notion,
+                                           certify, level, labels, alphabet["prior"], extra,
+                                           reference))
+    return write_and_report(result, args)
+
+
+def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
+    """Print the summary of a mechanism result and write it when its guarantee holds."""
+    from rldp_models.results.files import GuaranteeFailed
+
+    check = result.details["privacy_check"]
+    value = result.value["value"]
+    utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
+    certificate = result.certificate.get("verified")
+    verified = "" if certificate is None else \
+        f"; certificate {'verified' if np.all(certificate) else 'NOT verified'}"
+    print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
+          f"{utility}; {check['notion']} at eps = {args.eps} "
+          f"{'holds' if result.holds else 'FAILS'}{verified}")
+    if result.repair.method != "none":
+        print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
+              f"{result.repair.weight:.3g})")
+    try:
+        result.write(args.out)
+    except GuaranteeFailed as exc:
+        sys.stderr.write(f"rldp: {args.name}: {exc}\n")
+        return ExitCode.FAILED
     print(f"  wrote {args.out}")
-    return 0 if check["holds"] else 1
+    return ExitCode.OK
+
+
+def _repair_name(result: "CertifiedResult") -> str:
+    method = result.details.get("repair_method", result.repair.method)
+    if isinstance(method, list):
+        method = (result.details.get("product_repair") or {}).get("method", "")
+    return {"mix": "mix-uniform", "fallback": "constant"}.get(method, method)
 
 
 def _alphabet(args: argparse.Namespace) -> dict[str, Any]:
@@ -135,7 +164,11 @@ def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
     return labels, weights / weights.sum()
 
 
-def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> Mechanism:
+def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> "Mechanism":
+    from rldp_models.mechanisms import (BinaryMechanism, Quaternary, RandomizedResponse,
+                                        SecretRandomizedResponse, TruncatedGeometric,
+                                        UnaryEncoding, UtilityOptimizedRAPPOR, UtilityOptimizedRR)
+
     k = len(alphabet["labels"])
     if args.name == "binary":
         prior = alphabet["prior"] if alphabet["prior"] is not None else np.full(k, 1 / k)
@@ -173,34 +206,34 @@ def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.nd
     return np.array([label in wanted for label in of_x])
 
 
-def _privacy_check(args: argparse.Namespace, mechanism: Mechanism, Q: np.ndarray,
-                   alphabet: dict[str, Any]) -> dict[str, Any]:
-    """The exact verdict of the mechanism's own notion at ``--eps`` (and ``--delta``)."""
+def _notion(args: argparse.Namespace, mechanism: "Mechanism"
+            ) -> tuple[str, Callable[[np.ndarray], Any], Callable[[np.ndarray], float]]:
+    """The notion the mechanism meets, its exact certifier and its float level."""
+    from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
+                                     certify_uldp, ldp_epsilon, uldp_epsilon)
+
+    eps = args.eps
     if args.name == "quaternary":
-        verdict = certify_approximate_ldp(Q, args.eps, args.delta)
-        return {"notion": "(eps, delta)-LDP", "holds": verdict.holds,
-                "worst_pair": list(verdict.worst_pair),
-                "delta_at_eps": approximate_ldp_delta(Q, args.eps)}
+        return ("(eps, delta)-LDP", lambda Q: certify_approximate_ldp(Q, eps, args.delta),
+                lambda Q: approximate_ldp_delta(Q, eps))
     if args.name in ("urr", "urap"):
         sensitive = np.array(mechanism.sensitive)
-        verdict, level, notion = (certify_uldp(Q, sensitive, args.eps), uldp_epsilon(Q, sensitive),
-                                  "ULDP")
-    elif args.name == "srr":
+        return ("ULDP", lambda Q: certify_uldp(Q, sensitive, eps),
+                lambda Q: uldp_epsilon(Q, sensitive))
+    if args.name == "srr":
         groups = mechanism.secret_of()
-        verdict, level, notion = (certify_ldp(Q, args.eps, groups), ldp_epsilon(Q, groups),
-                                  "RLDP over the whole simplex (LDP across secrets)")
-    else:
-        verdict, level, notion = certify_ldp(Q, args.eps), ldp_epsilon(Q), "LDP"
-    return {"notion": notion, "holds": verdict.holds,
-            "worst_pair": None if verdict.worst_pair is None else list(verdict.worst_pair),
-            "level": level}
+        return ("RLDP over the whole simplex (LDP across secrets)",
+                lambda Q: certify_ldp(Q, eps, groups), lambda Q: ldp_epsilon(Q, groups))
+    return "LDP", lambda Q: certify_ldp(Q, eps), ldp_epsilon
 
 
-def _output_labels(name: str, mechanism: Mechanism, alphabet: dict[str, Any]) -> list[Any]:
+def _output_labels(name: str, mechanism: "Mechanism", alphabet: dict[str, Any]) -> list[Any]:
     if name in ("rr", "geometric", "srr", "urr"):
         return alphabet["labels"]
     if name == "binary":
         return ["0", "1"]
     if name == "quaternary":
         return ["0", "1", "2", "3"]
+    from rldp_models.mechanisms import bit_labels
+
     return bit_labels(len(alphabet["labels"]))

@@ -62,29 +62,21 @@ adds Theorem 3's float per-attribute levels ``attribute_levels``.
 from __future__ import annotations
 
 import argparse
-import itertools
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rldp_models.certificates.record import LP_CONES
-from rldp_models.certificates.record import VERSION as CERTIFICATE_VERSION
 from rldp_models.cli.common import epsilon
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
-from rldp_models.results_io import write_json
-from rldp_models.utility import (MutualInformation, SublinearUtility, chi_square_divergence,
-                                 kl_divergence, total_variation)
 
 if TYPE_CHECKING:
-    from rldp_models.conelp import DualCertificate, SRLIPMechanism
-    from rldp_models.privacy import Certification
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import SublinearUtility
 
 OPTIMAL_NAMES = ("staircase", "ldp-s", "lip", "srlip")
 UTILITIES = ("mi", "kl", "tv", "chi2")
-DIVERGENCES = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
 JOINT_NAMES = ("ldp-s", "lip", "srlip")
 SRLIP_OPTIONS = ("attribute_sizes", "split")
 STAIRCASE_OPTIONS = ("method",)
@@ -93,35 +85,6 @@ CLOSED_FORM_OPTIONS = ("k", "counts", "delta", "sensitive")
 
 PROBABILITY_SUM_TOLERANCE = 1e-9
 """Largest accepted ``|sum - 1|`` of a joint given as probabilities."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What a cone LP needs from the input files.
-
-    Attributes
-    ----------
-    x_labels : list of str
-        Labels of X, in file order.
-    prior : ndarray
-        A distribution of X (``--prior``, ``--prior0`` or the joint's X
-        marginal); with a utility given it only fixes ``|X|``.
-    utility : SublinearUtility
-        The utility to maximise.
-    measure : str
-        Its name, one of :data:`UTILITIES`.
-    s_labels : list of str or None
-        Labels of S (joint-based names only).
-    joint : ndarray or None
-        ``P(S=s, X=x)``, shape ``(|S|, |X|)`` (joint-based names only).
-    """
-
-    x_labels: list[str]
-    prior: np.ndarray
-    utility: SublinearUtility
-    measure: str
-    s_labels: list[str] | None = None
-    joint: np.ndarray | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -161,14 +124,12 @@ def run(args: argparse.Namespace) -> int:
         _reject(args, SRLIP_OPTIONS, "srlip")
     if args.name != "staircase":
         _reject(args, STAIRCASE_OPTIONS, "staircase")
+    from rldp_models.cli.mechanism import write_and_report
+
     problem = _problem(args)
-    if args.name == "srlip":
-        record = _srlip_record(args, problem)
-    else:
-        record = _single_record(args, problem)
-    write_json(record, args.out)
-    _print_summary(record, args.out)
-    return 0 if record["privacy_check"]["holds"] else 1
+    result = _srlip_result(args, problem) if args.name == "srlip" else \
+        _single_result(args, problem)
+    return write_and_report(result, args)
 
 
 def _reject(args: argparse.Namespace, options: tuple[str, ...], owners: str) -> None:
@@ -180,7 +141,7 @@ def _reject(args: argparse.Namespace, options: tuple[str, ...], owners: str) -> 
 
 # --- inputs ------------------------------------------------------------------------------
 
-def _problem(args: argparse.Namespace) -> Problem:
+def _problem(args: argparse.Namespace) -> "MechanismInputs":
     measure = args.utility or "mi"
     if args.name in ("lip", "srlip") and measure != "mi":
         raise InputError(f"{args.name} maximises mutual information; --utility {measure} "
@@ -190,8 +151,11 @@ def _problem(args: argparse.Namespace) -> Problem:
     return _prior_problem(args, measure)
 
 
-def _prior_problem(args: argparse.Namespace, measure: str) -> Problem:
+def _prior_problem(args: argparse.Namespace, measure: str) -> "MechanismInputs":
     """The alphabet and utility of ``staircase``."""
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import MutualInformation
+
     if args.joint is not None:
         raise InputError("staircase takes --prior FILE (or --prior0/--prior1), not --joint")
     if measure == "mi":
@@ -200,15 +164,18 @@ def _prior_problem(args: argparse.Namespace, measure: str) -> Problem:
             raise InputError("staircase needs --prior FILE (or --utility kl|tv|chi2 with "
                              "--prior0 FILE --prior1 FILE)")
         labels, prior = _read_prior(args.prior)
-        return Problem(labels, prior, MutualInformation(prior), measure)
+        return MechanismInputs(labels, prior, MutualInformation(prior), measure)
     if args.prior is not None:
         raise InputError(f"--utility {measure} takes --prior0 and --prior1, not --prior")
     labels, prior0, utility = _divergence(args, measure, None)
-    return Problem(labels, prior0, utility, measure)
+    return MechanismInputs(labels, prior0, utility, measure)
 
 
-def _joint_problem(args: argparse.Namespace, measure: str) -> Problem:
+def _joint_problem(args: argparse.Namespace, measure: str) -> "MechanismInputs":
     """The joint, alphabet and utility of ``ldp-s``, ``lip`` and ``srlip``."""
+    from rldp_models.results.mechanism_result import MechanismInputs
+    from rldp_models.utility import MutualInformation
+
     if args.joint is None:
         raise InputError(f"{args.name} needs --joint FILE (an S x X crosstab CSV)")
     if args.prior is not None:
@@ -217,10 +184,10 @@ def _joint_problem(args: argparse.Namespace, measure: str) -> Problem:
     prior = joint.sum(axis=0)
     if measure == "mi":
         _refuse_divergence_priors(args)
-        utility: SublinearUtility = MutualInformation(prior)
+        utility: "SublinearUtility" = MutualInformation(prior)
     else:
         _, _, utility = _divergence(args, measure, x_labels)
-    return Problem(x_labels, prior, utility, measure, s_labels, joint)
+    return MechanismInputs(x_labels, prior, utility, measure, s_labels, joint)
 
 
 def _refuse_divergence_priors(args: argparse.Namespace) -> None:
@@ -229,7 +196,7 @@ def _refuse_divergence_priors(args: argparse.Namespace) -> None:
 
 
 def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | None
-                ) -> tuple[list[str], np.ndarray, SublinearUtility]:
+                ) -> tuple[list[str], np.ndarray, "SublinearUtility"]:
     """Labels, ``P_0`` and the f-divergence utility from ``--prior0`` and ``--prior1``.
 
     The labels of both files (and ``x_labels`` when given) must agree, in order.
@@ -247,7 +214,10 @@ def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | No
                          f"got {labels0} and {x_labels}")
     if measure != "tv" and np.any((prior0 > 0) & (prior1 == 0)):
         raise InputError(f"--utility {measure} needs prior1 > 0 wherever prior0 > 0")
-    return labels0, prior0, DIVERGENCES[measure](prior0, prior1)
+    from rldp_models.utility import chi_square_divergence, kl_divergence, total_variation
+
+    divergences = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
+    return labels0, prior0, divergences[measure](prior0, prior1)
 
 
 def _read_prior(path: str) -> tuple[list[str], np.ndarray]:
@@ -285,12 +255,12 @@ def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
     return s_labels, x_labels, values / values.sum()
 
 
-# --- solving and checking ---------------------------------------------------------------
+# --- solving ---------------------------------------------------------------------------
 
-def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
-    """OUT.json of ``staircase``, ``ldp-s`` or ``lip``."""
+def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
+    """``staircase``, ``ldp-s`` or ``lip`` solved and made a certified result."""
     from rldp_models import conelp
-    from rldp_models.certificates.lp import writer_fields
+    from rldp_models.results.mechanism_result import optimal_mechanism_result
 
     if args.name == "staircase":
         result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility,
@@ -299,53 +269,17 @@ def _single_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]
         result = conelp.ldp_wrt_secret_mechanism(problem.joint, args.eps, problem.utility)
     else:
         result = conelp.lip_mechanism(problem.joint, args.eps)
-    certificate = result.solution.certificate
-    dual = _lip_dual(certificate, problem.prior) if args.name == "lip" else certificate.dual
-    outputs = [str(y) for y in range(result.Q.shape[1])]
-    return {**_common_record(args, problem, result.Q, result.utility, outputs),
-            "repair_method": result.repair.method, "repair_weight": result.repair.weight,
-            "certificate": {**_certificate_record(certificate, dual),
-                            **writer_fields(LP_CONES[args.name], problem.measure,
-                                            problem.utility, args.eps, dual, problem.joint)},
-            "privacy_check": _privacy_check(args.name, result.Q, args.eps, problem)}
+    return optimal_mechanism_result(args.name, result, problem, args.eps)
 
 
-def _srlip_record(args: argparse.Namespace, problem: Problem) -> dict[str, Any]:
-    """OUT.json of ``srlip``: the product, its attributes and per-attribute certificates."""
+def _srlip_result(args: argparse.Namespace, problem: "MechanismInputs"):
+    """``srlip``: per-attribute cone LPs, the product and its certificates."""
     from rldp_models import conelp
-    from rldp_models.certificates.lp import attribute_writer_fields
+    from rldp_models.results.mechanism_result import srlip_result
 
     sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
     result = conelp.srlip_mechanism(problem.joint.reshape(-1, *sizes), args.eps, args.split)
-    outputs = [[str(y) for y in ys] for ys in
-               itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
-    joint = problem.joint.reshape(-1, *sizes)
-    per_attribute = [{**_certificate_record(a.solution.certificate, a.solution.certificate.dual),
-                      **attribute_writer_fields(joint, j, a.eps, a.solution.certificate.dual)}
-                     for j, a in enumerate(result.attributes)]
-    return {**_common_record(args, problem, result.Q, result.utility, outputs),
-            "repair_method": [a.repair.method for a in result.attributes],
-            "repair_weight": [a.repair.weight for a in result.attributes],
-            "product_repair": {"method": result.repair.method, "weight": result.repair.weight},
-            "certificate": {"kind": "lp-dual", "version": CERTIFICATE_VERSION, "cone": "srlip",
-                            **{key: [c[key] for c in per_attribute] for key in per_attribute[0]}},
-            "privacy_check": _srlip_check(result, problem, sizes),
-            "attribute_sizes": list(sizes), "split": list(result.split),
-            "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
-                           for a in result.attributes]}
-
-
-def _common_record(args: argparse.Namespace, problem: Problem, Q: np.ndarray, utility: float,
-                   outputs: list[Any]) -> dict[str, Any]:
-    labels: dict[str, Any] = {"X": problem.x_labels, "Y": outputs}
-    if problem.s_labels is not None:
-        labels = {"S": problem.s_labels, **labels}
-    record = {"result_type": "mechanism", "mechanism": args.name, "eps": args.eps,
-              "utility_measure": problem.measure, "utility": utility, "labels": labels,
-              "Q": Q.tolist()}
-    if problem.joint is not None:
-        record["joint"] = problem.joint.tolist()
-    return record
+    return srlip_result(result, problem, sizes, args.eps)
 
 
 def _attribute_sizes(sizes: list[int] | None, a: int) -> tuple[int, ...]:
@@ -355,72 +289,3 @@ def _attribute_sizes(sizes: list[int] | None, a: int) -> tuple[int, ...]:
         raise InputError(f"--attribute-sizes {' '.join(map(str, sizes))} must be >= 1 and "
                          f"multiply to |X| = {a}")
     return tuple(sizes)
-
-
-def _lip_dual(certificate: DualCertificate, p_x: np.ndarray) -> np.ndarray:
-    """The joint-form dual ``lam`` (inputs of positive mass) as ``lam_x p_x`` on all inputs."""
-    dual = np.zeros(p_x.size)
-    dual[p_x > 0] = certificate.dual * p_x[p_x > 0]
-    return dual
-
-
-def _certificate_record(certificate: DualCertificate, dual: np.ndarray) -> dict[str, Any]:
-    return {"dual": np.asarray(dual).tolist(), "max_violation": certificate.max_violation,
-            "duality_gap": certificate.duality_gap, "upper_bound": certificate.upper_bound,
-            "verified": certificate.verified}
-
-
-def _privacy_check(name: str, Q: np.ndarray, eps: float, problem: Problem) -> dict[str, Any]:
-    """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
-    from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
-                                     ldp_epsilon, ldp_wrt_secret_epsilon, lip_epsilon)
-
-    if name == "staircase":
-        return _check_record("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
-    if name == "ldp-s":
-        return _check_record("LDP w.r.t. S", certify_ldp_wrt_secret(Q, problem.joint, eps),
-                             ldp_wrt_secret_epsilon(Q, problem.joint))
-    return _check_record("LIP w.r.t. S", certify_lip(Q, problem.joint, eps),
-                         lip_epsilon(Q, problem.joint))
-
-
-def _srlip_check(result: SRLIPMechanism, problem: Problem, sizes: tuple[int, ...]
-                 ) -> dict[str, Any]:
-    """Exact SRLIP verdict of the product, its float level and Theorem 3's per-attribute levels."""
-    from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
-
-    verdict = certify_srlip(result.Q, problem.joint, sizes, result.eps)
-    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], problem.joint)
-    return {**_check_record("SRLIP w.r.t. S", verdict,
-                            srlip_epsilon(result.Q, problem.joint, sizes)),
-            "attribute_levels": attribute_levels.tolist()}
-
-
-def _check_record(notion: str, verdict: Certification, level: float) -> dict[str, Any]:
-    worst_pair = None if verdict.worst_pair is None else list(verdict.worst_pair)
-    return {"notion": notion, "holds": verdict.holds, "level": level, "exact": True,
-            "worst_pair": worst_pair}
-
-
-def _print_summary(record: dict[str, Any], out: str) -> None:
-    check = record["privacy_check"]
-    verified = np.all(record["certificate"]["verified"])
-    print(f"{record['mechanism']}: |X| = {len(record['Q'])}, |Y| = {len(record['Q'][0])}, "
-          f"{record['utility_measure']} utility = {record['utility']:.6g}; "
-          f"{check['notion']} at eps = {record['eps']} {'holds' if check['holds'] else 'FAILS'}; "
-          f"certificate {'verified' if verified else 'NOT verified'}")
-    repairs = [f"{name}: {method} (weight {weight:.3g})"
-               for name, method, weight in _repairs(record) if method != "none"]
-    if repairs:
-        print(f"  repaired to pass the exact check: {'; '.join(repairs)}")
-    print(f"  wrote {out}")
-
-
-def _repairs(record: dict[str, Any]) -> list[tuple[str, str, float]]:
-    """``(what, method, weight)`` of every repair recorded in OUT.json."""
-    if record["mechanism"] != "srlip":
-        return [("Q", record["repair_method"], record["repair_weight"])]
-    product = record["product_repair"]
-    attributes = [(f"Q^{j + 1}", method, weight) for j, (method, weight)
-                  in enumerate(zip(record["repair_method"], record["repair_weight"]))]
-    return [*attributes, ("product", product["method"], product["weight"])]

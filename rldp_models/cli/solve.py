@@ -2,16 +2,19 @@
 
 ``--uncertainty chi2|kl|tv|box [--radius R]`` picks the uncertainty set of the
 robust blocks (:mod:`rldp_models.uncertainty.named`; default chi2 with its
-alpha-calibrated radius); the result JSON records it under ``uncertainty``.
+alpha-calibrated radius); the result records it, with every parameter of the
+set, in its declaration. OUT.json is the one result record
+(``rldp schema``); it is written only when every guarantee holds (exit 0),
+with the counts embedded unless ``--no-embed-counts`` (then only their digest).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import solvers
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.common import (
     add_data_arguments,
     epsilon,
@@ -19,6 +22,7 @@ from rldp_models.cli.common import (
     load_crosstab,
     significance,
 )
+from rldp_models.cli.schema import add_embed_argument
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
 
@@ -32,9 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("solve", help="solve a robust protocol program",
                                    description=__doc__)
     add_program_arguments(parser)
-    parser.add_argument("--solver", default=solvers.DEFAULT_SOLVER,
-                        help=f"solver name (default {solvers.DEFAULT_SOLVER}; see 'rldp solvers')")
+    parser.add_argument("--solver", default=None,
+                        help="solver name (default: the registry's default, clarabel; see "
+                             "'rldp solvers')")
     parser.add_argument("--out", required=True, metavar="OUT.json")
+    add_embed_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -66,28 +72,22 @@ def program_from_args(args: argparse.Namespace, crosstab: Crosstab) -> ProtocolP
                   distortion=args.distortion)
 
 
-def uncertainty_record(args: argparse.Namespace, program: ProtocolProgram) -> dict[str, Any]:
-    """What the result JSON says about the set: its name, radius and how the radius was set."""
-    return {"set": args.uncertainty, "radius": float(program.uncertainty.radius),
-            "radius_from": "--radius" if args.radius is not None else f"alpha={args.alpha}",
-            "robust_privacy": "exact (Theorem 4)" if args.uncertainty == "chi2"
-            else "product of conditional projections (sufficient)"}
-
-
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.results_io import solution_to_dict, write_json
+    from rldp_models.results.files import GuaranteeFailed
+    from rldp_models.results.program_result import solution_result
 
+    import solvers
+
+    args.solver = args.solver or solvers.DEFAULT_SOLVER
     solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
     crosstab = load_crosstab(args)
     program = program_from_args(args, crosstab)
     solution = program.solve(solver=args.solver)
-    record = solution_to_dict(solution)
-    record["uncertainty"] = uncertainty_record(args, program)
-    write_json(record, args.out)
     if solution.protocol is None:
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
-                         f"{solution.status.value}; no protocol\n")
-        return 1
+                         f"{solution.status.value}; no protocol, nothing written\n")
+        return ExitCode.FAILED
+    result = solution_result(solution, "--radius" if args.radius is not None else "alpha")
     print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "
           f"({args.solver}, {solution.result.timings.total_seconds:.2f} s)")
     for check in solution.checks:
@@ -97,5 +97,10 @@ def run(args: argparse.Namespace) -> int:
                f"{solution.repair.weight:.3g}" if solution.repair.method == "mix-uniform"
                else "replaced by the best protocol that ignores its input (eps = 0)")
         print(f"  repaired: {how}; objective cost {solution.repair.utility_cost:.3g}")
+    try:
+        result.write(args.out, embed_counts=not args.no_embed_counts)
+    except GuaranteeFailed as exc:
+        sys.stderr.write(f"rldp: {args.problem}: {exc}\n")
+        return ExitCode.FAILED
     print(f"  wrote {args.out}")
-    return 0 if solution.guarantee_holds else 1
+    return ExitCode.OK

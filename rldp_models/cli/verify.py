@@ -1,35 +1,41 @@
-"""``rldp verify OUT.json [--counts FILE | --data FILE ...]``: check a result and its certificate.
+"""``rldp verify OUT.json [--counts FILE | --data FILE ...]``: check a result record.
 
-Works on every result the toolkit writes: ``rldp solve``, ``rldp mechanism``
-and ``rldp protocol`` (told apart by ``result_type``, or for older files by
-their keys). Two verdicts are printed, each on its own line:
+Works on every record the toolkit writes (``rldp solve``, ``rldp mechanism``,
+``rldp protocol``, ``CertifiedResult.to_record`` from Python) and on round-1
+files, which are migrated on read. In order:
 
-* **guarantee**: the protocol or mechanism meets its stated privacy
-  guarantee, checked exactly and independently of the certificate —
-  nominal (at ``Phat``) or robust (over the chi-square set, or in product
-  form over the KL, TV or box set the result names) for solve results, the
-  mechanism's own notion for mechanisms, (eps, F)-RLDP for protocols — with
-  the worst-case eps it achieves;
-* **certificate**: the stored multipliers or LP duals prove what the result
-  claims, re-checked without the solver (see :mod:`rldp_models.certificates`).
+1. the file is read defensively (size, nesting depth, huge integers,
+   non-finite numbers) and validated against the result schema (``rldp schema``);
+2. the counts: ``--counts``/``--data`` if given, else those embedded in the
+   record; the SHA-256 digest checked against is always printed, and must
+   equal the record's;
+3. two verdicts, each on its own line:
 
-Exit 0 only if both hold; 1 otherwise, saying which failed; 2 on bad input.
-``--report FILE`` also writes both verdicts as JSON with, per robust
-constraint, the certified bound, the attained worst case, the gap and the
-worst-case distribution in F.
-Solve and protocol results need the counts; mechanism results do not.
+   * **guarantee**: the matrix meets its stated guarantee, checked exactly
+     and independently of the certificate; a program is rebuilt from its
+     declaration (library blocks, and third-party blocks registered through
+     the ``rldp_models.blocks`` entry points, whose verdicts are marked as
+     plug-in code); the rows of a record written by this release must be
+     dyadic and sum to exactly 1;
+   * **certificate**: the stored multipliers or LP duals prove what the
+     result claims, re-checked without the solver.
+
+Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 both hold; 1 one fails
+(named); 2 bad input (one line); 3 inconclusive (a check could not be
+completed, named); 4 internal error (a bug, one line; ``RLDP_DEBUG=1`` for the
+traceback). ``--report FILE`` also writes both verdicts as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
-from rldp_models.certificates import verify
-from rldp_models.certificates.verdict import report_to_json
-from rldp_models.certificates.verification import needs_counts
-from rldp_models.cli.common import add_data_arguments, load_crosstab
-from rldp_models.results_io import read_record, write_json
+from rldp_models.cli.common import add_data_arguments
+from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,12 +50,69 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    record = _with_proof_beside(read_record(args.result), args.result)
-    report = verify(record, load_crosstab(args) if needs_counts(record) else None)
+    from rldp_models.results.files import read_record
+    from rldp_models.results.migration import migrate
+    from rldp_models.results.schema import validate
+
+    record = migrate(read_record(args.result))
+    validate(record)
+    record = _with_proof_beside(record, args.result)
+    crosstab = _counts(args, record)
+    try:
+        report = _checked(record, crosstab)
+    except InputError:
+        raise
+    except Exception as exc:  # a bug or a failed inner solve, never the input's fault
+        return _not_completed(exc)
     print("\n".join(report.lines()))
     if args.report:
-        write_json(report_to_json(report), args.report)
-    return 0 if report.holds else 1
+        from rldp_models.certificates.verdict import report_to_json
+        from rldp_models.results.files import write_record
+
+        write_record(report_to_json(report), args.report)
+    return ExitCode.OK if report.holds else ExitCode.FAILED
+
+
+def _checked(record: dict, crosstab):
+    """Both verdicts (the long loops show progress bars: :mod:`rldp_models.progress`)."""
+    from rldp_models.certificates.verification import verify_record
+
+    return verify_record(record, crosstab)
+
+
+def _counts(args: argparse.Namespace, record: dict):
+    """The counts to check against (given, else embedded); prints their digest."""
+    from rldp_models.cli.common import load_crosstab
+    from rldp_models.results.counts import counts_digest, embedded_crosstab, recorded_digest
+
+    given = args.counts is not None or args.data is not None
+    if not given and record["result_type"] == "mechanism":
+        return None
+    crosstab = load_crosstab(args) if given else embedded_crosstab(record)
+    if crosstab is None:
+        raise InputError(f"verifying a {record['result_type']} result needs the counts: the "
+                         "record does not embed them; give --counts FILE or --data FILE "
+                         "--sensitive COL --public COL")
+    digest, recorded = counts_digest(crosstab), recorded_digest(record)
+    print(f"counts: {digest} ({'given' if given else 'embedded in the record'})")
+    if recorded is not None and recorded != digest:
+        raise InputError(f"the counts given (digest {digest}) are not the ones the result was "
+                         f"made from (digest {recorded})")
+    return crosstab
+
+
+def _not_completed(exc: Exception) -> int:
+    """Exit 3 when an inner solve failed (the check named), 4 for anything else (a bug)."""
+    message = " ".join(str(exc).split())[:300]
+    if os.environ.get("RLDP_DEBUG"):
+        raise exc
+    if type(exc).__name__ == "SolverError":
+        sys.stderr.write(f"rldp: inconclusive: an inner solve of the verification failed "
+                         f"({message}); nothing was shown to fail\n")
+        return ExitCode.INCONCLUSIVE
+    sys.stderr.write(f"rldp: internal error: {type(exc).__name__}: {message} (a bug in rldp, "
+                     "not in the input; RLDP_DEBUG=1 shows the traceback)\n")
+    return ExitCode.INTERNAL_ERROR
 
 
 def _with_proof_beside(record: dict, result: str) -> dict:

@@ -12,8 +12,9 @@ rationals, ``e^eps`` enclosed by interval arithmetic). When the check fails,
   outputs. Every privacy constraint is linear in each column of ``Q``, hence
   convex in ``Q``, and ``U`` meets each one with slack ``> 0``. The first
   weight is the smallest giving every stated constraint a slack of
-  :data:`ROUNDING_ROOM` in floating point; the mixture is certified exactly
-  and the weight doubled until it passes.
+  :data:`ROUNDING_ROOM` in floating point; the mixture is rounded to dyadic
+  rows, certified exactly and the weight doubled until it passes (the one
+  finish path, :func:`rldp_models.results.finish.finish`).
 * ``eps = 0``, or when the weight reaches 1: mixing cannot help (``U`` meets
   the equalities of ``eps = 0`` with no slack, so mixing only scales a
   violation). The mechanism falls back to the one-output mechanism, which
@@ -145,24 +146,20 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
     GuaranteeError
         If the one-output mechanism fails ``certify``.
     """
-    before = _utility(utility, Q)
-    verdict = certify(Q)
-    if verdict.holds:
-        return Q, verdict, Repair("none", 0.0, before, before)
-    if eps > 0:
-        weight = first_weight(rows, Q)
-        while weight < 1.0:
-            mixed = (1.0 - weight) * Q + weight / Q.shape[1]
-            verdict = certify(mixed)
-            if verdict.holds:
-                return mixed, verdict, Repair("mix-uniform", weight, before,
-                                              _utility(utility, mixed))
-            weight = min(1.0, 2.0 * weight)
-    constant = np.ones((Q.shape[0], 1))
-    verdict = certify(constant)
-    if not verdict.holds:
-        raise GuaranteeError("the one-output mechanism fails its exact privacy check")
-    return constant, verdict, Repair("constant", 1.0, before, _utility(utility, constant))
+    from rldp_models.results.finish import GuaranteeError as NoResult
+    from rldp_models.results.finish import finish
+
+    try:
+        finished = finish(Q, lambda matrix, weight: certify(matrix), lambda v: v.holds,
+                          value=lambda matrix: _utility(utility, matrix),
+                          first_weight=first_weight(rows, Q) if eps > 0 else None,
+                          fallback=np.ones((Q.shape[0], 1)))
+    except NoResult:
+        raise GuaranteeError("the one-output mechanism fails its exact privacy check") from None
+    repair = finished.repair
+    method = {"none": "none", "mix": "mix-uniform", "fallback": "constant"}[repair.method]
+    return finished.matrix, finished.verdict, Repair(method, repair.weight, repair.value_before,
+                                                     repair.value_after)
 
 
 def first_weight(rows: np.ndarray, Q: np.ndarray) -> float:

@@ -1,12 +1,13 @@
 """Turning a solver's answer into a protocol whose guarantee holds exactly.
 
-Steps (DESIGN.md, core idea 4): round the solver's matrix to an exactly
-row-stochastic one; run every constraint family's exact check; if a check
-fails by a hair, mix with the uniform protocol ``U(y|x) = 1/|Y|`` — privacy
-constraints are convex in the protocol and the uniform protocol meets each
-with margin ``(1 - e^eps)/|Y| < 0``, so mixing weight
-``lambda >= m / (m - (1 - e^eps)/|Y|)`` restores a violated margin ``m`` — and
-report the weight and its cost in the objective.
+Steps (DESIGN.md, core idea 4; the loop is :mod:`rldp_models.results.finish`):
+round the solver's matrix to an exactly row-stochastic one; run every
+constraint family's exact check; if a check fails by a hair, mix with the
+uniform protocol ``U(y|x) = 1/|Y|`` — privacy constraints are convex in the
+protocol and the uniform protocol meets each with margin
+``(1 - e^eps)/|Y| < 0``, so mixing weight ``lambda >= m / (m - (1 - e^eps)/|Y|)``
+restores a violated margin ``m`` — and report the weight and its cost in the
+objective.
 
 The exact checks are the slow part of finishing a large program (RURP 10x20:
 ~4 s each), so the first weight is predicted, not measured: families with an
@@ -28,7 +29,6 @@ from rldp_models.exact import exact_stochastic_rows
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from solvers import SolveResult, Status
 
-MAX_REPAIR_ROUNDS = 60
 PREDICTION_SAFETY = 1.1  # first weight = 1.1 x the weight a predicted margin needs
 PREDICTION_SLACK = 1e-10  # margins are predicted as at least this much larger
 
@@ -187,53 +187,46 @@ def _predicted_weight(program: Any, protocol: np.ndarray, multipliers: dict) -> 
     return weight
 
 
-def _repaired(program: Any, raw: np.ndarray, checks: list[GuaranteeCheck] | None,
-              multipliers: dict, weight: float | None = None
-              ) -> tuple[np.ndarray, list[GuaranteeCheck], str, float]:
-    """Mix with the uniform protocol until every check holds (see the module docstring).
-
-    ``weight`` is the first weight to try (a predicted one); without it, it
-    comes from the failed ``checks``. At eps = 0 mixing cannot help; the best
-    protocol that ignores its input is returned instead (weight 1.0), which
-    meets every eps = 0 constraint exactly.
-    """
-    n_y = len(program.outputs)
-    weight = weight or _first_weight(checks, n_y)
-    if weight is None:
-        constant = exact_stochastic_rows(_best_constant_protocol(program))
-        return constant, _run_checks(program, constant, {}), "best-constant", 1.0
-    for _ in range(MAX_REPAIR_ROUNDS):
-        mixed = exact_stochastic_rows((1 - weight) * raw + weight / n_y)
-        mixed_checks = _run_checks(program, mixed, _mixed(program, multipliers, weight))
-        if all(check.holds for check in mixed_checks) or weight >= 1.0:
-            return mixed, mixed_checks, "mix-uniform", weight
-        weight = min(1.0, 2.0 * weight)
-    raise RuntimeError("repair did not converge")  # unreachable: the weight reaches 1
-
-
 def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
-    """Round, check exactly, and if needed repair the solver's protocol."""
+    """Round, check exactly, and if needed repair the solver's protocol.
+
+    Through the one finish path of every producer
+    (:func:`rldp_models.results.finish.finish`): the reference is the uniform
+    protocol, the fallback (eps = 0, where mixing cannot help) the best
+    protocol that ignores its input, which meets every eps = 0 constraint
+    exactly.
+    """
+    from rldp_models.results.finish import finish
+
     solution = ProtocolSolution(program, result)
     if not result.status.has_solution:
         return solution
     raw = np.clip(result.primal["protocol"], 0.0, None)
     solution.multipliers = _multiplier_values(program, result)
-    protocol = exact_stochastic_rows(raw)
-    predicted = _predicted_weight(program, protocol, solution.multipliers)
-    checks = None if predicted else _run_checks(program, protocol, solution.multipliers)
-    if checks is None or not all(check.holds for check in checks):
-        before = program.objective.evaluate(protocol, program)
-        protocol, checks, method, weight = _repaired(program, raw, checks, solution.multipliers,
-                                                     predicted)
-        solution.repair = Repair(method, weight, before,
-                                 program.objective.evaluate(protocol, program))
+    predicted = _predicted_weight(program, exact_stochastic_rows(raw), solution.multipliers)
+    n_y = len(program.outputs)
+
+    def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
+        if weight is None:
+            return _run_checks(program, protocol, {})
+        multipliers = solution.multipliers if weight == 0.0 else \
+            _mixed(program, solution.multipliers, weight)
+        return _run_checks(program, protocol, multipliers)
+
+    finished = finish(raw, certify, lambda checks: all(check.holds for check in checks),
+                      value=lambda protocol: program.objective.evaluate(protocol, program),
+                      first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
+                      check_unmixed=not predicted, fallback=_best_constant_protocol(program))
+    protocol, checks, repair = finished.matrix, finished.verdict, finished.repair
+    if repair.method != "none":
+        method = "mix-uniform" if repair.method == "mix" else "best-constant"
+        solution.repair = Repair(method, repair.weight, repair.value_before, repair.value_after)
         # keep the multipliers that prove the repaired protocol, not the solver's
         solution.multipliers = {**solution.multipliers,
-                                **_mixed(program, solution.multipliers, weight)} \
+                                **_mixed(program, solution.multipliers, repair.weight)} \
             if method == "mix-uniform" else {}
     solution.protocol, solution.checks = protocol, checks
-    solution.objective = solution.repair.objective_after if solution.repair is not None \
-        else program.objective.evaluate(protocol, program)
+    solution.objective = repair.value_after
     solution.multipliers = _certificate_multipliers(program, protocol, checks,
                                                     solution.multipliers)
     return solution

@@ -73,7 +73,8 @@ class PolyOptResult:
     Attributes
     ----------
     Q : ndarray, shape (|X|, |Y|)
-        ``Q^1[x, y]``, ``x = (s, u)`` row-major; rows sum to 1 within 1e-15.
+        ``Q^1[x, y]``, ``x = (s, u)`` row-major; rows are dyadic rationals summing to exactly 1
+        (:func:`rldp_models.results.finish.dyadic_rows`).
     utility_hat : float
         ``I_Phat(X; Y)`` recomputed from ``Q``.
     lower_bound : float
@@ -292,16 +293,16 @@ def _certified(Q: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet, eps
     :func:`.checker.polytope_level`); only when that exceeds ``eps`` is the
     tighter (and slower) :func:`worst_case_epsilon` over ``F`` itself asked.
     """
-    weight = 0.0
-    candidate = Q
-    while True:
+    from rldp_models.results.finish import finish
+
+    def level_of(candidate: np.ndarray, weight: float | None) -> float:
         level = polytope_level(candidate, vertices)
         if level > eps:
             level = min(level, worst_case_epsilon(candidate, counts, uncertainty).certified)
-        if level <= eps:
-            return candidate, level, weight
-        weight = FIRST_MIX_WEIGHT if weight == 0.0 else min(1.0, 2 * weight)
-        candidate = (1 - weight) * Q + weight / Q.shape[1]
+        return level
+
+    finished = finish(Q, level_of, lambda level: level <= eps, first_weight=FIRST_MIX_WEIGHT)
+    return finished.matrix, finished.verdict, finished.repair.weight
 
 
 def _labels(crosstab: Crosstab, outputs: int) -> dict[str, list]:

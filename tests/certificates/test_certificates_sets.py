@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -11,14 +10,16 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.uncertainty.kl_ball import KLBallSet
-from tests.shared_data import rewritten_copy
+from tests.shared_data import rewritten_fields_copy, result_fields
 
 SETS = ("kl", "tv", "box")
 
 
 def _verify(capsys, path: Path, counts: Path) -> tuple[int, list[str]]:
     code = main(["verify", str(path), "--counts", str(counts)])
-    return code, capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("counts: sha256:")  # the digest checked against comes first
+    return code, lines[1:]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_results_over_each_set_verify(results, capsys, name: str) -> None:
 def test_stored_kl_bounds_cover_a_conditional_attained_in_the_set(results) -> None:
     """Each stored ``hi[s, y]`` is at least ``P(y|s,.).R`` at the conditional of a member of F
     found by the primal exponential-cone program (no multipliers involved)."""
-    record = json.loads(results["kl"].read_text())
+    record = result_fields(results["kl"])
     counts = np.array(record["counts"], dtype=float)
     kl = KLBallSet(counts / counts.sum(), record["uncertainty"]["radius"])
     protocol = np.array(record["protocol"])
@@ -71,7 +72,7 @@ def test_a_tampered_multiplier_fails_the_certificate_only(results, capsys, tmp_p
                 found["mu"] = 10.0
         record["certificate"]["multipliers"]["robust_utility"]["mu"] = 10.0
 
-    code, lines = _verify(capsys, rewritten_copy(results["kl"], tmp_path, tamper),
+    code, lines = _verify(capsys, rewritten_fields_copy(results["kl"], tmp_path, tamper),
                           results["counts"])
     assert code == 1
     assert lines[0].startswith("guarantee: holds")
@@ -84,7 +85,7 @@ def test_a_lowered_conditional_bound_is_rejected(results, capsys, tmp_path) -> N
         bound = record["certificate"]["multipliers"]["robust_privacy/sup[0]"]["bound"]
         bound[1] *= 0.5
 
-    code, lines = _verify(capsys, rewritten_copy(results["box"], tmp_path, lower),
+    code, lines = _verify(capsys, rewritten_fields_copy(results["box"], tmp_path, lower),
                           results["counts"])
     assert code == 1 and lines[-1] == "FAIL: the certificate check failed"
     assert any("robust_privacy/sup[0] y=1" in line for line in lines)
@@ -95,7 +96,7 @@ def test_a_nominal_protocol_relabelled_robust_fails_the_guarantee(results, capsy
     def relabel(record: dict) -> None:
         record["problem"] = "NURP"
 
-    code, lines = _verify(capsys, rewritten_copy(results["NUNP"], tmp_path, relabel),
+    code, lines = _verify(capsys, rewritten_fields_copy(results["NUNP"], tmp_path, relabel),
                           results["counts"])
     assert code == 1
     assert lines[0].startswith("guarantee: FAILS") and "over the kl set" in lines[0]
@@ -106,7 +107,7 @@ def test_a_radius_that_is_not_the_sets_is_bad_input(results, capsys, tmp_path) -
     def widen(record: dict) -> None:
         record["uncertainty"]["radius"] *= 2
 
-    code = main(["verify", str(rewritten_copy(results["tv"], tmp_path, widen)), "--counts",
+    code = main(["verify", str(rewritten_fields_copy(results["tv"], tmp_path, widen)), "--counts",
                  str(results["counts"])])
     assert code == 2
     assert "radius" in capsys.readouterr().err

@@ -10,6 +10,7 @@ hand-made tree on a cone with an empty box (``v_0 >= v_1`` against
 """
 
 from __future__ import annotations
+from tests.shared_data import result_fields
 
 from fractions import Fraction
 
@@ -163,7 +164,6 @@ def test_malformed_proofs_fail_loudly(case) -> None:
 @pytest.mark.slow
 def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
     """3x3 with a zero cell (9 cells: beyond enumeration in ``rldp verify``), column generation."""
-    import json
 
     from rldp_models.certificates import verify
     from rldp_models.cli import main
@@ -174,7 +174,7 @@ def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
     crosstab.to_csv(table)
     assert main(["protocol", "polyopt", "--counts", str(table), "--eps", "0.3", "--method",
                  "column-generation", "--out", str(out)]) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     assert record["certificate"]["pricing_proof"] == "out.proof.npz"  # named beside OUT.json
     moved = tmp_path / "moved"
     moved.mkdir()
@@ -198,7 +198,6 @@ def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
 def test_enumerated_tables_beyond_verify_enumeration_get_a_proof(tmp_path) -> None:
     """3x3 (9 cells) is enumerated by ``auto``; ``rldp verify`` does not enumerate 9 cells,
     so the CLI writes the pricing proof there too, and verify accepts it."""
-    import json
 
     from rldp_models.cli import main
     from rldp_models.data import Crosstab
@@ -207,7 +206,7 @@ def test_enumerated_tables_beyond_verify_enumeration_get_a_proof(tmp_path) -> No
     Crosstab.from_array(np.array([[30, 2, 5], [15, 45, 20], [8, 12, 25]])).to_csv(table)
     assert main(["protocol", "polyopt", "--counts", str(table), "--eps", "1", "--out",
                  str(out)]) == 0
-    record = json.loads(out.read_text())
+    record = result_fields(out)
     assert record["parameters"]["method"] == "enumerate"
     assert record["certificate"]["pricing_proof"] == "out.proof.npz"
     assert main(["verify", str(out), "--counts", str(table)]) == 0

@@ -10,6 +10,8 @@ where its rows are ill conditioned, and at large eps, where rays span 1 to 5e8.
 from __future__ import annotations
 
 import numpy as np
+
+from rldp_models.results.finish import dyadic_rows
 import pytest
 
 import solvers
@@ -91,7 +93,8 @@ def test_repair_mixes_in_the_uniform_mechanism() -> None:
                                   hand_lp().solve())
     assert result.repair.method == "mix-uniform" and 0 < result.repair.weight < 1e-5
     assert result.certification.holds and certify_ldp(result.Q, eps).holds
-    assert result.repair.utility_before == utility.total(Q) > result.utility
+    # "before" is the LP's mechanism rounded to dyadic rows (the finish path's first step)
+    assert result.repair.utility_before == utility.total(dyadic_rows(Q)) > result.utility
     assert np.all(result.Q[:, None, :] <= r * result.Q[None, :, :])
 
 

@@ -7,8 +7,8 @@ engine for the optimum; the exact LDP checker for the mechanism.
 """
 
 from __future__ import annotations
+from tests.shared_data import result_fields
 
-import json
 
 import numpy as np
 import pytest
@@ -157,7 +157,7 @@ def test_command_line_method(tmp_path) -> None:
         out = tmp_path / f"{method}.json"
         assert main(["mechanism", "staircase", "--prior", str(path), "--eps", "1",
                      "--method", method, "--out", str(out)]) == 0
-        utilities.append(json.loads(out.read_text())["utility"])
+        utilities.append(result_fields(out)["utility"])
     assert utilities[0] == pytest.approx(utilities[1], rel=1e-9)
     assert utilities[0] == pytest.approx(staircase_mechanism(prior, 1.0).utility, rel=1e-9)
     assert main(["mechanism", "lip", "--joint", str(path), "--eps", "1", "--method", "auto",

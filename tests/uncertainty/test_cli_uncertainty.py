@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +12,7 @@ from scipy.stats import chi2
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.uncertainty import KLBallSet, TotalVariationSet
+from tests.shared_data import result_fields
 
 COUNTS = np.array([[30, 22, 9, 4], [12, 25, 20, 8], [3, 9, 0, 27]])
 
@@ -28,7 +28,7 @@ def solve(counts_file: Path, tmp_path: Path, *extra: str) -> tuple[int, dict]:
     out = tmp_path / "out.json"
     code = main(["solve", "RURP", "--counts", str(counts_file), "--eps", "1",
                  "--out", str(out), *extra])
-    return code, json.loads(out.read_text()) if out.exists() else {}
+    return code, result_fields(out) if out.exists() else {}
 
 
 def test_kl_default_radius_is_wilks_and_is_recorded(counts_file: Path, tmp_path: Path) -> None:
@@ -48,9 +48,8 @@ def test_kl_default_radius_is_wilks_and_is_recorded(counts_file: Path, tmp_path:
 def test_given_radius_is_used(counts_file: Path, tmp_path: Path) -> None:
     code, record = solve(counts_file, tmp_path, "--uncertainty", "tv", "--radius", "0.05")
     assert code == 0
-    assert record["uncertainty"] == {"set": "tv", "radius": 0.05, "radius_from": "--radius",
-                                     "robust_privacy": "product of conditional projections "
-                                                       "(sufficient)"}
+    stated = record["uncertainty"]  # the record's declaration of the set
+    assert (stated["set"], stated["radius"], stated["radius_from"]) == ("tv", 0.05, "--radius")
     protocol = np.array(record["protocol"])
     per_cell = np.einsum("suy,uy->su", protocol, np.array(record["distortion_matrix"])).ravel()
     ball = TotalVariationSet(COUNTS / COUNTS.sum(), 0.05)

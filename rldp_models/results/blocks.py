@@ -1,0 +1,164 @@
+"""Blocks and uncertainty sets as declarations, and back: what ``rldp verify`` rebuilds.
+
+A program's declaration lists its blocks by registered name with their
+parameters. Library blocks are registered here; a third party registers its
+own through the entry-point group :data:`ENTRY_POINT_GROUP`
+(``rldp_models.blocks``), each entry naming a block class::
+
+    [project.entry-points."rldp_models.blocks"]
+    StrictPairPrivacy = "my_package.blocks:StrictPairPrivacy"
+
+A block's parameters are its ``parameters()`` when it defines one, else its
+dataclass fields. It is rebuilt as ``cls(**parameters)``; its exact
+``check(protocol, program, multipliers)`` then gives the verdict, and a
+verdict from a plug-in's code says so (``source`` ``plugin:<distribution>``).
+
+A set's declaration is its ``name``, ``radius`` and every other parameter it
+declares: its ``parameters()`` when it defines one (where radius provenance
+such as coverage calibration belongs), else its scalar dataclass fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from rldp_models.errors import InputError
+
+ENTRY_POINT_GROUP = "rldp_models.blocks"
+LIBRARY_BLOCKS = {
+    "NominalDistortion": "rldp_models.programs.components:NominalDistortion",
+    "RobustDistortion": "rldp_models.programs.components:RobustDistortion",
+    "NominalSecretPrivacy": "rldp_models.programs.components:NominalSecretPrivacy",
+    "RobustSecretPrivacy": "rldp_models.programs.components:RobustSecretPrivacy",
+}
+
+
+@dataclass(frozen=True)
+class RegisteredBlock:
+    """A block class and where it comes from (``library`` or ``plugin:<distribution>``)."""
+
+    name: str
+    cls: type
+    source: str
+
+
+def _load(target: str) -> type:
+    from importlib import import_module
+
+    module, _, attribute = target.partition(":")
+    return getattr(import_module(module), attribute)
+
+
+def registered_blocks() -> dict[str, RegisteredBlock]:
+    """Every known block by name: the library's, then the entry points' (read afresh)."""
+    found = {name: RegisteredBlock(name, _load(target), "library")
+             for name, target in LIBRARY_BLOCKS.items()}
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in found:
+            continue  # a plug-in cannot replace a library block
+        distribution = entry.dist.name if entry.dist is not None else entry.module
+        found[entry.name] = RegisteredBlock(entry.name, entry.load(), f"plugin:{distribution}")
+    return found
+
+
+def block_name(block: Any) -> str:
+    return type(block).__name__
+
+
+def block_parameters(block: Any) -> dict[str, Any]:
+    """``block.parameters()`` if it has one, else its dataclass fields."""
+    if hasattr(block, "parameters") and callable(block.parameters):
+        return dict(block.parameters())
+    if dataclasses.is_dataclass(block):
+        return {f.name: getattr(block, f.name) for f in dataclasses.fields(block) if f.init}
+    return {}
+
+
+def block_declaration(block: Any, role: str) -> dict[str, Any]:
+    """``{"block", "role", "parameters", "source"}`` of one block of a program."""
+    name = block_name(block)
+    known = registered_blocks().get(name)
+    source = known.source if known is not None and known.cls is type(block) else "unregistered"
+    return {"block": name, "role": role, "parameters": block_parameters(block), "source": source}
+
+
+def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
+    """The block a declaration names, built from its parameters, and its source.
+
+    Raises
+    ------
+    InputError
+        If no block of that name is registered or its parameters do not fit.
+    """
+    name = declaration["block"]
+    known = registered_blocks().get(name)
+    if known is None:
+        raise InputError(f"the result declares the block {name!r}, which is not registered "
+                         f"here (library blocks: {', '.join(LIBRARY_BLOCKS)}; third-party "
+                         f"blocks register through the entry-point group {ENTRY_POINT_GROUP})")
+    try:
+        return known.cls(**declaration["parameters"]), known.source
+    except TypeError as exc:
+        raise InputError(f"the parameters of block {name!r} do not fit it "
+                         f"({str(exc).splitlines()[0]})") from None
+
+
+def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[str, Any] | None:
+    """The uncertainty set's name, radius and every other parameter it declares."""
+    if uncertainty is None:
+        return None
+    if hasattr(uncertainty, "parameters") and callable(uncertainty.parameters):
+        parameters = dict(uncertainty.parameters())
+    elif dataclasses.is_dataclass(uncertainty):
+        parameters = {f.name: getattr(uncertainty, f.name) for f in dataclasses.fields(uncertainty)
+                      if _is_scalar(getattr(uncertainty, f.name))}
+    else:
+        parameters = {"alpha": getattr(uncertainty, "alpha", None)}
+    parameters.pop("name", None)
+    declared = {"set": str(uncertainty.name), "radius": float(uncertainty.radius), **parameters}
+    if radius_from is not None:
+        declared["radius_from"] = radius_from
+    return declared
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str, np.floating, np.integer))
+
+
+def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
+    """The declared set around ``crosstab``'s Phat, with its recorded radius.
+
+    When the radius was calibrated from ``alpha`` (``radius_from`` ``alpha``),
+    the calibration is redone from the counts and must give the recorded radius.
+
+    Raises
+    ------
+    InputError
+        If the set is unknown or its radius is not the one the counts give.
+    """
+    import math
+
+    from rldp_models.uncertainty.named import SET_NAMES, named_set
+
+    name = declaration["set"]
+    if name not in SET_NAMES:
+        raise InputError(f"the result declares the uncertainty set {name!r}; known: "
+                         f"{', '.join(SET_NAMES)}")
+    radius, alpha = float(declaration["radius"]), declaration.get("alpha")
+    if str(declaration.get("radius_from", "")).startswith("alpha"):
+        if alpha is None:
+            raise InputError("the set's radius is calibrated from alpha, but no alpha is recorded")
+        calibrated = named_set(name, crosstab, float(alpha)).radius
+        if not math.isclose(calibrated, radius, rel_tol=1e-12):
+            raise InputError(f"the {name} set's recorded radius {radius} is not the one alpha = "
+                             f"{alpha} gives for these counts ({calibrated})")
+    if name == "chi2":
+        from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+        return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
+    return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius)

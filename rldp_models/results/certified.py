@@ -1,0 +1,177 @@
+"""``CertifiedResult``: the one result every producer of a protocol or mechanism returns.
+
+Robust programs (:class:`~rldp_models.programs.solution.ProtocolSolution`),
+cone-LP optima (:class:`~rldp_models.conelp.mechanism.OptimalMechanism`,
+:class:`~rldp_models.conelp.srlip.SRLIPMechanism`), closed-form mechanisms,
+RLDP protocols (:class:`~rldp_models.rldp_protocols.base.RLDPProtocol`) and
+PolyOpt (:class:`~rldp_models.rldp_protocols.polyopt.PolyOptResult`) keep their
+own types as internals; :mod:`rldp_models.results.producers` turns each into
+this one, whose :meth:`CertifiedResult.to_record` is the one JSON record that
+``rldp verify`` checks (:mod:`rldp_models.results.record`, schema in
+:mod:`rldp_models.results.schema`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rldp_models.results.finish import Repair
+
+if TYPE_CHECKING:
+    from rldp_models.data import Crosstab
+
+RESULT_TYPES = ("solve", "mechanism", "protocol")
+REPRESENTATIONS = ("dense", "product")
+"""How the matrix is stored: ``dense`` rows now; ``product`` (factors per secret) reserved."""
+
+
+@dataclass(frozen=True)
+class GuaranteeVerdict:
+    """One guarantee the result was built to meet, with the exact verdict on its matrix.
+
+    Attributes
+    ----------
+    notion : str
+        What is guaranteed, e.g. ``"robust"`` (eq. 23 over F), ``"nominal"``
+        (eq. 6 at Phat), ``"LDP"``, ``"(eps, F)-RLDP"``.
+    eps : float
+    holds : bool
+        The exact verdict (rationals and interval refinement), not a float test.
+    detail : str
+        One line: the worst margin or level, where it is attained.
+    block : str or None
+        The declared block the guarantee comes from (programs).
+    source : str
+        ``"library"`` or ``"plugin:<distribution>"`` for a third-party block.
+    """
+
+    notion: str
+    eps: float
+    holds: bool
+    detail: str = ""
+    block: str | None = None
+    source: str = "library"
+
+
+@dataclass(frozen=True)
+class SolverRecord:
+    """The solver's name, status and timings (seconds)."""
+
+    name: str
+    status: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What produced the result, enough for ``rldp verify`` to re-check it.
+
+    Attributes
+    ----------
+    producer : str
+        ``"program"``, ``"mechanism"`` or ``"protocol"``.
+    name : str
+        The preset or producer name (``RURP``, ``staircase``, ``polyopt``, or a
+        user's name for a custom program).
+    blocks : list of dict
+        Programs: ``{"block", "role" (objective|constraint), "parameters",
+        "source"}`` per block (:mod:`rldp_models.results.blocks`).
+    uncertainty : dict or None
+        The set: ``set`` (its name), ``radius``, and every other parameter the
+        set declares (:func:`rldp_models.results.blocks.set_declaration`).
+    parameters : dict
+        The producer's own parameters (eps, alpha, distortion, outputs, ...).
+    """
+
+    producer: str
+    name: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    uncertainty: dict[str, Any] | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CertifiedResult:
+    """A protocol or mechanism with everything needed to trust it.
+
+    Attributes
+    ----------
+    result_type : {"solve", "mechanism", "protocol"}
+    matrix : ndarray, shape (|X|, |Y|)
+        ``P(Y=y | X=x)``, rows of dyadic rationals summing to exactly 1.
+    inputs, outputs : list
+        Labels of the rows (``[s, u]`` pairs over a crosstab) and columns.
+    value : dict
+        ``measure`` (what the value measures), ``value`` and ``sense``
+        (``"min"`` or ``"max"``).
+    guarantees : tuple of GuaranteeVerdict
+    certificate : dict
+        The certificate record (:mod:`rldp_models.certificates.record`).
+    repair : Repair
+        The one repair record (method, weight, cost).
+    solver : SolverRecord or None
+    declaration : Declaration
+    crosstab : Crosstab or None
+        The counts the result was made from (embedded, or kept as a digest).
+    details : dict
+        The producer's further fields the verifier reads (eps, alpha, n,
+        radius_B, the RLDP bracket, the joint, ...).
+    representation : str
+        ``"dense"`` (see :data:`REPRESENTATIONS`).
+    attachments : dict
+        Files written beside the record, not inside it: ``pricing_proof``
+        (PolyOpt's branch-and-bound proof, saved as ``OUT.proof.npz`` and named
+        in ``certificate.pricing_proof``).
+    """
+
+    result_type: str
+    matrix: np.ndarray
+    inputs: list[Any]
+    outputs: list[Any]
+    value: dict[str, Any]
+    guarantees: tuple[GuaranteeVerdict, ...]
+    certificate: dict[str, Any]
+    repair: Repair
+    declaration: Declaration
+    solver: SolverRecord | None = None
+    crosstab: "Crosstab | None" = None
+    details: dict[str, Any] = field(default_factory=dict)
+    representation: str = "dense"
+    attachments: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def holds(self) -> bool:
+        """Whether every guarantee holds (exactly)."""
+        return bool(self.guarantees) and all(g.holds for g in self.guarantees)
+
+    @property
+    def failed(self) -> list[GuaranteeVerdict]:
+        return [g for g in self.guarantees if not g.holds]
+
+    def to_record(self, embed_counts: bool = True) -> dict[str, Any]:
+        """The JSON record (:func:`rldp_models.results.record.to_record`)."""
+        from rldp_models.results.record import to_record
+
+        return to_record(self, embed_counts)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "CertifiedResult":
+        """Read a record (any version; older ones are migrated first)."""
+        from rldp_models.results.record import from_record
+
+        return from_record(record)
+
+    def write(self, path: str | Path, embed_counts: bool = True) -> None:
+        """Write the record; refused (no file) when a guarantee fails.
+
+        Raises
+        ------
+        rldp_models.results.files.GuaranteeFailed
+        """
+        from rldp_models.results.files import write_result
+
+        write_result(self, path, embed_counts)

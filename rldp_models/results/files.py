@@ -1,0 +1,156 @@
+"""Reading and writing result records, hardened against hostile files.
+
+Reading refuses, with one line (an :class:`~rldp_models.errors.InputError`,
+exit code 2), before any recursion or big-number arithmetic can hurt:
+
+* files larger than :data:`MAX_RECORD_BYTES` (``RLDP_MAX_RECORD_BYTES`` overrides);
+* nesting deeper than :data:`MAX_DEPTH`, found by one iterative scan of the
+  text (``json`` itself would recurse until ``RecursionError``);
+* integers of more than :data:`MAX_INTEGER_DIGITS` digits (``parse_int``);
+* ``NaN``, ``Infinity``, ``-Infinity`` (``parse_constant``) and numbers that
+  overflow to an infinite double (``parse_float``);
+* text that is not UTF-8 JSON, or whose top level is not an object.
+
+Writing goes through :func:`write_result`, which refuses a result whose
+guarantee fails: no file is written then.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rldp_models.errors import InputError
+
+if TYPE_CHECKING:
+    from rldp_models.results.certified import CertifiedResult
+
+MAX_RECORD_BYTES = 512 * 2**20
+MAX_DEPTH = 64
+MAX_INTEGER_DIGITS = 40
+
+
+class GuaranteeFailed(Exception):
+    """A result whose guarantee fails is never written (the failures are named)."""
+
+
+class _Refused(ValueError):
+    """Raised inside the JSON parser's hooks; becomes an InputError."""
+
+
+def _max_bytes() -> int:
+    text = os.environ.get("RLDP_MAX_RECORD_BYTES")
+    return int(text) if text and text.isdigit() else MAX_RECORD_BYTES
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` outside strings, by one loop (no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise _Refused(f"an integer of {len(text.lstrip('-'))} digits (at most "
+                       f"{MAX_INTEGER_DIGITS})")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text[:30]} is too large for a double")
+    return value
+
+
+def _constant(name: str) -> None:
+    raise _Refused(f"the non-finite number {name} (JSON has none)")
+
+
+def parse_record_text(text: str, where: str = "the record") -> dict[str, Any]:
+    """A JSON object from text, refusing what the module docstring lists."""
+    if nesting_depth(text) > MAX_DEPTH:
+        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+    try:
+        value = json.loads(text, parse_int=_integer, parse_float=_float,
+                           parse_constant=_constant)
+    except _Refused as exc:
+        raise InputError(f"{where}: not a result record: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: a result record must be a JSON object")
+    return value
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file (any version) as a JSON object; see the module docstring."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > _max_bytes():
+            raise InputError(f"{path}: {size} bytes, more than the {_max_bytes()} a result "
+                             "record may have (set RLDP_MAX_RECORD_BYTES to allow more)")
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    return parse_record_text(text, str(path))
+
+
+def write_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a JSON-ready record with full-precision doubles (shortest round-trip repr)."""
+    from rldp_models.results.record import jsonable
+
+    Path(path).write_text(json.dumps(jsonable(record), indent=1, allow_nan=False) + "\n")
+
+
+def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool = True) -> None:
+    """Write ``result``'s record at ``path``, only if every guarantee holds.
+
+    Raises
+    ------
+    GuaranteeFailed
+        Naming the failed guarantees; nothing is written.
+    """
+    if not result.holds:
+        failed = "; ".join(f"{g.notion} at eps = {g.eps:g} ({g.detail})" for g in result.failed) \
+            or "no guarantee was checked"
+        raise GuaranteeFailed(f"not written: the guarantee fails: {failed}")
+    record = result.to_record(embed_counts)
+    proof = result.attachments.get("pricing_proof")
+    if proof is not None:
+        record["certificate"]["pricing_proof"] = _write_proof(proof, Path(path))
+    write_record(record, path)
+
+
+def _write_proof(proof: dict, out: Path) -> str:
+    """Save PolyOpt's pricing proof as ``OUT.proof.npz``; its name, relative to OUT.json."""
+    from rldp_models.certificates.pricing_proof import save_pricing_proof
+
+    path = out.with_suffix(".proof.npz")
+    save_pricing_proof(path, proof)
+    return path.name

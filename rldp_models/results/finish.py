@@ -1,0 +1,167 @@
+"""One finish path for every producer: dyadic rows, an exact re-check, a repair by mixing.
+
+DESIGN.md, core idea 4 and "Exact release". Whatever produced a protocol or
+mechanism (a conic solver, a cone LP, a closed form in floating point), it is
+finished the same way:
+
+1. **Round** every row to dyadic rationals ``k_i / 2^52`` summing to 1 exactly
+   (:func:`dyadic_rows`). Such numbers are exact doubles, so the matrix written
+   to JSON *is* the rational matrix that was checked.
+2. **Re-check** every guarantee exactly on the rounded matrix (the caller's
+   ``certify``: rationals, with ``e^eps`` enclosed by interval refinement; at
+   ``eps = 0`` equal rows are needed, which rounding keeps because equal rows
+   round to equal rows).
+3. **Repair** if the solver or the rounding broke a guarantee: mix with a
+   strictly feasible ``reference`` (privacy constraints are convex in the
+   matrix), ``(1 - w) Q + w R`` rounded again and re-checked, ``w`` doubling
+   from a first weight up to 1; if even that fails (``eps = 0``: the uniform
+   protocol has no slack), the ``fallback`` (an input-ignoring matrix) is used.
+4. **Record** the weight and the cost in the producer's value (:class:`Repair`).
+
+If nothing passes, :class:`GuaranteeError` is raised and no result exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from rldp_models.exact import exact_stochastic_rows
+
+FIRST_WEIGHT = 2.0**-30
+"""First mixing weight when the producer cannot predict one."""
+
+V = TypeVar("V")
+Certify = Callable[[np.ndarray, "float | None"], V]
+"""``certify(matrix, weight)``: the exact verdict on ``matrix``; ``weight`` is the
+mixing weight that made it (0 unmixed, None for the fallback), for producers whose
+certificates mix with the matrix (robust multipliers)."""
+
+
+class GuaranteeError(ArithmeticError):
+    """Even the fallback fails its exact check: no result can be returned.
+
+    ``unrepaired`` is the rounded matrix with its (failing) verdict, for
+    producers that report the failure instead of a result.
+    """
+
+    def __init__(self, message: str, unrepaired: "Finished | None" = None) -> None:
+        super().__init__(message)
+        self.unrepaired = unrepaired
+
+
+@dataclass(frozen=True)
+class Repair:
+    """How the returned matrix came to pass every exact check.
+
+    Attributes
+    ----------
+    method : {"none", "mix", "fallback"}
+        ``"none"``: the rounded matrix passed; ``"mix"``: ``(1 - weight) Q +
+        weight R`` with ``R`` the strictly feasible reference (the uniform
+        protocol for every producer of the toolkit); ``"fallback"``: an
+        input-ignoring matrix (weight 1).
+    weight : float
+    value_before, value_after : float or None
+        The producer's value (objective or utility) of the rounded unrepaired
+        matrix and of the returned one.
+    """
+
+    method: str
+    weight: float
+    value_before: float | None = None
+    value_after: float | None = None
+
+    @property
+    def cost(self) -> float:
+        """``|value_after - value_before|``: what the repair cost (0 without one)."""
+        if self.value_before is None or self.value_after is None:
+            return 0.0
+        return abs(self.value_after - self.value_before)
+
+
+@dataclass(frozen=True)
+class Finished(Generic[V]):
+    """The finished matrix, the exact verdict on it and the repair record."""
+
+    matrix: np.ndarray
+    verdict: V
+    repair: Repair
+
+
+def dyadic_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows of multiples of ``2^-52`` summing to exactly 1 (see :mod:`rldp_models.exact`)."""
+    return exact_stochastic_rows(matrix)
+
+
+def uniform_reference(matrix: np.ndarray) -> np.ndarray:
+    """The uniform protocol on the outputs of ``matrix``: strictly feasible for every
+    eps > 0 notion of the toolkit (all its likelihood ratios are 1)."""
+    return np.full(matrix.shape, 1.0 / matrix.shape[1])
+
+
+def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *,
+           value: Callable[[np.ndarray], float] | None = None,
+           reference: np.ndarray | None = None,
+           first_weight: float | Callable[[Any], float | None] | None = FIRST_WEIGHT,
+           check_unmixed: bool = True,
+           fallback: np.ndarray | None = None) -> Finished:
+    """Round, re-check exactly, repair (see the module docstring).
+
+    Parameters
+    ----------
+    matrix : ndarray
+        The producer's matrix, nearly row-stochastic.
+    certify : callable
+        ``certify(matrix, weight)``, the exact verdict on a rounded matrix.
+    holds : callable
+        Whether a verdict says every guarantee holds.
+    value : callable, optional
+        The producer's value of a matrix, for the repair's cost.
+    reference : ndarray, optional
+        Strictly feasible matrix to mix with (default: the uniform protocol).
+    first_weight : float or callable or None
+        The first mixing weight, or a function of the failed verdict giving it
+        (None: mixing cannot help, go to the fallback).
+    check_unmixed : bool
+        False when the producer already predicts that the rounded matrix fails
+        (a check saved); mixing starts at ``first_weight`` at once.
+    fallback : ndarray, optional
+        Input-ignoring matrix used when mixing fails.
+
+    Raises
+    ------
+    GuaranteeError
+        If nothing passes.
+    """
+    raw = np.clip(np.asarray(matrix, dtype=float), 0.0, None)
+    rounded = dyadic_rows(raw)
+    before = None if value is None else value(rounded)
+    verdict = first = None
+    if check_unmixed:
+        verdict = first = certify(rounded, 0.0)
+        if holds(verdict):
+            return Finished(rounded, verdict, Repair("none", 0.0, before, before))
+    reference = uniform_reference(raw) if reference is None else reference
+    weight = first_weight(verdict) if callable(first_weight) else first_weight
+    while weight is not None:
+        weight = float(min(1.0, max(weight, 2.0**-52)))
+        mixed = dyadic_rows((1.0 - weight) * raw + weight * reference)
+        verdict = certify(mixed, weight)
+        if holds(verdict):
+            after = None if value is None else value(mixed)
+            return Finished(mixed, verdict, Repair("mix", weight, before, after))
+        weight = None if weight >= 1.0 else 2.0 * weight
+    if fallback is not None:
+        constant = dyadic_rows(fallback)
+        verdict = certify(constant, None)
+        if holds(verdict):
+            after = None if value is None else value(constant)
+            return Finished(constant, verdict, Repair("fallback", 1.0, before, after))
+    raise GuaranteeError("no matrix passed its exact guarantee check, not even after mixing "
+                         "with the reference or the fallback",
+                         Finished(rounded, first if first is not None else certify(rounded, 0.0),
+                                  Repair("none", 0.0, before, before)))

@@ -1,0 +1,204 @@
+"""Round-1 result files (no ``schema_version``) and the producer fields the verifier reads.
+
+Round 1 wrote three flat layouts, one per command (``rldp solve``, ``rldp
+mechanism``, ``rldp protocol``; DESIGN.md "Interfaces"). They are the
+*producer fields* of a result: :func:`result_from_fields` builds a
+:class:`~rldp_models.results.certified.CertifiedResult` from them (producers
+call it with what they know beyond the fields; :func:`migrate` calls it with
+nothing more), and :func:`producer_fields` gives them back from a record, for
+the checks of :mod:`rldp_models.certificates`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rldp_models.errors import InputError
+from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
+                                           SolverRecord)
+from rldp_models.results.finish import Repair
+
+MATRIX_FIELDS = {"solve": "protocol", "mechanism": "Q", "protocol": "Q"}
+ENVELOPE_FIELDS = ("certificate", "counts", "guarantee", "repair", "result_type")
+"""Fields the record keeps in its envelope (mechanisms keep their own ``repair_method``
+and ``repair_weight``, per attribute for SRLIP, among the details)."""
+
+
+def round1_type(record: dict[str, Any]) -> str:
+    """The command that wrote a round-1 record: ``result_type``, or what its keys show."""
+    stated = record.get("result_type")
+    if isinstance(stated, str) and stated in MATRIX_FIELDS:
+        return stated
+    if stated is not None:
+        raise InputError(f"unknown result_type {str(stated)[:40]!r}; known: "
+                         f"{', '.join(MATRIX_FIELDS)}")
+    if "problem" in record:
+        return "solve"
+    if "mechanism" in record:
+        return "mechanism"
+    if "Q" in record and "protocol" in record:
+        return "protocol"
+    raise InputError("not a result of rldp solve, mechanism or protocol")
+
+
+def migrate(record: dict[str, Any]) -> dict[str, Any]:
+    """A record of the current schema: itself, or a round-1 record converted."""
+    if "schema_version" in record:
+        return record
+    migrated = result_from_fields(record).to_record(embed_counts=True)
+    migrated["migrated_from"] = 1
+    return migrated
+
+
+def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
+    """A result from producer fields; ``known`` overrides what the fields would give.
+
+    ``known`` may hold any :class:`CertifiedResult` attribute (``guarantees``,
+    ``repair``, ``solver``, ``declaration``, ``crosstab``, ``matrix``, ...).
+
+    Raises
+    ------
+    InputError
+        If the fields lack what their kind needs.
+    """
+    kind = round1_type(fields)
+    try:
+        derived = {"solve": _solve, "mechanism": _mechanism, "protocol": _protocol}[kind](fields)
+    except KeyError as exc:
+        raise InputError(f"the {kind} result lacks the field {exc}") from None
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        # converting the *input's* fields (round-1 files have no schema); checks never do this
+        raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
+            from None
+    details = {k: v for k, v in fields.items()
+               if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind]}
+    from rldp_models.certificates.record import CertificateRecord
+
+    certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()
+    return CertifiedResult(**{"result_type": kind, "certificate": certificate,
+                              "details": details, **derived, **known})
+
+
+def _matrix(fields: dict[str, Any], key: str) -> np.ndarray:
+    matrix = np.asarray(fields[key], dtype=float)
+    return matrix.reshape(-1, matrix.shape[-1]) if matrix.ndim == 3 else matrix
+
+
+def _crosstab(labels: dict[str, Any], table: Any):
+    from rldp_models.data import Crosstab
+
+    return None if table is None else Crosstab.from_array(table, labels["S"], labels["U"])
+
+
+def _solve(fields: dict[str, Any]) -> dict[str, Any]:
+    from rldp_models.problem_kinds import PRESETS
+
+    labels, problem = fields["labels"], str(fields["problem"]).upper()
+    robust = PRESETS.get(problem)
+    blocks = [] if robust is None else [
+        {"block": "RobustDistortion" if robust[0] else "NominalDistortion", "role": "objective",
+         "parameters": {}, "source": "library"},
+        {"block": "RobustSecretPrivacy" if robust[1] else "NominalSecretPrivacy",
+         "role": "constraint", "parameters": {"eps": float(fields["eps"])}, "source": "library"}]
+    uncertainty = dict(fields.get("uncertainty") or {"set": "chi2", "radius_from": "alpha"})
+    uncertainty.setdefault("radius", fields.get("radius_B"))
+    uncertainty.setdefault("alpha", fields.get("alpha"))
+    checks = (fields.get("guarantee") or {}).get("checks", [])
+    old = fields.get("repair")
+    return {
+        "matrix": _matrix(fields, "protocol"),
+        "inputs": [[s, u] for s in labels["S"] for u in labels["U"]],
+        "outputs": list(labels["Y"]),
+        "value": {"measure": _distortion_measure(fields, robust), "value": fields["objective"],
+                  "sense": "min"},
+        "guarantees": tuple(GuaranteeVerdict(str(c["kind"]), float(c["eps"]), bool(c["holds"]),
+                                             f"worst margin {c.get('worst_margin')}")
+                            for c in checks),
+        "repair": Repair("none", 0.0) if not old else Repair(
+            "mix" if old["method"] == "mix-uniform" else "fallback", float(old["mixing_weight"]),
+            float(old["objective_before"]), float(old["objective_after"])),
+        "solver": SolverRecord(str(fields["solver"]), str(fields["status"]),
+                               {"solve": fields.get("solve_seconds"),
+                                "build": fields.get("build_seconds")}),
+        "declaration": Declaration("program", problem, blocks,
+                                   None if robust is not None and not any(robust) and
+                                   fields.get("radius_B") is None else uncertainty,
+                                   {"eps": fields["eps"], "alpha": fields.get("alpha"),
+                                    "distortion": fields.get("distortion", "squared"),
+                                    "outputs": list(labels["Y"])}),
+        "crosstab": _crosstab(labels, fields.get("counts")),
+    }
+
+
+def _distortion_measure(fields: dict[str, Any], robust: Any) -> str:
+    worst = "worst-case " if robust is not None and robust[0] else ""
+    return f"{worst}expected {fields.get('distortion', 'squared')} distortion"
+
+
+def _mechanism(fields: dict[str, Any]) -> dict[str, Any]:
+    labels, check = fields["labels"], fields.get("privacy_check") or {}
+    method, weight = fields.get("repair_method", "none"), fields.get("repair_weight", 0.0)
+    if isinstance(method, list):  # srlip: per attribute; the product's repair is the one
+        product = fields.get("product_repair") or {"method": "none", "weight": 0.0}
+        method, weight = product["method"], product["weight"]
+    name = str(fields["mechanism"])
+    return {
+        "matrix": _matrix(fields, "Q"),
+        "inputs": list(labels["X"]), "outputs": list(labels["Y"]),
+        "value": {"measure": str(fields.get("utility_measure", "mi")),
+                  "value": fields.get("utility"), "sense": "max"},
+        "guarantees": (GuaranteeVerdict(str(check.get("notion", "LDP")), float(fields["eps"]),
+                                        bool(check.get("holds", False)),
+                                        f"level {check.get('level')}"),),
+        "repair": Repair({"none": "none", "mix-uniform": "mix"}.get(str(method), "fallback"),
+                         float(weight)),
+        "declaration": Declaration("mechanism", name, [], None,
+                                   {k: fields[k] for k in ("eps", "delta", "split",
+                                                           "attribute_sizes", "utility_measure")
+                                    if fields.get(k) is not None}),
+    }
+
+
+def _protocol(fields: dict[str, Any]) -> dict[str, Any]:
+    labels, claim = fields["labels"], fields.get("rldp") or {}
+    eps = float(fields["eps"])
+    certified = claim.get("certified")
+    return {
+        "matrix": _matrix(fields, "Q"),
+        "inputs": list(labels["X"]), "outputs": list(labels["Y"]),
+        "value": {"measure": "I_Phat(X;Y) in nats", "value": fields.get("utility_hat"),
+                  "sense": "max"},
+        "guarantees": (GuaranteeVerdict("(eps, F)-RLDP", eps,
+                                        certified is not None and float(certified) <= eps,
+                                        f"certified level {certified}"),),
+        "repair": Repair("none", 0.0),
+        "declaration": Declaration("protocol", str(fields["protocol"]), [],
+                                   {"set": "chi2", "radius": fields.get("radius_B"),
+                                    "alpha": fields.get("alpha"), "radius_from": "alpha"},
+                                   dict(fields.get("parameters") or {})),
+    }
+
+
+def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The flat fields the checks of :mod:`rldp_models.certificates` read, from a record."""
+    kind, details = record["result_type"], record["details"]
+    fields = {**details, "result_type": kind, "certificate": record["certificate"]}
+    rows = record["matrix"]["rows"]
+    if kind == "solve":
+        labels = details["labels"]
+        fields["protocol"] = np.asarray(rows, dtype=float).reshape(
+            len(labels["S"]), len(labels["U"]), -1).tolist()
+        uncertainty = record["declaration"].get("uncertainty")
+        if uncertainty is not None:
+            fields["uncertainty"] = uncertainty
+        fields["guarantee"] = {"holds": all(g["holds"] for g in record["guarantees"]),
+                               "checks": [{"kind": g["notion"], "eps": g["eps"],
+                                           "holds": g["holds"]} for g in record["guarantees"]]}
+        table = (record.get("counts") or {}).get("table")
+        if table is not None:
+            fields["counts"] = table
+    else:
+        fields["Q"] = rows
+    return fields

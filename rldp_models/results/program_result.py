@@ -1,0 +1,152 @@
+"""A solved protocol program (:class:`~rldp_models.programs.solution.ProtocolSolution`)
+as a :class:`~rldp_models.results.certified.CertifiedResult`.
+
+The declaration lists every block of the program (objective and constraint
+families, :mod:`rldp_models.results.blocks`) and the uncertainty set with all
+its parameters, so ``rldp verify`` can rebuild any variant made of registered
+blocks — a preset, RURP over a box set, or a program with a plug-in block.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rldp_models.certificates.record import CertificateRecord
+from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
+from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
+                                           SolverRecord)
+from rldp_models.results.finish import Repair
+from rldp_models.results.record import jsonable
+
+if TYPE_CHECKING:
+    from rldp_models.programs.solution import ProtocolSolution
+
+
+def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
+    """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces")."""
+    program = solution.program
+    crosstab, uncertainty = program.crosstab, program.uncertainty
+    return jsonable({
+        "result_type": "solve",
+        "problem": program.name,
+        "status": solution.status.value,
+        "objective": solution.objective,
+        "solver_objective": solution.result.objective,
+        "eps": program.eps,
+        "alpha": None if uncertainty is None else uncertainty.alpha,
+        "n": crosstab.n,
+        "radius_B": None if uncertainty is None else uncertainty.radius,
+        "solver": solution.result.solver,
+        "solve_seconds": solution.result.timings.solve_seconds,
+        "build_seconds": solution.result.timings.build_seconds,
+        "distortion": program.distortion if isinstance(program.distortion, str) else "matrix",
+        "distortion_matrix": program.distortion_matrix,
+        "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+                   "Y": list(program.outputs)},
+        "counts": crosstab.counts,
+        "guarantee": {
+            "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
+            "holds": solution.guarantee_holds,
+            "checks": [{"kind": c.kind, "holds": c.holds, "eps": c.eps,
+                        "worst_margin": c.worst_margin, "worst_at_y_s1_s2": list(c.worst_at)}
+                       for c in solution.checks]},
+        "repair": None if solution.repair is None else {
+            "method": solution.repair.method, "mixing_weight": solution.repair.weight,
+            "objective_before": solution.repair.objective_before,
+            "objective_after": solution.repair.objective_after,
+            "utility_cost": solution.repair.utility_cost},
+        "protocol": None if solution.protocol is None else solution.protocol_cube(),
+        "certificate": program_certificate(solution).to_json(),
+    })
+
+
+def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
+    """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
+
+    Over another set, robust privacy is certified in product form: the
+    conditional bounds are proved afresh from the solver's and stored with the
+    set's multipliers (:func:`rldp_models.certificates.product.product_certificate`).
+    """
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    program = solution.program
+    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual}
+    if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
+        return CertificateRecord("chi-square-conic", fields)
+    from rldp_models.certificates.product import product_certificate
+    from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
+
+    for family in program.constraints:
+        if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
+            fields["multipliers"] = {**solution.multipliers, **product_certificate(
+                solution.protocol, program.uncertainty,
+                solver_bounds(solution.multipliers, family.name))}
+    return CertificateRecord("set-conic", fields)
+
+
+def program_declaration(program: Any, radius_from: str | None = None) -> Declaration:
+    """Blocks with their parameters, the set with all of its, and the program's options."""
+    blocks = [block_declaration(program.objective, "objective"),
+              *(block_declaration(family, "constraint") for family in program.constraints)]
+    if radius_from is None and program.uncertainty is not None:
+        alpha = getattr(program.uncertainty, "alpha", None)
+        radius_from = "alpha" if alpha is not None else "given"
+    distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
+    return Declaration("program", program.name, blocks,
+                       set_declaration(program.uncertainty, radius_from),
+                       {"eps": program.eps, "distortion": distortion,
+                        "outputs": list(program.outputs)})
+
+
+def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, ...]:
+    """Every constraint family's exact check, named by its block and its source."""
+    families = [f for f in solution.program.constraints if hasattr(f, "check")]
+    known = registered_blocks()
+    verdicts = []
+    for family, check in zip(families, solution.checks):
+        entry = known.get(type(family).__name__)
+        source = entry.source if entry is not None and entry.cls is type(family) \
+            else "unregistered"
+        verdicts.append(GuaranteeVerdict(
+            str(check.kind), float(check.eps), bool(check.holds),
+            f"worst margin {check.worst_margin:.6g} at (y, s1, s2) = {tuple(check.worst_at)}",
+            family.name, source))
+    return tuple(verdicts)
+
+
+def solution_result(solution: "ProtocolSolution",
+                    radius_from: str | None = None) -> CertifiedResult:
+    """The certified result of a solved program.
+
+    Parameters
+    ----------
+    solution : ProtocolSolution
+    radius_from : str, optional
+        How the set's radius was chosen (``"alpha"``: calibrated from its
+        alpha, re-derived by ``rldp verify``; ``"given"``); default from the set.
+    """
+    from rldp_models.results.files import GuaranteeFailed
+    from rldp_models.results.migration import result_from_fields
+
+    if solution.protocol is None:
+        raise GuaranteeFailed(f"{solution.program.name}: the solver returned "
+                              f"{solution.status.value}; no protocol")
+    fields = solution_fields(solution)
+    repair = solution.repair
+    program = solution.program
+    worst = "worst-case " if getattr(program.objective, "robust", False) else ""
+    distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
+    return result_from_fields(
+        fields,
+        matrix=solution.protocol,
+        value={"measure": f"{worst}expected {distortion} distortion",
+               "value": solution.objective, "sense": "min"},
+        guarantees=program_guarantees(solution),
+        repair=Repair("none", 0.0, solution.objective, solution.objective) if repair is None
+        else Repair("mix" if repair.method == "mix-uniform" else "fallback", repair.weight,
+                    repair.objective_before, repair.objective_after),
+        solver=SolverRecord(solution.result.solver, solution.status.value,
+                            {"build": solution.result.timings.build_seconds,
+                             "solve": solution.result.timings.solve_seconds}),
+        declaration=program_declaration(solution.program, radius_from),
+        crosstab=solution.program.crosstab)

@@ -1,0 +1,97 @@
+"""RLDP protocols as :class:`~rldp_models.results.certified.CertifiedResult`: the closed
+forms (SRR, IR, GRR-CR, UE-CR, GRR; :class:`~rldp_models.rldp_protocols.components.RLDPProtocol`)
+and PolyOpt (:class:`~rldp_models.rldp_protocols.polyopt.PolyOptResult`).
+
+Each protocol goes through the one finish path: dyadic rows, then the
+``(eps, F)``-RLDP checker (:func:`rldp_models.rldp_protocols.checker.rldp_epsilon`)
+on the rounded matrix — its certified level must not exceed eps — and a repair
+by mixing with the uniform protocol if the rounding broke it. The checker's
+bracket and witness are recorded (``details.rldp``) for ``rldp verify``.
+
+Python callers::
+
+    result = polyopt_result(polyopt_protocol(crosstab, 2.0, proof=True), crosstab, 2.0)
+    result.write("polyopt.json")      # the pricing proof, if any, is written beside it
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.record import jsonable
+
+if TYPE_CHECKING:
+    from rldp_models.data import Crosstab
+    from rldp_models.rldp_protocols.components import RLDPProtocol
+    from rldp_models.rldp_protocols.polyopt import PolyOptResult
+
+FIRST_WEIGHT = 2.0**-40
+"""First mixing weight when rounding broke a closed form's level (rounding moves ~1e-16)."""
+
+
+def _finished_with_bracket(Q: np.ndarray, crosstab: "Crosstab", eps: float, alpha: float):
+    """Finished ``Q`` with its RLDP level; if nothing passes, the rounded ``Q`` and its level
+    (the result then fails its guarantee and is not written)."""
+    from rldp_models.results.finish import GuaranteeError, finish
+    from rldp_models.rldp_protocols import checker
+
+    try:
+        return finish(Q, lambda matrix, weight: checker.rldp_epsilon(matrix, crosstab, alpha),
+                      lambda level: level.certified <= eps,
+                      first_weight=FIRST_WEIGHT if eps > 0 else None)
+    except GuaranteeError as failure:
+        return failure.unrepaired
+
+
+def _bracket(level: Any, crosstab: "Crosstab") -> dict[str, Any]:
+    return {"certified": level.certified, "attained": level.attained,
+            "worst_at": {"y": level.worst_at[0], "s1": crosstab.s_labels[level.worst_at[1]],
+                         "s2": crosstab.s_labels[level.worst_at[2]]},
+            "witness": level.witness}
+
+
+def rldp_protocol_result(protocol: "RLDPProtocol", crosstab: "Crosstab") -> CertifiedResult:
+    """A closed-form RLDP protocol, finished and checked (module docstring)."""
+    from rldp_models.results.migration import result_from_fields
+    from rldp_models.utility import MutualInformation
+
+    finished = _finished_with_bracket(protocol.Q, crosstab, protocol.eps, protocol.alpha)
+    Q = finished.matrix
+    fields = {"result_type": "protocol", "protocol": protocol.name, "eps": protocol.eps,
+              "alpha": protocol.alpha, "n": protocol.n, "radius_B": protocol.radius_B,
+              "labels": protocol.labels, "Q": Q,
+              "utility_hat": MutualInformation(crosstab.phat.ravel()).total(Q),
+              "utility_theorem": protocol.utility_theorem, "parameters": protocol.parameters,
+              "rldp": _bracket(finished.verdict, crosstab)}
+    return result_from_fields(jsonable(fields), repair=finished.repair, crosstab=crosstab)
+
+
+def polyopt_result(result: "PolyOptResult", crosstab: "Crosstab", eps: float,
+                   alpha: float = 0.05, *, finer: bool = False,
+                   solver: str = "highspy") -> CertifiedResult:
+    """PolyOpt's protocol with its LP dual over Gamma (and pricing proof) as certificate."""
+    from rldp_models.certificates.lp import polyopt_writer_fields
+    from rldp_models.results.finish import Repair
+    from rldp_models.results.migration import result_from_fields
+    from rldp_models.rldp_protocols.components import chi_square_set
+
+    finished = _finished_with_bracket(result.Q, crosstab, eps, alpha)
+    weight = max(result.mixing_weight, finished.repair.weight)
+    fields = {"result_type": "protocol", "protocol": "polyopt", "eps": eps, "alpha": alpha,
+              "n": crosstab.n, "radius_B": chi_square_set(crosstab, alpha).radius,
+              "labels": result.labels, "Q": finished.matrix, "utility_hat": result.utility_hat,
+              "parameters": {"finer": finer, "solver": solver, "method": result.method,
+                             "rldp_certified_eps": result.rldp_certified_eps},
+              "lower_bound": result.lower_bound, "Q2": result.Q2,
+              "certificate": {**jsonable(result.certificate),
+                              **polyopt_writer_fields(crosstab.counts, alpha, eps, finer,
+                                                      result.certificate.dual)},
+              "rldp": _bracket(finished.verdict, crosstab)}
+    repair = finished.repair if weight == finished.repair.weight else \
+        Repair("mix", weight)
+    return result_from_fields(jsonable(fields), repair=repair, crosstab=crosstab,
+                              attachments={"pricing_proof": result.pricing_proof}
+                              if result.pricing_proof is not None else {})

@@ -1,0 +1,113 @@
+"""A :class:`~rldp_models.results.certified.CertifiedResult` as a JSON record and back.
+
+The record (schema version :data:`SCHEMA_VERSION`, JSON Schema in
+``result.schema.json``, see :mod:`rldp_models.results.schema`)::
+
+    {"schema_version": 2, "result_type": "solve" | "mechanism" | "protocol",
+     "producer": NAME,
+     "matrix": {"representation": "dense", "encoding": "dyadic-double",
+                "inputs": [...], "outputs": [...], "rows": [[...], ...]},
+     "value": {"measure": ..., "value": ..., "sense": "min" | "max"},
+     "guarantees": [{"notion", "eps", "holds", "detail", "block", "source"}, ...],
+     "certificate": {"kind": ..., "version": 1, ...},
+     "repair": {"method", "weight", "cost", "value_before", "value_after"},
+     "solver": {"name", "status", "timings"} | null,
+     "declaration": {"producer", "name", "blocks", "uncertainty", "parameters"},
+     "counts": {"labels": {"S", "U"}, "digest": "sha256:...", "table": [[...]]} | null,
+     "details": {...}}
+
+``encoding`` ``dyadic-double``: every entry of ``rows`` is a double that *is*
+a dyadic rational ``k / 2^52``, written with Python's shortest round-trip
+``repr``, so ``fractions.Fraction(entry)`` reads back the exact rational and
+every row sums to exactly 1. A ``product`` representation (factors per
+secret instead of dense rows) is reserved: see ``docs/records.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
+                                           SolverRecord)
+from rldp_models.results.counts import counts_record, embedded_crosstab
+from rldp_models.results.finish import Repair
+
+SCHEMA_VERSION = 2
+ENCODING = "dyadic-double"
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON-ready data: arrays to lists, numpy scalars to Python numbers,
+    non-finite floats to strings (``"inf"``), dataclasses to dicts."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (np.floating, float)):
+        return float(value) if np.isfinite(value) else str(float(value))
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, Any]:
+    """The JSON-ready record of ``result`` (see the module docstring)."""
+    repair = result.repair
+    return jsonable({
+        "schema_version": SCHEMA_VERSION,
+        "result_type": result.result_type,
+        "producer": result.declaration.name,
+        "matrix": {"representation": result.representation, "encoding": ENCODING,
+                   "inputs": list(result.inputs), "outputs": list(result.outputs),
+                   "rows": np.asarray(result.matrix, dtype=float)},
+        "value": dict(result.value),
+        "guarantees": [vars(g) for g in result.guarantees],
+        "certificate": result.certificate,
+        "repair": {"method": repair.method, "weight": repair.weight, "cost": repair.cost,
+                   "value_before": repair.value_before, "value_after": repair.value_after},
+        "solver": None if result.solver is None else vars(result.solver),
+        "declaration": vars(result.declaration),
+        "counts": None if result.crosstab is None else counts_record(result.crosstab,
+                                                                     embed_counts),
+        "details": result.details,
+    })
+
+
+def from_record(record: dict[str, Any]) -> CertifiedResult:
+    """A result from a record of any version (round-1 files are migrated first).
+
+    Raises
+    ------
+    InputError
+        If the record does not follow the schema.
+    """
+    from rldp_models.results.migration import migrate
+    from rldp_models.results.schema import validate
+
+    record = migrate(record)
+    validate(record)
+    matrix, repair = record["matrix"], record["repair"]
+    return CertifiedResult(
+        result_type=record["result_type"],
+        matrix=np.asarray(matrix["rows"], dtype=float),
+        inputs=list(matrix["inputs"]), outputs=list(matrix["outputs"]),
+        value=dict(record["value"]),
+        guarantees=tuple(GuaranteeVerdict(**g) for g in record["guarantees"]),
+        certificate=record["certificate"],
+        repair=Repair(repair["method"], repair["weight"], repair.get("value_before"),
+                      repair.get("value_after")),
+        declaration=Declaration(**record["declaration"]),
+        solver=None if record.get("solver") is None else SolverRecord(**record["solver"]),
+        crosstab=embedded_crosstab(record),
+        details=dict(record["details"]),
+        representation=matrix["representation"])

@@ -1,0 +1,106 @@
+"""A program with a third-party block registered through the ``rldp_models.blocks`` entry
+points: solved, written, verified from the command line, the plug-in's verdict named."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rldp_models.cli import main
+from rldp_models.data import Crosstab
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"
+
+PLUGIN = '''
+from dataclasses import dataclass
+
+import numpy as np
+
+from rldp_models.privacy.guarantees import check_nominal_privacy
+
+
+@dataclass(frozen=True)
+class PairNominalPrivacy:
+    """Nominal privacy (eq. 6 at Phat) between the first two secrets only, at its own eps."""
+
+    eps: float
+    name: str = "pair_privacy"
+    robust: bool = False
+
+    def build(self, context):
+        conditional = context.value("conditional")
+        factor = float(np.exp(self.eps))
+        first = conditional[0] @ context.block(0)
+        second = conditional[1] @ context.block(1)
+        context.add(self.name, [first <= factor * second, second <= factor * first])
+
+    def check(self, protocol, program, multipliers):
+        n_u = program.crosstab.shape[1]
+        return check_nominal_privacy(protocol[: 2 * n_u], program.crosstab.counts[:2], self.eps)
+'''
+
+
+@pytest.fixture
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The block in a module with a tiny dist-info declaring its entry point, on sys.path."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "rldp_test_plugin.py").write_text(textwrap.dedent(PLUGIN))
+    info = site / "rldp_test_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rldp-test-plugin\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[rldp_models.blocks]\nPairNominalPrivacy = rldp_test_plugin:PairNominalPrivacy\n")
+    monkeypatch.syspath_prepend(str(site))
+    import importlib
+
+    return importlib.import_module("rldp_test_plugin")
+
+
+def _solved(plugin, strict_eps: float):
+    from rldp_models.programs import ProtocolProgram
+    from rldp_models.programs.components import RobustDistortion, RobustSecretPrivacy
+    from rldp_models.results.program_result import solution_result
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    crosstab = Crosstab.from_csv(FIXTURES / "counts_3x3.csv")
+    program = ProtocolProgram(crosstab, RobustDistortion(),
+                              [RobustSecretPrivacy(1.0), plugin.PairNominalPrivacy(strict_eps)],
+                              uncertainty=ChiSquareSet.from_counts(crosstab.counts, 0.05),
+                              eps=1.0, name="RURP+pair")
+    return solution_result(program.solve())
+
+
+def test_a_plugin_block_is_rebuilt_and_its_verdict_named(plugin, tmp_path, capsys) -> None:
+    result = _solved(plugin, 0.1)
+    assert [g.source for g in result.guarantees] == ["library", "plugin:rldp-test-plugin"]
+    path = tmp_path / "variant.json"
+    result.write(path)
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "from plug-in code: PairNominalPrivacy (plugin:rldp-test-plugin)" in out
+    assert "[plug-in code]" in out
+
+
+def test_the_plugin_verdict_fails_a_protocol_that_breaks_it(plugin, tmp_path, capsys) -> None:
+    """The robust block alone allows more leakage between secrets 0 and 1 than eps2 = 0.001."""
+    record = _solved(plugin, 0.1).to_record()
+    record["declaration"]["blocks"][2]["parameters"]["eps"] = 0.001
+    path = tmp_path / "stricter.json"
+    path.write_text(json.dumps(record))
+    assert main(["verify", str(path)]) == 1
+    assert "FAILS: PairNominalPrivacy" in capsys.readouterr().out
+
+
+def test_an_unregistered_block_is_bad_input(plugin, tmp_path, capsys) -> None:
+    record = _solved(plugin, 0.1).to_record()
+    record["declaration"]["blocks"][2]["block"] = "NoSuchBlock"
+    path = tmp_path / "unknown.json"
+    path.write_text(json.dumps(record))
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "NoSuchBlock" in err and "rldp_models.blocks" in err and err.count("\n") == 1
