@@ -157,6 +157,10 @@ def _report(exc: Exception) -> int:
     if isinstance(exc, OSError):
         sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
         return ExitCode.BAD_INPUT
+    if _is_solver_failure(exc):
+        sys.stderr.write(f"rldp: error: the solver failed ({one_line(exc)}); "
+                         "try another --solver (rldp solvers lists them)\n")
+        return ExitCode.INCONCLUSIVE
     if os.environ.get("RLDP_DEBUG"):
         import traceback
 
@@ -172,6 +176,11 @@ def _is_solver_error(exc: Exception) -> bool:
     """Whether ``exc`` is a :class:`solvers.SolverError` (without importing :mod:`solvers`)."""
     module = sys.modules.get("solvers")
     return module is not None and isinstance(exc, module.SolverError)
+
+
+def _is_solver_failure(exc: Exception) -> bool:
+    """Whether ``exc`` is a solver library giving up (cvxpy's ``SolverError``), not a bug."""
+    return type(exc).__name__ == "SolverError" and type(exc).__module__.startswith("cvxpy")
 
 
 def one_line(exc: BaseException) -> str:
