@@ -119,7 +119,8 @@ class Crosstab:
                              "S and U must be different columns")
         try:
             frame = pd.read_csv(path, skipinitialspace=True, dtype=str)
-        except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
+                UnicodeDecodeError) as exc:
             raise InputError(f"{path}: cannot read records ({_first_line(exc)})") from None
         for column in (sensitive, public):
             if column not in frame.columns:
