@@ -112,7 +112,8 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
         from solvers.banners import silence_highs_banner
 
         silence_highs_banner()
-    with _time_limit(getattr(args, "time_limit", None), args.command):
+    with _time_limit(getattr(args, "time_limit", None), args.command), \
+            _elapsed_line(estimate, args):
         yield
 
 
@@ -267,6 +268,44 @@ def _announce(estimate: resources.Estimate, args: argparse.Namespace) -> None:
         sys.stderr.write(f"rldp: {estimate.what}: estimated "
                          f"{resources.format_seconds(estimate.seconds)}, "
                          f"{resources.format_bytes(estimate.bytes)}\n")
+
+
+OWN_PROGRESS = ("compare-solvers", "reproduce")
+"""Commands that draw their own progress bars (and PolyOpt's column generation)."""
+
+
+@contextlib.contextmanager
+def _elapsed_line(estimate: resources.Estimate | None, args: argparse.Namespace
+                  ) -> Iterator[None]:
+    """A stage line on stderr with the time elapsed, while long work without a bar runs.
+
+    Drawn only for a person (:func:`rldp_models.progress.shown`) and only when
+    the estimate says the work is long.
+    """
+    from rldp_models.progress import progress, shown
+
+    own = args.command in OWN_PROGRESS or getattr(args, "name", None) == "polyopt"
+    if (estimate is None or own or estimate.seconds < resources.LONG_WORK_SECONDS
+            or not shown()):
+        yield
+        return
+    stop = threading.Event()
+    line = progress(total=None, desc=f"rldp {args.command}: {estimate.what}",
+                    bar_format="{desc}: {elapsed} (estimated "
+                               f"{resources.format_seconds(estimate.seconds)})")
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            line.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        line.close()
 
 
 @contextlib.contextmanager
