@@ -176,7 +176,7 @@ def protocol_estimate(name: str, n_s: int, n_u: int) -> Estimate:
 def _polyopt_seconds(inputs: int) -> float:
     if inputs <= 12:
         return POLYOPT_ENUMERATION_SECONDS
-    exponent = min(inputs - 16, 2000)  # beyond, the estimate is infinite in all but name
+    exponent = min(inputs - 16, 1000)  # beyond, the estimate is infinite in all but name
     return POLYOPT_PRICING_SECONDS_AT_16 * POLYOPT_PRICING_GROWTH ** exponent
 
 
