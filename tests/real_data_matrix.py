@@ -65,6 +65,7 @@ class Run:
     stderr: str
     seconds: float
     peak_mb: float
+    stdout: str = ""
 
 
 def run_rldp(argv: list[str], timeout: float | None = None) -> Run:
@@ -75,7 +76,7 @@ def run_rldp(argv: list[str], timeout: float | None = None) -> Run:
     except subprocess.TimeoutExpired:
         return Run(-1, f"timeout after {timeout} s", float(timeout or 0), float("nan"))
     stderr, _, report = done.stderr.partition("\tCommand being timed:")
-    return Run(done.returncode, stderr, _elapsed(report), _peak_mb(report))
+    return Run(done.returncode, stderr, _elapsed(report), _peak_mb(report), done.stdout)
 
 
 def _elapsed(report: str) -> float:
@@ -113,9 +114,9 @@ def _row(cell: Cell, command: Run, verification: Run | None) -> str:
     def figures(run: Run | None) -> str:
         return "-" if run is None else f"{run.code} | {run.seconds:.1f} | {run.peak_mb:.0f}"
 
-    message = next((line for line in (command.stderr + (verification.stderr if verification
-                                                        else "")).splitlines()
-                    if line.startswith("rldp:")), "")
+    text = "".join(run.stderr + run.stdout for run in (command, verification) if run)
+    message = next((line for line in text.splitlines()
+                    if line.startswith("rldp:") or "FAIL" in line), "")
     return (f"| {cell.sensitive} x {cell.public} | {' '.join(cell.command)} | "
             f"{figures(command)} | {figures(verification)} | "
             f"{'pass' if passes(command, verification) else 'FAIL'} | {message[:160]} |")
