@@ -11,7 +11,8 @@ memory, output paths) before its work. Bad input anywhere (an
 :class:`~rldp_models.errors.InputError` or a solver-registry error) becomes one
 line on stderr and exit code 2; anything unexpected becomes one line and
 :attr:`~rldp_models.cli.exit_codes.ExitCode.INTERNAL_ERROR` (``RLDP_DEBUG=1``
-prints the traceback).
+prints the traceback, and numpy's floating-point ``RuntimeWarning`` lines, which
+are otherwise silenced).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from typing import Sequence
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -134,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rldp`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(argv).parse_args(argv)
+    if not os.environ.get("RLDP_DEBUG"):
+        # floating-point overflow inside inner optimisers (e.g. scipy's line search at
+        # eps = 700) is handled there; every result is checked exactly afterwards
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
         from rldp_models.cli import preflight
 
