@@ -76,6 +76,8 @@ def run_rldp(argv: list[str], timeout: float | None = None) -> Run:
     except subprocess.TimeoutExpired:
         return Run(-1, f"timeout after {timeout} s", float(timeout or 0), float("nan"))
     stderr, _, report = done.stderr.partition("\tCommand being timed:")
+    stderr = "".join(line for line in stderr.splitlines(keepends=True)
+                     if not line.startswith("Command exited with non-zero status"))
     return Run(done.returncode, stderr, _elapsed(report), _peak_mb(report), done.stdout)
 
 
@@ -115,8 +117,9 @@ def _row(cell: Cell, command: Run, verification: Run | None) -> str:
         return "-" if run is None else f"{run.code} | {run.seconds:.1f} | {run.peak_mb:.0f}"
 
     text = "".join(run.stderr + run.stdout for run in (command, verification) if run)
-    message = next((line for line in text.splitlines()
-                    if line.startswith("rldp:") or "FAIL" in line), "")
+    lines = text.splitlines()
+    message = next((line for line in lines if line.startswith("rldp: error")), "") or next(
+        (line for line in lines if line.startswith("rldp:") or "FAIL" in line), "")
     return (f"| {cell.sensitive} x {cell.public} | {' '.join(cell.command)} | "
             f"{figures(command)} | {figures(verification)} | "
             f"{'pass' if passes(command, verification) else 'FAIL'} | {message[:160]} |")
