@@ -152,11 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - the one place that turns every failure into a line
-        return _report(exc)
+        return _report(exc, args)
 
 
-def _report(exc: Exception) -> int:
-    """One line on stderr for ``exc``; the exit code it deserves."""
+def _report(exc: Exception, args: argparse.Namespace) -> int:
+    """One line on stderr for ``exc`` raised by the command of ``args``; its exit code."""
     if isinstance(exc, InputError) or _is_solver_error(exc):
         sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
         return ExitCode.BAD_INPUT
@@ -164,8 +164,10 @@ def _report(exc: Exception) -> int:
         sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
         return ExitCode.BAD_INPUT
     if _is_solver_failure(exc):
-        sys.stderr.write(f"rldp: error: the solver failed ({one_line(exc)}); "
-                         "try another --solver (rldp solvers lists them)\n")
+        hint = ("; try another --solver (rldp solvers lists them)"
+                if args.command in ("solve", "compare-solvers") else "")
+        sys.stderr.write(f"rldp: error: {args.command}: a numerical solver gave up "
+                         f"({one_line(exc)}); no result was certified{hint}\n")
         return ExitCode.INCONCLUSIVE
     if os.environ.get("RLDP_DEBUG"):
         import traceback
