@@ -347,3 +347,10 @@ def test_a_closed_pipe_is_not_an_error() -> None:
     run = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 0 and run.stderr == ""
+
+
+def test_the_demo_seed_in_help_is_the_demos() -> None:
+    from rldp_models.cli.demo import DEMO_SEED
+    from rldp_models.demo import DEMO_SETTING
+
+    assert DEMO_SEED == DEMO_SETTING["seed"]
