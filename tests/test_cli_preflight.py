@@ -354,3 +354,24 @@ def test_the_demo_seed_in_help_is_the_demos() -> None:
     from rldp_models.demo import DEMO_SETTING
 
     assert DEMO_SEED == DEMO_SETTING["seed"]
+
+
+def test_a_subcommand_added_by_one_line_works_unlisted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another module appended to SUBCOMMAND_MODULES works without a SUBCOMMAND_HELP entry."""
+    import types
+
+    import rldp_models.cli as cli
+
+    module = types.ModuleType("rldp_fake_schema")
+
+    def register(subparsers):
+        parser = subparsers.add_parser("schema", help="print the result schema")
+        parser.set_defaults(func=lambda args: print("schema!") or 0)
+
+    module.register = register
+    monkeypatch.setitem(sys.modules, "rldp_fake_schema", module)
+    monkeypatch.setattr(cli, "SUBCOMMAND_MODULES", cli.SUBCOMMAND_MODULES + ("rldp_fake_schema",))
+    assert rldp("schema") == (0, "schema!\n", "")
+    assert rldp("-q", "schema")[0] == 0
+    code, out, _ = rldp("--help")
+    assert code == 0 and "schema" in out and "protocol" in out
