@@ -38,7 +38,7 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.protocol",
     "rldp_models.cli.reproduce",
 )
-"""Every subcommand module, in the order ``rldp --help`` lists them."""
+
 
 SUBCOMMAND_HELP = {
     "rldp_models.cli.solve": ("solve", "solve a robust protocol program"),
@@ -52,8 +52,9 @@ SUBCOMMAND_HELP = {
 }
 """Command name and one-line help of each module, so that ``rldp --help`` imports none.
 
-A module of :data:`SUBCOMMAND_MODULES` missing here still works: it is imported
-on every run to learn its name (one line here makes it lazy again).
+:data:`SUBCOMMAND_MODULES` lists every subcommand module in the order ``rldp
+--help`` shows them. A module listed there but missing here still works: it is
+imported on every run to learn its name (one line here makes it lazy again).
 """
 
 _VALUE_OPTIONS = ("--max-memory", "--time-limit")
