@@ -362,16 +362,16 @@ def test_a_subcommand_added_by_one_line_works_unlisted(monkeypatch: pytest.Monke
 
     import rldp_models.cli as cli
 
-    module = types.ModuleType("rldp_fake_schema")
+    module = types.ModuleType("rldp_fake_extra")
 
     def register(subparsers):
-        parser = subparsers.add_parser("schema", help="print the result schema")
-        parser.set_defaults(func=lambda args: print("schema!") or 0)
+        parser = subparsers.add_parser("fake-extra", help="a subcommand from elsewhere")
+        parser.set_defaults(func=lambda args: print("extra!") or 0)
 
     module.register = register
-    monkeypatch.setitem(sys.modules, "rldp_fake_schema", module)
-    monkeypatch.setattr(cli, "SUBCOMMAND_MODULES", cli.SUBCOMMAND_MODULES + ("rldp_fake_schema",))
-    assert rldp("schema") == (0, "schema!\n", "")
-    assert rldp("-q", "schema")[0] == 0
+    monkeypatch.setitem(sys.modules, "rldp_fake_extra", module)
+    monkeypatch.setattr(cli, "SUBCOMMAND_MODULES", cli.SUBCOMMAND_MODULES + ("rldp_fake_extra",))
+    assert rldp("fake-extra") == (0, "extra!\n", "")
+    assert rldp("-q", "fake-extra")[0] == 0
     code, out, _ = rldp("--help")
-    assert code == 0 and "schema" in out and "protocol" in out
+    assert code == 0 and "fake-extra" in out and "protocol" in out
