@@ -72,7 +72,7 @@ class _ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"rldp: error: {' '.join(message.split())}\n")
+        sys.stderr.write(f"rldp: error: {' '.join(message.split())} (see {self.prog} --help)\n")
         raise SystemExit(ExitCode.BAD_INPUT)
 
 
