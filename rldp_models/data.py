@@ -8,6 +8,8 @@ given, and derived quantities (``n``, ``phat``). Labels are never reordered.
 from __future__ import annotations
 
 import csv
+import decimal
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -15,6 +17,16 @@ from typing import Sequence
 import numpy as np
 
 from rldp_models.errors import InputError
+
+MAX_TOTAL = 2**53
+"""Largest number of records: every count and the total stay exact in float64 (``Phat``)."""
+
+MAX_NUMERIC_LABEL = 1e12
+"""Largest magnitude of a U label used as a number (squared or absolute distortion).
+
+Squared gaps then stay below 4e24 and, relative to the smallest gap of a table of
+small integers, within the 1e-12 or so that the conic solvers' tolerances can resolve
+only up to about 1e12 in the labels' span; larger labels are better rescaled."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,9 +99,10 @@ class Crosstab:
                     f"{path}: ragged CSV, line {line_number} has {len(row)} fields, "
                     f"the header has {width}"
                 )
-        values = [[_parse_count(cell, path, i + 2) for cell in row[1:]]
+        values = [[parse_count(cell, path, i + 2) for cell in row[1:]]
                   for i, row in enumerate(rows[1:])]
-        return cls(np.array(values), tuple(r[0] for r in rows[1:]), tuple(header[1:]))
+        return cls(np.array(values, dtype=object), tuple(r[0] for r in rows[1:]),
+                   tuple(header[1:]))
 
     @classmethod
     def from_records(cls, path: str | Path, sensitive: str, public: str) -> "Crosstab":
@@ -101,9 +114,13 @@ class Crosstab:
         """
         import pandas as pd
 
+        if sensitive == public:
+            raise InputError(f"--sensitive and --public name the same column {sensitive!r}; "
+                             "S and U must be different columns")
         try:
             frame = pd.read_csv(path, skipinitialspace=True, dtype=str)
-        except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
+                UnicodeDecodeError) as exc:
             raise InputError(f"{path}: cannot read records ({_first_line(exc)})") from None
         for column in (sensitive, public):
             if column not in frame.columns:
@@ -140,29 +157,61 @@ class Crosstab:
         """Empirical joint distribution ``Phat[s, u] = n[s, u] / n``."""
         return self.counts / self.n
 
-    def numeric_u(self) -> np.ndarray:
-        """U labels as numbers, for distortions that need them (squared, absolute)."""
+    def numeric_u(self, distortion: str = "squared") -> np.ndarray:
+        """U labels as numbers, for distortions that need them (squared, absolute).
+
+        Raises
+        ------
+        InputError
+            If a label is not a number, not finite, or larger in magnitude than
+            :data:`MAX_NUMERIC_LABEL`; the message suggests ``--distortion hamming``.
+        """
         try:
-            return np.array([float(u) for u in self.u_labels])
+            values = np.array([float(u) for u in self.u_labels])
         except ValueError:
-            raise InputError(
-                f"U labels must be numeric for this distortion, got {list(self.u_labels)}"
-            ) from None
+            shown = ", ".join(self.u_labels[:5]) + (", ..." if len(self.u_labels) > 5 else "")
+            raise InputError(f"{distortion} distortion needs numeric U labels, got {shown}; "
+                             "use --distortion hamming for categories") from None
+        bad = [u for u, v in zip(self.u_labels, values)
+               if not (math.isfinite(v) and abs(v) <= MAX_NUMERIC_LABEL)]
+        if bad:
+            raise InputError(f"{distortion} distortion needs finite U labels of magnitude at "
+                             f"most {MAX_NUMERIC_LABEL:g}, got {bad[0]}; rescale the labels "
+                             "or use --distortion hamming")
+        return values
 
 
 def _validated_counts(counts: np.ndarray) -> np.ndarray:
-    array = np.asarray(counts, dtype=float)
+    """``counts`` as int64, checked exactly: integers, nonnegative, total in 1..MAX_TOTAL.
+
+    Integers (Python or numpy, any width) are taken as they are, never through a
+    float; floats must be whole numbers.
+    """
+    array = np.asarray(counts)
     if array.ndim != 2 or array.size == 0:
         raise InputError(f"counts must be a non-empty 2-D table, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise InputError("counts must be finite numbers")
-    if np.any(array < 0):
-        raise InputError("counts must be nonnegative")
-    if np.any(array != np.round(array)):
-        raise InputError("counts must be integers (use counts, not probabilities)")
-    if array.sum() <= 0:
+    exact = [_exact_count(value) for value in array.ravel().tolist()]
+    if min(exact) < 0:
+        raise InputError(f"counts must be nonnegative, got {min(exact)}")
+    total = sum(exact)
+    if total <= 0:
         raise InputError("counts must contain at least one record")
-    return array.astype(np.int64)
+    if total > MAX_TOTAL:
+        raise InputError(f"the counts total {total} records, more than 2^53 = {MAX_TOTAL}, "
+                         "beyond which they are not exact in double precision")
+    return np.array(exact, dtype=np.int64).reshape(array.shape)
+
+
+def _exact_count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"counts must be integers, got {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError("counts must be finite numbers")
+        if not value.is_integer():
+            raise InputError(f"counts must be integers (use counts, not probabilities), "
+                             f"got {value!r}")
+    return int(value)
 
 
 def read_csv_rows(path: str | Path) -> list[list[str]]:
@@ -181,11 +230,29 @@ def read_csv_rows(path: str | Path) -> list[list[str]]:
     return [row for row in rows if any(row)]
 
 
-def _parse_count(cell: str, path: str | Path, line_number: int) -> float:
+def parse_count(cell: str, path: str | Path, line_number: int) -> int:
+    """A count cell as an exact integer (``"12"``, ``"12.0"``, ``"1.2e3"``), never via a float.
+
+    Raises
+    ------
+    InputError
+        If the cell is not a number, not an integer, negative, or beyond
+        :data:`MAX_TOTAL` (one line naming the file, the line and the cell).
+    """
+    where = f"{path}: line {line_number}: count {cell!r}"
     try:
-        return float(cell)
-    except ValueError:
-        raise InputError(f"{path}: line {line_number}: count {cell!r} is not a number") from None
+        value = decimal.Decimal(cell)
+    except decimal.InvalidOperation:
+        raise InputError(f"{where} is not a number") from None
+    if not value.is_finite():
+        raise InputError(f"{where} is not a finite number")
+    if value != value.to_integral_value():
+        raise InputError(f"{where}: counts must be integers (use counts, not probabilities)")
+    if value < 0:
+        raise InputError(f"{where}: counts must be nonnegative")
+    if value > MAX_TOTAL:
+        raise InputError(f"{where} is more than 2^53 = {MAX_TOTAL} records")
+    return int(value)
 
 
 def _natural_order(labels: Sequence[str]) -> list[str]:

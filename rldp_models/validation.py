@@ -13,6 +13,10 @@ from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
 
+MAX_EPSILON = 700.0
+"""Largest privacy level any command accepts: ``e^eps`` stays finite in double precision
+(``e^709.78`` is the largest double), with room for the ratios the checks form."""
+
 SUM_TOLERANCE = 1e-9
 """Largest accepted deviation of a probability vector's (or row's) sum from 1."""
 

@@ -2,18 +2,30 @@
 
 Each subcommand lives in its own module exposing ``register(subparsers)``,
 which adds a sub-parser and sets ``func`` to a callable taking the parsed
-arguments and returning the exit code. Bad input anywhere (an
+arguments and returning the exit code. Only the chosen subcommand's module is
+imported (``rldp --help`` lists the others from :data:`SUBCOMMAND_HELP`), so
+help and bad-input errors come back at about the cost of a numpy import.
+
+Every command runs through one :mod:`rldp_models.cli.preflight` step (sizes,
+memory, output paths) before its work. Bad input anywhere (an
 :class:`~rldp_models.errors.InputError` or a solver-registry error) becomes one
-line on stderr and exit code 2.
+line on stderr and exit code 2; anything unexpected becomes one line and
+:attr:`~rldp_models.cli.exit_codes.ExitCode.INTERNAL_ERROR` (``RLDP_DEBUG=1``
+prints the traceback, and numpy's floating-point ``RuntimeWarning`` lines, which
+are otherwise silenced).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 from typing import Sequence
 
+from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli.help_format import PlainTextHelpFormatter
 from rldp_models.errors import InputError
 
 SUBCOMMAND_MODULES = (
@@ -30,38 +42,165 @@ SUBCOMMAND_MODULES = (
 )
 
 
+SUBCOMMAND_HELP = {
+    "rldp_models.cli.solve": ("solve", "solve a robust protocol program"),
+    "rldp_models.cli.compare_solvers": ("compare-solvers", "solve one model with every solver"),
+    "rldp_models.cli.verify": ("verify", "check a result's guarantee and certificate"),
+    "rldp_models.cli.demo": ("demo", "run the four programs on a built-in instance"),
+    "rldp_models.cli.solvers_list": ("solvers", "list solvers and their availability"),
+    "rldp_models.cli.mechanism": ("mechanism", "write a closed-form or optimal mechanism"),
+    "rldp_models.cli.protocol": ("protocol", "build and check an (eps, F)-RLDP protocol"),
+    "rldp_models.cli.reproduce": ("reproduce", "reproduce a paper figure"),
+    "rldp_models.cli.schema": ("schema", "print the JSON Schema of result records"),
+    "rldp_models.cli.coverage": ("coverage", "simulated coverage of the uncertainty sets"),
+}
+"""Command name and one-line help of each module, so that ``rldp --help`` imports none.
+
+:data:`SUBCOMMAND_MODULES` lists every subcommand module in the order ``rldp
+--help`` shows them. A module listed there but missing here still works: it is
+imported on every run to learn its name (one line here makes it lazy again).
+Entries for modules not (yet) listed there are ignored: ``schema`` and ``coverage``
+arrive from the branches of issues 16 and 24.
+"""
+
+_VALUE_OPTIONS = ("--max-memory", "--time-limit")
+
+
 class _ArgumentParser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line and exit code 2."""
+    """An argument parser with plain-text help whose usage errors are one line and exit 2."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", PlainTextHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"rldp: error: {message}\n")
-        raise SystemExit(2)
+        sys.stderr.write(f"rldp: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+        raise SystemExit(ExitCode.BAD_INPUT)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``rldp`` parser with every registered subcommand."""
+class _VersionAction(argparse.Action):
+    """``--version``: the installed distribution's version, read only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        sys.stdout.write(f"rldp {package_version()}\n")
+        raise SystemExit(ExitCode.OK)
+
+
+def package_version() -> str:
+    """The version of the installed ``rldp-models`` (the source tree's when not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("rldp-models")
+    except metadata.PackageNotFoundError:
+        from rldp_models import __version__
+
+        return __version__
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``rldp`` parser; only the subcommand chosen in ``argv`` is fully registered.
+
+    Without ``argv`` every subcommand is registered (documentation, tests).
+    """
+    from rldp_models.cli import preflight
+
     parser = _ArgumentParser(prog="rldp", description=__doc__.splitlines()[0])
-    subparsers = parser.add_subparsers(dest="command", required=True,
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
+    preflight.add_global_arguments(parser, suppress_defaults=False)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                        parser_class=_ArgumentParser)
+    chosen = None if argv is None else _chosen_command(argv)
     for module_name in SUBCOMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+        name, one_line = SUBCOMMAND_HELP.get(module_name, (None, None))
+        if name is None or argv is None or name == chosen:
+            before = set(subparsers.choices)
+            importlib.import_module(module_name).register(subparsers)
+            for added in set(subparsers.choices) - before:
+                preflight.add_global_arguments(subparsers.choices[added],
+                                               suppress_defaults=True)
+        else:
+            subparsers.add_parser(name, help=one_line, add_help=False)
     return parser
 
 
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The first positional argument of ``argv`` (the subcommand), skipping global options."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _VALUE_OPTIONS:
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rldp`` console script."""
-    from solvers import SolverError
-
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``rldp`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
+    if not os.environ.get("RLDP_DEBUG"):
+        # floating-point overflow inside inner optimisers (e.g. scipy's line search at
+        # eps = 700) is handled there; every result is checked exactly afterwards
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
-        return int(args.func(args))
-    except (InputError, SolverError) as exc:
-        sys.stderr.write(f"rldp: error: {_one_line(exc)}\n")
-        return 2
+        from rldp_models.cli import preflight
+
+        with preflight.prepared(args):
+            return int(args.func(args))
+    except KeyboardInterrupt:
+        sys.stderr.write("rldp: interrupted\n")
+        return 130
+    except BrokenPipeError:  # stdout closed by the reader (``rldp solvers | head -1``)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.OK
+    except Exception as exc:  # noqa: BLE001 - the one place that turns every failure into a line
+        return _report(exc, args)
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+def _report(exc: Exception, args: argparse.Namespace) -> int:
+    """One line on stderr for ``exc`` raised by the command of ``args``; its exit code."""
+    if isinstance(exc, InputError) or _is_solver_error(exc):
+        sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
+        return ExitCode.BAD_INPUT
+    if isinstance(exc, OSError):
+        sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
+        return ExitCode.BAD_INPUT
+    if _is_solver_failure(exc):
+        hint = ("; try another --solver (rldp solvers lists them)"
+                if args.command in ("solve", "compare-solvers") else "")
+        sys.stderr.write(f"rldp: error: {args.command}: a numerical solver gave up "
+                         f"({one_line(exc)}); no result was certified{hint}\n")
+        return ExitCode.INCONCLUSIVE
+    if os.environ.get("RLDP_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    what = ("ran out of memory (the size check let this through)"
+            if isinstance(exc, MemoryError) else f"{type(exc).__name__}: {one_line(exc)}")
+    sys.stderr.write(f"rldp: internal error: {what} "
+                     "(please report; RLDP_DEBUG=1 shows the traceback)\n")
+    return ExitCode.INTERNAL_ERROR
+
+
+def _is_solver_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a :class:`solvers.SolverError` (without importing :mod:`solvers`)."""
+    module = sys.modules.get("solvers")
+    return module is not None and isinstance(exc, module.SolverError)
+
+
+def _is_solver_failure(exc: Exception) -> bool:
+    """Whether ``exc`` is a solver library giving up (cvxpy's ``SolverError``), not a bug."""
+    return type(exc).__name__ == "SolverError" and type(exc).__module__.startswith("cvxpy")
+
+
+def one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (its type name when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

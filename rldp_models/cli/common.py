@@ -1,12 +1,24 @@
-"""Argument helpers shared by the ``rldp`` subcommands."""
+"""Argument helpers shared by the ``rldp`` subcommands: data, eps and alpha, one range each.
+
+Every subcommand takes eps through :func:`epsilon` (``0 <= eps <=``
+:data:`~rldp_models.validation.MAX_EPSILON`) and alpha through
+:func:`significance` (``0 < alpha < 1``), so one value means the same everywhere.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+from typing import TYPE_CHECKING
 
-from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.validation import MAX_EPSILON
+
+if TYPE_CHECKING:
+    from rldp_models.data import Crosstab
+
+_loaded: dict[tuple, "Crosstab"] = {}
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,16 +32,53 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_crosstab(args: argparse.Namespace) -> Crosstab:
-    """The crosstab named by the data arguments."""
+    """The crosstab named by the data arguments, with at least two secret values.
+
+    Read once per process and file version (the preflight check and the
+    command share it).
+
+    Raises
+    ------
+    InputError
+        On missing or conflicting data arguments, the same column as S and U,
+        unreadable data, or a table with a single S value.
+    """
+    key = _data_key(args)
+    if key not in _loaded:
+        _loaded[key] = _read_crosstab(args)
+    return _loaded[key]
+
+
+def _data_key(args: argparse.Namespace) -> tuple:
+    path = args.counts or args.data
+    try:
+        stat = os.stat(path) if path else None
+    except OSError:
+        stat = None
+    version = (stat.st_mtime_ns, stat.st_size, stat.st_ino) if stat else None
+    return (args.counts, args.data, args.sensitive, args.public, version)
+
+
+def _read_crosstab(args: argparse.Namespace) -> Crosstab:
+    from rldp_models.data import Crosstab
+
     if args.counts and args.data:
         raise InputError("give either --counts or --data, not both")
     if args.counts:
-        return Crosstab.from_csv(args.counts)
-    if args.data:
+        if args.sensitive or args.public:
+            raise InputError("--sensitive and --public go with --data, not --counts")
+        crosstab = Crosstab.from_csv(args.counts)
+    elif args.data:
         if not (args.sensitive and args.public):
             raise InputError("--data needs --sensitive COL and --public COL")
-        return Crosstab.from_records(args.data, args.sensitive, args.public)
-    raise InputError("no data: give --counts FILE or --data FILE --sensitive COL --public COL")
+        crosstab = Crosstab.from_records(args.data, args.sensitive, args.public)
+    else:
+        raise InputError("no data: give --counts FILE or --data FILE --sensitive COL --public COL")
+    if crosstab.shape[0] < 2:
+        raise InputError(f"the table has a single secret value ({crosstab.s_labels[0]!r}): "
+                         "with one value of S there is nothing to protect; "
+                         "give data with at least two S values (rows)")
+    return crosstab
 
 
 def finite_float(text: str) -> float:
@@ -44,10 +93,10 @@ def finite_float(text: str) -> float:
 
 
 def epsilon(text: str) -> float:
-    """An argparse type: eps >= 0."""
+    """An argparse type: ``0 <= eps <= MAX_EPSILON``."""
     value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"eps must be >= 0, got {text}")
+    if not 0 <= value <= MAX_EPSILON:
+        raise argparse.ArgumentTypeError(f"eps must lie in [0, {MAX_EPSILON:g}], got {text}")
     return value
 
 

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-import solvers
 from rldp_models.cli.common import load_crosstab
 from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
+from rldp_models.progress import progress
 
 COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",
            "max_dual_diff", "seconds", "note")
@@ -69,12 +69,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def solve_with(name: str, args: argparse.Namespace, crosstab: Any) -> SolverRow:
-    """Solve a fresh copy of the model with ``name``; a row saying why if it cannot."""
+    """Solve a fresh copy of the model with ``name``; a row saying why if it cannot.
+
+    A solver that refuses the model is ``skipped``; one that fails inside
+    (numerical trouble, a crash of the solver library) is ``failed`` with its
+    message: one solver's failure is a line of the comparison, not the end of it.
+    """
+    import solvers
+
     program = program_from_args(args, crosstab)
     try:
         result = solvers.solve(program, solver=name)
     except solvers.SolverError as exc:
         return SolverRow(name, "skipped", note=" ".join(str(exc).split()))
+    except Exception as exc:  # noqa: BLE001 - any failure of one solver is one row of the table
+        return SolverRow(name, "failed", note=f"{type(exc).__name__}: {' '.join(str(exc).split())}")
     row = SolverRow(name, result.status.value, seconds=result.timings.total_seconds)
     if result.status.has_solution:
         row.objective = result.objective
@@ -121,6 +130,8 @@ def _sign_flipped(values: np.ndarray, reference: np.ndarray) -> bool:
 
 def unavailable_rows() -> list[SolverRow]:
     """Registered solvers that cannot run here, with the reason (e.g. MOSEK without a licence)."""
+    import solvers
+
     return [SolverRow(name, "unavailable", note=status.reason)
             for name, status in solvers.describe().items() if not status.ok]
 
@@ -158,12 +169,16 @@ def write_rows(rows: list[SolverRow], path: str, meta: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import solvers
+
     if args.out is not None and Path(args.out).suffix.lower() not in (".csv", ".json"):
         raise InputError(f"--out must end in .csv or .json, got {args.out!r}")
     if args.reference is not None:
         solvers.get(args.reference)  # fail fast on an unknown or unavailable reference
     crosstab = load_crosstab(args)
-    rows = [solve_with(name, args, crosstab) for name in solvers.available()]
+    names = solvers.available()
+    rows = [solve_with(name, args, crosstab)
+            for name in progress(names, desc="compare-solvers", unit="solver")]
     reference = compare(rows, args.reference.lower() if args.reference else None)
     rows += unavailable_rows()
     print(f"{args.problem} (eps = {args.eps:g}, uncertainty {args.uncertainty}); "

@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rldp_models.errors import InputError
-from rldp_models.experiments.executors import SPECS
+
+EXECUTOR_SPECS = "serial, joblib, dask-local or dask://HOST:PORT"
+"""For the help text (the executors module imports pandas, too slow for ``--help``);
+:func:`rldp_models.experiments.executors.executor_from_spec` says the same on a bad spec."""
 
 if TYPE_CHECKING:
     from rldp_models.experiments.base import Experiment
@@ -34,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=int, metavar="N",
                         help="worker processes (default: the number of cores)")
     parser.add_argument("--executor", default="joblib", metavar="SPEC",
-                        help=f"one of {', '.join(SPECS)} (default joblib)")
+                        help=f"one of {EXECUTOR_SPECS} (default joblib)")
     parser.add_argument("--data", metavar="PATH",
                         help="Adult data file (default $RLDP_ADULT_DATA, else "
                              "../shared/data/adult/adult.data)")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import solvers
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("solvers", help="list solvers and their availability",
@@ -14,6 +12,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import solvers
+
     for name, backend in solvers.backends().items():
         status = backend.availability()
         state = "available" if status.ok else f"unavailable: {status.reason}"

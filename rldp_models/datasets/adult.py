@@ -60,7 +60,8 @@ def load_adult(path: str | Path) -> pd.DataFrame:
                          f"(download: {ADULT_URL})")
     try:
         frame = pd.read_csv(path, header=None, skipinitialspace=True, dtype=str)
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
+            UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not an Adult file ({str(exc).splitlines()[0]})") from None
     if frame.shape[1] != len(ADULT_COLUMNS):
         raise InputError(f"{path}: expected the 15 Adult columns, got {frame.shape[1]}")
@@ -75,6 +76,8 @@ def adult_crosstab(path: str | Path, sensitive: str, public: str) -> Crosstab:
 
     Labels are sorted alphabetically.
     """
+    if sensitive == public:
+        raise InputError(f"the same attribute {sensitive!r} as S and U; choose two different ones")
     frame = load_adult(path)
     for column in (sensitive, public):
         if column not in frame.columns:

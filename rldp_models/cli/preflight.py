@@ -1,0 +1,336 @@
+"""The one step every ``rldp`` command passes before its work: refuse early, in one line.
+
+:func:`prepared` is entered by :func:`rldp_models.cli.main` after parsing. It
+
+1. applies the global options (``--quiet``, ``--max-memory``, ``--time-limit``);
+2. checks every output path (``--out``, ``--report``) before any work: its
+   directory must exist and be writable, and it must not name an input
+   (``--counts``, ``--data``, a prior, the result being verified);
+3. loads the crosstab (cached, so the command reuses it) and checks what the
+   command needs of it (two secrets, numeric labels for squared or absolute
+   distortion);
+4. estimates the memory and time the sizes imply (:mod:`rldp_models.resources`)
+   and refuses what would not fit; announces long work on stderr;
+5. enforces ``--time-limit`` while the command runs.
+
+Subcommand modules need not know: the dispatch on ``args.command`` is here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from rldp_models import resources
+from rldp_models.errors import InputError
+
+OUTPUT_OPTIONS = ("out", "report")
+"""Arguments naming a file a command writes."""
+
+INPUT_OPTIONS = ("counts", "data", "prior", "prior0", "prior1", "joint", "result")
+"""Arguments naming a file a command reads."""
+
+DIRECTORY_OUTPUTS = ("demo", "reproduce")
+"""Commands whose ``--out`` is a directory (created if missing)."""
+
+
+def add_global_arguments(parser: argparse.ArgumentParser, suppress_defaults: bool) -> None:
+    """``--quiet``, ``--max-memory`` and ``--time-limit`` on ``parser``.
+
+    Added to the top-level parser with their defaults and to the chosen
+    subcommand's with ``suppress_defaults`` (so they may be given before or
+    after the subcommand without one overriding the other).
+    """
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if suppress_defaults else value
+
+    taken = parser._option_string_actions
+    group = parser.add_argument_group("resources and output")
+    if "--quiet" not in taken:
+        group.add_argument("-q", "--quiet", action="store_true", default=default(False),
+                           help="no progress bars or time estimates on stderr")
+    if "--max-memory" not in taken:
+        group.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                           default=default(None),
+                           help="refuse work estimated to need more memory, e.g. 4G (default: "
+                                f"{100 * resources.MEMORY_FRACTION:.0f}%% of this machine's "
+                                "memory)")
+    if "--time-limit" not in taken:
+        group.add_argument("--time-limit", type=seconds, metavar="SECONDS",
+                           default=default(None),
+                           help="refuse work estimated to take longer and stop the command "
+                                "after this long (default: refuse only work estimated over "
+                                f"{resources.format_seconds(resources.DEFAULT_TIME_CEILING)})")
+
+
+def memory_size(text: str) -> int:
+    """An argparse type: a memory size (``8G``, ``512M``, bytes)."""
+    try:
+        return resources.parse_size(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"seconds must be positive and finite, got {text!r}")
+    return value
+
+
+@contextlib.contextmanager
+def prepared(args: argparse.Namespace) -> Iterator[None]:
+    """Check ``args`` before the command runs; enforce ``--time-limit`` while it does.
+
+    Raises
+    ------
+    InputError
+        One line: an unusable output path, an output naming an input, data the
+        command cannot use, or work the limits refuse.
+    """
+    from rldp_models.progress import set_quiet
+
+    set_quiet(getattr(args, "quiet", False))
+    check_outputs(args)
+    estimate = _CHECKS.get(args.command, lambda _: None)(args)
+    if estimate is not None:
+        limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
+        resources.check(estimate, limit, getattr(args, "time_limit", None))
+        _announce(estimate, args)
+    if args.command != "solvers":
+        from solvers.banners import silence_highs_banner
+
+        silence_highs_banner()
+    with _time_limit(getattr(args, "time_limit", None), args.command), \
+            _elapsed_line(estimate, args):
+        yield
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output path that cannot be written or that names an input file."""
+    inputs = {option: getattr(args, option) for option in INPUT_OPTIONS
+              if isinstance(getattr(args, option, None), str)}
+    for option in OUTPUT_OPTIONS:
+        path = getattr(args, option, None)
+        if not isinstance(path, str):
+            continue
+        if args.command in DIRECTORY_OUTPUTS and option == "out":
+            _check_directory_output(path)
+            continue
+        _check_file_output(path, f"--{option}")
+        for input_option, input_path in inputs.items():
+            if _same_file(path, input_path):
+                name = "the result to verify" if input_option == "result" \
+                    else f"--{input_option}"
+                raise InputError(f"--{option} {path} is the input file given as {name}; "
+                                 "writing it would destroy the input: choose another name")
+    proof_beside = _polyopt_proof_path(args)
+    if proof_beside is not None:
+        for input_path in inputs.values():
+            if _same_file(proof_beside, input_path):
+                raise InputError(f"PolyOpt's proof {proof_beside} (written beside --out) is "
+                                 "an input file: choose another --out name")
+
+
+def _check_file_output(path: str, option: str) -> None:
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{option} {path} is a directory; give a file name")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError(f"{option} {path}: directory {directory} does not exist "
+                         "(create it first)")
+    if target.exists():
+        try:
+            with open(target, "a"):
+                pass
+        except OSError as exc:
+            raise InputError(f"{option} {path} cannot be written ({exc.strerror})") from None
+    else:
+        _probe_directory(directory, f"{option} {path}")
+
+
+def _check_directory_output(path: str) -> None:
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"--out {path} is a file; give a directory")
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"--out {path}: {existing} is not a directory")
+    _probe_directory(existing, f"--out {path}")
+
+
+def _probe_directory(directory: Path, what: str) -> None:
+    """Create and remove a file in ``directory``: the only test that holds for every user."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".rldp-probe-"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write in {directory} ({exc.strerror})") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _polyopt_proof_path(args: argparse.Namespace) -> str | None:
+    if args.command == "protocol" and getattr(args, "name", None) == "polyopt" and args.out:
+        return str(Path(args.out).with_suffix(".proof.npz"))
+    return None
+
+
+def _crosstab(args: argparse.Namespace):
+    from rldp_models.cli.common import load_crosstab
+
+    return load_crosstab(args)
+
+
+def _solve(args: argparse.Namespace) -> resources.Estimate:
+    from rldp_models.problem_kinds import PRESETS
+
+    crosstab = _crosstab(args)
+    if args.distortion in ("squared", "absolute"):
+        crosstab.numeric_u(args.distortion)
+    n_s, n_u = crosstab.shape
+    robust = any(PRESETS[args.problem])
+    return resources.robust_program_estimate(args.problem, n_s, n_u, robust)
+
+
+def _compare_solvers(args: argparse.Namespace) -> resources.Estimate:
+    return _solve(args)
+
+
+def _protocol(args: argparse.Namespace) -> resources.Estimate:
+    n_s, n_u = _crosstab(args).shape
+    return resources.protocol_estimate(args.name, n_s, n_u)
+
+
+def _verify(args: argparse.Namespace) -> resources.Estimate:
+    try:
+        size = os.path.getsize(args.result)
+    except OSError as exc:
+        raise InputError(f"{args.result}: cannot read ({exc.strerror})") from None
+    if args.counts or args.data:
+        _crosstab(args)
+    return resources.verify_estimate(size)
+
+
+def _mechanism(args: argparse.Namespace) -> resources.Estimate | None:
+    size = _mechanism_inputs(args)
+    if size is None:
+        return None
+    if args.name == "staircase":
+        method = getattr(args, "method", None) or "auto"
+        if method == "column-generation" or (method == "auto" and size > 20):
+            return None  # the pricing oracle never lists the 2^k patterns
+    return resources.mechanism_estimate(args.name, size)
+
+
+def _mechanism_inputs(args: argparse.Namespace) -> int | None:
+    """The input alphabet's size from ``--k``, ``--prior`` rows or ``--counts`` cells."""
+    if getattr(args, "k", None) is not None:
+        return args.k if args.k > 0 else None
+    if getattr(args, "prior", None) is not None:
+        from rldp_models.data import read_csv_rows
+
+        return max(len(read_csv_rows(args.prior)) - 1, 0)
+    if getattr(args, "counts", None) is not None:
+        from rldp_models.data import Crosstab
+
+        n_s, n_u = Crosstab.from_csv(args.counts).shape
+        return n_s * n_u
+    return None
+
+
+_CHECKS = {"solve": _solve, "compare-solvers": _compare_solvers, "protocol": _protocol,
+           "verify": _verify, "mechanism": _mechanism}
+
+
+def _announce(estimate: resources.Estimate, args: argparse.Namespace) -> None:
+    """One line on stderr when the work will be long (not with ``--quiet``)."""
+    if estimate.seconds >= resources.LONG_WORK_SECONDS and not getattr(args, "quiet", False):
+        sys.stderr.write(f"rldp: {estimate.what}: estimated "
+                         f"{resources.format_seconds(estimate.seconds)}, "
+                         f"{resources.format_bytes(estimate.bytes)}\n")
+
+
+OWN_PROGRESS = ("compare-solvers", "reproduce")
+"""Commands that draw their own progress bars (and PolyOpt's column generation)."""
+
+
+@contextlib.contextmanager
+def _elapsed_line(estimate: resources.Estimate | None, args: argparse.Namespace
+                  ) -> Iterator[None]:
+    """A stage line on stderr with the time elapsed, while long work without a bar runs.
+
+    Drawn only for a person (:func:`rldp_models.progress.shown`) and only when
+    the estimate says the work is long.
+    """
+    from rldp_models.progress import progress, shown
+
+    own = args.command in OWN_PROGRESS or getattr(args, "name", None) == "polyopt"
+    if (estimate is None or own or estimate.seconds < resources.LONG_WORK_SECONDS
+            or not shown()):
+        yield
+        return
+    stop = threading.Event()
+    line = progress(total=None, desc=f"rldp {args.command}: {estimate.what}",
+                    bar_format="{desc}: {elapsed} (estimated "
+                               f"{resources.format_seconds(estimate.seconds)})")
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            line.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        line.close()
+
+
+@contextlib.contextmanager
+def _time_limit(limit: float | None, command: str) -> Iterator[None]:
+    """Stop the process with one line and exit code 3 once ``limit`` seconds have passed.
+
+    A timer thread, not a signal: solvers run in C and would not see a signal
+    until they return. Nothing is written after the limit (the process ends).
+    """
+    if limit is None:
+        yield
+        return
+    timer = threading.Timer(limit, _stop, args=(limit, command))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _stop(limit: float, command: str) -> None:
+    from rldp_models.cli.exit_codes import ExitCode
+
+    sys.stderr.write(f"rldp: {command} stopped at the time limit of "
+                     f"{resources.format_seconds(limit)} (--time-limit); nothing more written\n")
+    sys.stderr.flush()
+    os._exit(ExitCode.INCONCLUSIVE)
