@@ -515,17 +515,23 @@ class ConcavePricing:
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
 
-        Exact consequences of the slice's equation, rounded outward by a few
-        ulps; boxes stack along the first axis.
+        Exact consequences of the slice's equation, rounded outward by
+        :func:`tightening_slack`, a bound on their float error, so that each
+        box contains the exact one the proof checker recomputes (step (b) of
+        :mod:`rldp_models.certificates.pricing_proof`). Boxes stack along the
+        first axis; a box whose float bounds cross is empty (the slack is
+        rigorous) and is returned with its bounds swapped.
         """
         positive = self.prior > 0
         low_mass, high_mass = lower @ self.prior, upper @ self.prior
         with np.errstate(divide="ignore", invalid="ignore"):
             top = (1.0 - (low_mass[:, None] - self.prior * lower)) / self.prior
             bottom = (1.0 - (high_mass[:, None] - self.prior * upper)) / self.prior
-        slack = 1e-12 * (1.0 + np.abs(upper))
-        new_upper = np.where(positive, np.minimum(upper, top + slack), upper)
-        new_lower = np.where(positive, np.maximum(lower, bottom - slack), lower)
+            mass = (np.abs(lower) + np.abs(upper)) @ self.prior
+            new_upper = top + tightening_slack(top, mass, self.prior)
+            new_lower = bottom - tightening_slack(bottom, mass, self.prior)
+        new_upper = np.where(positive, np.minimum(upper, new_upper), upper)
+        new_lower = np.where(positive, np.maximum(lower, new_lower), lower)
         return np.minimum(new_lower, new_upper), np.maximum(new_lower, new_upper)
 
     def _root_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -635,6 +641,22 @@ class ConcavePricing:
             except FloatDoubleDescriptionError:
                 polished.append(column)
         return _distinct(np.array(polished).T)
+
+
+def tightening_slack(bound: np.ndarray, mass: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Twice a bound on the float error of ``(1 - (sum_j p_j w_j - p_x w_x)) / p_x``.
+
+    The dot product errs by at most ``gamma_d sum_j p_j |w_j|`` (Higham, *Accuracy
+    and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)); the subtraction of
+    ``p_x w_x``, that from 1 and the division add three roundings, so the bound is
+    ``(d + 5) u (1 + S) / p_x + u |bound|`` with ``u = 2^-53`` and ``S = sum_j p_j
+    (|l_j| + |u_j|)`` (``mass``, per box) covering both ends. The error is relative to 1,
+    not to the result: divided by a tiny ``p_x`` (Adult: one record in 32,561) it is
+    far above a few ulps of the result. The factor 2 covers this bound's own rounding
+    and that of adding it.
+    """
+    eps = np.finfo(float).eps  # 2u
+    return (prior.size + 6) * eps * (1.0 + mass[:, None]) / prior + eps * np.abs(bound)
 
 
 def _distinct(V: np.ndarray) -> np.ndarray:

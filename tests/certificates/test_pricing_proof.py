@@ -210,3 +210,50 @@ def test_enumerated_tables_beyond_verify_enumeration_get_a_proof(tmp_path) -> No
     assert record["parameters"]["method"] == "enumerate"
     assert record["certificate"]["pricing_proof"] == "out.proof.npz"
     assert main(["verify", str(out), "--counts", str(table)]) == 0
+
+
+def test_float_tightening_contains_the_exact_one_for_a_tiny_prior() -> None:
+    """Each child the search records must hold its half shrunk by ``p.v = 1``, computed exactly.
+
+    Adult sex x relationship has a cell of 1 in 32,561 records (``p_x = 3.1e-5``): the float
+    bound ``(1 - sum_{y != x} p_y l_y) / p_x`` is then off by ``~1e-15 / p_x``, above a slack
+    of ``1e-12 (1 + |u_x|)``, and ``rldp verify`` rejected the proof (box 496 of box 468).
+    The exact shrinking is the checker's own (step (b) of its module docstring).
+    """
+    from rldp_models.certificates.pricing_proof import _contains, _tightened
+
+    rng = np.random.default_rng(0)
+    d = 12
+    prior = np.concatenate([[1 / 32561], rng.dirichlet(np.ones(d - 1)) * (1 - 1 / 32561)])
+    oracle = ConcavePricing(np.eye(d), prior)
+    exact_prior = [Fraction(float(p)) for p in prior]
+    point = rng.dirichlet(np.ones(d), 400) / prior  # on p.v = 1, with v_0 of order 1
+    point[:, 0] = rng.uniform(0.0, 2.0, 400)
+    point[:, 1:] *= (1 - prior[0] * point[:, :1]) / (point[:, 1:] @ prior[1:])[:, None]
+    lower = point * rng.uniform(1 - 1e-5, 1.0, point.shape)  # narrow: the slice shrinks v_0
+    upper = point * rng.uniform(1.0, 1 + 1e-5, point.shape)
+    lower[:, 0], upper[:, 0] = 0.0, 2.0
+    new_lower, new_upper = oracle._tightened(lower, upper)
+    for k in range(lower.shape[0]):
+        shrunk = _tightened([Fraction(float(a)) for a in lower[k]],
+                            [Fraction(float(b)) for b in upper[k]], exact_prior)
+        recorded = ([Fraction(float(a)) for a in new_lower[k]],
+                    [Fraction(float(b)) for b in new_upper[k]])
+        assert shrunk is None or _contains(recorded, shrunk), k
+
+
+def test_a_split_coordinate_is_not_read_as_a_box_id() -> None:
+    """One split of the root on ``v_3``: three boxes, coordinate 3 is no box id."""
+    rows, prior = np.eye(4), np.full(4, 0.25)
+    proof = ConcavePricing(rows, prior).proof(np.zeros(4))
+    low, high = proof["lower"][0], proof["upper"][0]
+    left_high, right_low = high.copy(), low.copy()
+    left_high[3] = right_low[3] = 2.0
+    zero = np.zeros(5)
+    tree = {key: value for key, value in proof.items() if not key.startswith("leafy")}
+    tree.update(lower=np.array([low, low, right_low]), upper=np.array([high, left_high, high]),
+                split=np.array([[0, 3, 1, 2]]), cut=np.array([2.0]), drop=np.zeros(0, int),
+                leaf=np.array([1, 2]), **sparse_rows([zero, zero], 5, "leafy"))
+    exact = [Fraction(1, 4)] * 4
+    check = check_pricing_proof(tree, rows.tolist(), exact, np.zeros(4))
+    assert check.holds, check.problems
