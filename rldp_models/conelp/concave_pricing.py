@@ -46,7 +46,8 @@ from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.errors import InputError
 
 ROUNDING_ALLOWANCE = 1e-12
-"""Added to every node bound for the float evaluation of secants and multipliers."""
+"""Added to every node bound for the float evaluation of the secants (the weak-duality
+minimum gets its own allowance, scaled to its terms: :func:`weak_duality_allowance`)."""
 
 GAP_TOLERANCE = 2e-10
 """A node whose bound exceeds the best value found (or 0) by at most this is closed
@@ -396,14 +397,21 @@ class ConcavePricing:
         For any row multipliers ``y`` (the cone rows' clipped to ``>= 0``, the
         only sign valid for ``a.v >= 0``), ``cost.v >= sum_j min(r_j l_j, r_j u_j)
         + y_p`` with ``r = cost - A^T y_A - y_p p``: exact algebra, whatever the
-        solver's accuracy; the allowance covers this evaluation's rounding.
+        solver's accuracy; :func:`weak_duality_allowance` covers this evaluation's
+        rounding (and the proof checker's rescaling of ``y`` to the unnormalised rows).
         Works on one box or on a stack of boxes (leading axis).
         """
         cone = np.maximum(multipliers[..., :-1], 0.0)
         simplex = multipliers[..., -1]
         reduced = cost - cone @ self.rows - np.multiply.outer(simplex, self.prior)
         box = np.minimum(reduced * lower, reduced * upper)
-        return box.sum(axis=-1) + simplex - ROUNDING_ALLOWANCE
+        magnitude = (np.abs(cost) + cone @ np.abs(self.rows)
+                     + np.multiply.outer(np.abs(simplex), self.prior))
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        allowance = weak_duality_allowance(
+            (magnitude * reach).sum(axis=-1) + np.abs(simplex),
+            np.count_nonzero(cone, axis=-1) + self.dimension)
+        return box.sum(axis=-1) + simplex - allowance - ROUNDING_ALLOWANCE
 
     def _node(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               parent_bound: float) -> _Node | None:
@@ -641,6 +649,22 @@ class ConcavePricing:
             except FloatDoubleDescriptionError:
                 polished.append(column)
         return _distinct(np.array(polished).T)
+
+
+def weak_duality_allowance(size: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """Twice a bound on the float error of :meth:`ConcavePricing._proven_minimum`'s sum.
+
+    ``r_j = c_j - sum_i y_i a_ij - y_p p_j`` errs by at most ``gamma_{k+2}`` times the
+    sum of its terms' absolute values (``k`` nonzero ``y_i``), and the sum of ``r_j t_j``
+    (``t_j`` an end of the box) and ``y_p`` by ``gamma_{d+2}`` times its terms' (Higham,
+    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)); the checker's
+    ``y_i / n_i`` against our ``a_ij / n_i`` (normalised rows) adds two roundings a term.
+    With ``size = sum_j (|c_j| + sum_i |y_i a_ij| + |y_p| p_j) max(|l_j|, |u_j|) + |y_p|``
+    and ``terms = k + d`` the error is below ``(terms + 6) u size``. The error is relative
+    to ``size``, not to the result: a tiny prior (Adult: 2 records in 32,561) gives caps
+    ``1/p_x`` in the tens of thousands, and a fixed ``1e-12`` was not enough.
+    """
+    return (terms + 6) * np.finfo(float).eps * size
 
 
 def tightening_slack(bound: np.ndarray, mass: np.ndarray, prior: np.ndarray) -> np.ndarray:

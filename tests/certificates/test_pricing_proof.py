@@ -257,3 +257,22 @@ def test_a_split_coordinate_is_not_read_as_a_box_id() -> None:
     exact = [Fraction(1, 4)] * 4
     check = check_pricing_proof(tree, rows.tolist(), exact, np.zeros(4))
     assert check.holds, check.problems
+
+
+@pytest.mark.parametrize("counts", [[[1, 10451, 8984], [11056, 5374, 15929]],
+                                    [[12784, 7642, 19906], [12471, 19029, 2]],
+                                    [[2, 17309, 11527], [15519, 16384, 2159]]])
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0, 5.0])
+def test_root_box_is_proven_where_a_cell_is_tiny(counts, eps) -> None:
+    """A cell of 1-2 records caps ``v_x`` at ``1/p_x`` (tens of thousands): the float
+    weak-duality bound on ``max v_x`` then errs by more than a fixed ``1e-12`` and the
+    checker, exact, found the recorded root upper bound unproven (these tables failed at
+    eps 1-2 before). A dual of 10 closes the search at the root."""
+    counts = np.array(counts)
+    rows = gamma_rows(gamma_vertices(ChiSquareSet.from_counts(counts, 0.05), False),
+                      Fraction(inner_ratio(eps)))
+    prior = (counts / counts.sum()).ravel()
+    dual = np.full(prior.size, 10.0)
+    proof = ConcavePricing(rows.astype(float), prior).proof(dual)
+    check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
+    assert check.holds, check.problems
