@@ -177,6 +177,7 @@ class ConcavePricing:
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
         self._row_source = (np.flatnonzero(norms > 0), norms[norms > 0])
+        self._row_magnitudes = np.abs(self.rows)
         self._row_count = rows.shape[0]
         self.prior = np.asarray(prior, dtype=float)
         if self.rows.shape[1:] != self.prior.shape:
@@ -405,7 +406,7 @@ class ConcavePricing:
         simplex = multipliers[..., -1]
         reduced = cost - cone @ self.rows - np.multiply.outer(simplex, self.prior)
         box = np.minimum(reduced * lower, reduced * upper)
-        magnitude = (np.abs(cost) + cone @ np.abs(self.rows)
+        magnitude = (np.abs(cost) + cone @ self._row_magnitudes
                      + np.multiply.outer(np.abs(simplex), self.prior))
         reach = np.maximum(np.abs(lower), np.abs(upper))
         allowance = weak_duality_allowance(

@@ -276,3 +276,23 @@ def test_root_box_is_proven_where_a_cell_is_tiny(counts, eps) -> None:
     proof = ConcavePricing(rows.astype(float), prior).proof(dual)
     check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
     assert check.holds, check.problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("public, eps", [("relationship", 1.0), ("relationship", 2.0)])
+def test_adult_sex_by_relationship_proof_verifies(tmp_path, public, eps) -> None:
+    """The reported case: a cell of 1 record in 32,561 (sex x relationship); ``rldp verify``
+    rejected the proof at eps 1 (a child box short of its half) and eps 2 (root bound)."""
+    import os
+    from pathlib import Path
+
+    from rldp_models.cli import main
+    from tests.shared_data import ADULT
+
+    data = Path(os.environ.get("RLDP_ADULT_DATA", ADULT))
+    if not data.exists():
+        pytest.skip("the shared Adult data is absent (set RLDP_ADULT_DATA)")
+    out = tmp_path / "po.json"
+    assert main(["protocol", "polyopt", "--data", str(data), "--sensitive", "sex", "--public",
+                 public, "--eps", str(eps), "--alpha", "0.05", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
