@@ -296,3 +296,23 @@ def test_adult_sex_by_relationship_proof_verifies(tmp_path, public, eps) -> None
     assert main(["protocol", "polyopt", "--data", str(data), "--sensitive", "sex", "--public",
                  public, "--eps", str(eps), "--alpha", "0.05", "--out", str(out)]) == 0
     assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize("counts, eps", [([[13741, 10986, 2], [5888, 12692, 15517]], 2.0),
+                                         ([[9036, 10230, 2], [17900, 2385, 18746]], 1.0),
+                                         ([[11859, 5837, 7115], [14670, 2, 10583]], 0.5)])
+def test_complete_proof_checks_where_a_cell_is_tiny(counts, eps) -> None:
+    """A complete search at the dual where the largest reduced cost is about 0 (found by
+    :meth:`ConcavePricing.tight_bound`): its children covered their halves only up to a
+    float slack too small for ``p_x = 2 / 47,000`` before (``box 41 does not cover its half
+    of box 40``); the checker is exact, so it checks the covering independently."""
+    counts = np.array(counts)
+    rows = gamma_rows(gamma_vertices(ChiSquareSet.from_counts(counts, 0.05), False),
+                      Fraction(inner_ratio(eps)))
+    prior = (counts / counts.sum()).ravel()
+    dual = np.zeros(prior.size)
+    dual += ConcavePricing(rows.astype(float), prior).tight_bound(dual, 1e-9)[0]
+    proof = ConcavePricing(rows.astype(float), prior).proof(dual)
+    check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
+    assert check.holds, check.problems
+    assert len(proof["split"]) > 0
