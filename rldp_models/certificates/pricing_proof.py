@@ -190,7 +190,7 @@ class _Tree:
     def structure(self) -> list[str]:
         """The splits form a tree from box 0; its unsplit boxes are the leaves and drops."""
         n = len(self.lower)
-        ids = [int(i) for i in self.split.ravel()] + self.drop + self.leaf
+        ids = [int(i) for i in self.split[:, [0, 2, 3]].ravel()] + self.drop + self.leaf
         if any(not 0 <= i < n for i in ids) or any(
                 not 0 <= x < len(self.lower[0]) for x in self.split[:, 1]):
             return ["a box id or split coordinate is out of range"]

@@ -46,7 +46,8 @@ from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.errors import InputError
 
 ROUNDING_ALLOWANCE = 1e-12
-"""Added to every node bound for the float evaluation of secants and multipliers."""
+"""Added to every node bound for the float evaluation of the secants (the weak-duality
+minimum gets its own allowance, scaled to its terms: :func:`weak_duality_allowance`)."""
 
 GAP_TOLERANCE = 2e-10
 """A node whose bound exceeds the best value found (or 0) by at most this is closed
@@ -176,6 +177,7 @@ class ConcavePricing:
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
         self._row_source = (np.flatnonzero(norms > 0), norms[norms > 0])
+        self._row_magnitudes = np.abs(self.rows)
         self._row_count = rows.shape[0]
         self.prior = np.asarray(prior, dtype=float)
         if self.rows.shape[1:] != self.prior.shape:
@@ -396,14 +398,21 @@ class ConcavePricing:
         For any row multipliers ``y`` (the cone rows' clipped to ``>= 0``, the
         only sign valid for ``a.v >= 0``), ``cost.v >= sum_j min(r_j l_j, r_j u_j)
         + y_p`` with ``r = cost - A^T y_A - y_p p``: exact algebra, whatever the
-        solver's accuracy; the allowance covers this evaluation's rounding.
+        solver's accuracy; :func:`weak_duality_allowance` covers this evaluation's
+        rounding (and the proof checker's rescaling of ``y`` to the unnormalised rows).
         Works on one box or on a stack of boxes (leading axis).
         """
         cone = np.maximum(multipliers[..., :-1], 0.0)
         simplex = multipliers[..., -1]
         reduced = cost - cone @ self.rows - np.multiply.outer(simplex, self.prior)
         box = np.minimum(reduced * lower, reduced * upper)
-        return box.sum(axis=-1) + simplex - ROUNDING_ALLOWANCE
+        magnitude = (np.abs(cost) + cone @ self._row_magnitudes
+                     + np.multiply.outer(np.abs(simplex), self.prior))
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        allowance = weak_duality_allowance(
+            (magnitude * reach).sum(axis=-1) + np.abs(simplex),
+            np.count_nonzero(cone, axis=-1) + self.dimension)
+        return box.sum(axis=-1) + simplex - allowance - ROUNDING_ALLOWANCE
 
     def _node(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               parent_bound: float) -> _Node | None:
@@ -515,17 +524,23 @@ class ConcavePricing:
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
 
-        Exact consequences of the slice's equation, rounded outward by a few
-        ulps; boxes stack along the first axis.
+        Exact consequences of the slice's equation, rounded outward by
+        :func:`tightening_slack`, a bound on their float error, so that each
+        box contains the exact one the proof checker recomputes (step (b) of
+        :mod:`rldp_models.certificates.pricing_proof`). Boxes stack along the
+        first axis; a box whose float bounds cross is empty (the slack is
+        rigorous) and is returned with its bounds swapped.
         """
         positive = self.prior > 0
         low_mass, high_mass = lower @ self.prior, upper @ self.prior
         with np.errstate(divide="ignore", invalid="ignore"):
             top = (1.0 - (low_mass[:, None] - self.prior * lower)) / self.prior
             bottom = (1.0 - (high_mass[:, None] - self.prior * upper)) / self.prior
-        slack = 1e-12 * (1.0 + np.abs(upper))
-        new_upper = np.where(positive, np.minimum(upper, top + slack), upper)
-        new_lower = np.where(positive, np.maximum(lower, bottom - slack), lower)
+            mass = (np.abs(lower) + np.abs(upper)) @ self.prior
+            new_upper = top + tightening_slack(top, mass, self.prior)
+            new_lower = bottom - tightening_slack(bottom, mass, self.prior)
+        new_upper = np.where(positive, np.minimum(upper, new_upper), upper)
+        new_lower = np.where(positive, np.maximum(lower, new_lower), lower)
         return np.minimum(new_lower, new_upper), np.maximum(new_lower, new_upper)
 
     def _root_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -635,6 +650,38 @@ class ConcavePricing:
             except FloatDoubleDescriptionError:
                 polished.append(column)
         return _distinct(np.array(polished).T)
+
+
+def weak_duality_allowance(size: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """Twice a bound on the float error of :meth:`ConcavePricing._proven_minimum`'s sum.
+
+    ``r_j = c_j - sum_i y_i a_ij - y_p p_j`` errs by at most ``gamma_{k+2}`` times the
+    sum of its terms' absolute values (``k`` nonzero ``y_i``), and the sum of ``r_j t_j``
+    (``t_j`` an end of the box) and ``y_p`` by ``gamma_{d+2}`` times its terms' (Higham,
+    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)); the checker's
+    ``y_i / n_i`` against our ``a_ij / n_i`` (normalised rows) adds two roundings a term.
+    With ``size = sum_j (|c_j| + sum_i |y_i a_ij| + |y_p| p_j) max(|l_j|, |u_j|) + |y_p|``
+    and ``terms = k + d`` the error is below ``(terms + 6) u size``. The error is relative
+    to ``size``, not to the result: a tiny prior (Adult: 2 records in 32,561) gives caps
+    ``1/p_x`` in the tens of thousands, and a fixed ``1e-12`` was not enough.
+    """
+    return (terms + 6) * np.finfo(float).eps * size
+
+
+def tightening_slack(bound: np.ndarray, mass: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Twice a bound on the float error of ``(1 - (sum_j p_j w_j - p_x w_x)) / p_x``.
+
+    The dot product errs by at most ``gamma_d sum_j p_j |w_j|`` (Higham, *Accuracy
+    and Stability of Numerical Algorithms*, 2nd ed., eq. (3.5)); the subtraction of
+    ``p_x w_x``, that from 1 and the division add three roundings, so the bound is
+    ``(d + 5) u (1 + S) / p_x + u |bound|`` with ``u = 2^-53`` and ``S = sum_j p_j
+    (|l_j| + |u_j|)`` (``mass``, per box) covering both ends. The error is relative to 1,
+    not to the result: divided by a tiny ``p_x`` (Adult: one record in 32,561) it is
+    far above a few ulps of the result. The factor 2 covers this bound's own rounding
+    and that of adding it.
+    """
+    eps = np.finfo(float).eps  # 2u
+    return (prior.size + 6) * eps * (1.0 + mass[:, None]) / prior + eps * np.abs(bound)
 
 
 def _distinct(V: np.ndarray) -> np.ndarray:

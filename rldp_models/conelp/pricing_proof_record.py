@@ -77,7 +77,8 @@ class ProofRecorder:
         """Row multipliers proving the box empty by weak duality at cost 0 (zeros if none).
 
         HiGHS's dual ray, with presolve off if the first solve gave none; the
-        sign that proves emptiness is kept (the checker decides, exactly).
+        sign with the larger float bound is kept, even when that bound is within
+        its rounding allowance of 0 (the checker decides, exactly).
         """
         highs = self.oracle._highs
         _, has_ray, ray = highs.getDualRay()
@@ -88,11 +89,11 @@ class ProofRecorder:
             _, has_ray, ray = highs.getDualRay()
             highs.setOptionValue("presolve", "choose")
         ray = np.asarray(ray, dtype=float)
+        if not has_ray:
+            return np.zeros(ray.size)
         zero = np.zeros(self.oracle.dimension)
-        for candidate in (ray, -ray):
-            if has_ray and self.oracle._proven_minimum(zero, candidate, lower, upper) > 0:
-                return candidate
-        return np.zeros(ray.size)
+        return max((ray, -ray),
+                   key=lambda y: float(self.oracle._proven_minimum(zero, y, lower, upper)))
 
     def _units(self, multipliers: np.ndarray) -> np.ndarray:
         """Multipliers of the oracle's normalised rows in units of the rows it was given."""

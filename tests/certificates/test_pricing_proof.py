@@ -210,3 +210,109 @@ def test_enumerated_tables_beyond_verify_enumeration_get_a_proof(tmp_path) -> No
     assert record["parameters"]["method"] == "enumerate"
     assert record["certificate"]["pricing_proof"] == "out.proof.npz"
     assert main(["verify", str(out), "--counts", str(table)]) == 0
+
+
+def test_float_tightening_contains_the_exact_one_for_a_tiny_prior() -> None:
+    """Each child the search records must hold its half shrunk by ``p.v = 1``, computed exactly.
+
+    Adult sex x relationship has a cell of 1 in 32,561 records (``p_x = 3.1e-5``): the float
+    bound ``(1 - sum_{y != x} p_y l_y) / p_x`` is then off by ``~1e-15 / p_x``, above a slack
+    of ``1e-12 (1 + |u_x|)``, and ``rldp verify`` rejected the proof (box 496 of box 468).
+    The exact shrinking is the checker's own (step (b) of its module docstring).
+    """
+    from rldp_models.certificates.pricing_proof import _contains, _tightened
+
+    rng = np.random.default_rng(0)
+    d = 12
+    prior = np.concatenate([[1 / 32561], rng.dirichlet(np.ones(d - 1)) * (1 - 1 / 32561)])
+    oracle = ConcavePricing(np.eye(d), prior)
+    exact_prior = [Fraction(float(p)) for p in prior]
+    point = rng.dirichlet(np.ones(d), 400) / prior  # on p.v = 1, with v_0 of order 1
+    point[:, 0] = rng.uniform(0.0, 2.0, 400)
+    point[:, 1:] *= (1 - prior[0] * point[:, :1]) / (point[:, 1:] @ prior[1:])[:, None]
+    lower = point * rng.uniform(1 - 1e-5, 1.0, point.shape)  # narrow: the slice shrinks v_0
+    upper = point * rng.uniform(1.0, 1 + 1e-5, point.shape)
+    lower[:, 0], upper[:, 0] = 0.0, 2.0
+    new_lower, new_upper = oracle._tightened(lower, upper)
+    for k in range(lower.shape[0]):
+        shrunk = _tightened([Fraction(float(a)) for a in lower[k]],
+                            [Fraction(float(b)) for b in upper[k]], exact_prior)
+        recorded = ([Fraction(float(a)) for a in new_lower[k]],
+                    [Fraction(float(b)) for b in new_upper[k]])
+        assert shrunk is None or _contains(recorded, shrunk), k
+
+
+def test_a_split_coordinate_is_not_read_as_a_box_id() -> None:
+    """One split of the root on ``v_3``: three boxes, coordinate 3 is no box id."""
+    rows, prior = np.eye(4), np.full(4, 0.25)
+    proof = ConcavePricing(rows, prior).proof(np.zeros(4))
+    low, high = proof["lower"][0], proof["upper"][0]
+    left_high, right_low = high.copy(), low.copy()
+    left_high[3] = right_low[3] = 2.0
+    zero = np.zeros(5)
+    tree = {key: value for key, value in proof.items() if not key.startswith("leafy")}
+    tree.update(lower=np.array([low, low, right_low]), upper=np.array([high, left_high, high]),
+                split=np.array([[0, 3, 1, 2]]), cut=np.array([2.0]), drop=np.zeros(0, int),
+                leaf=np.array([1, 2]), **sparse_rows([zero, zero], 5, "leafy"))
+    exact = [Fraction(1, 4)] * 4
+    check = check_pricing_proof(tree, rows.tolist(), exact, np.zeros(4))
+    assert check.holds, check.problems
+
+
+@pytest.mark.parametrize("counts", [[[1, 10451, 8984], [11056, 5374, 15929]],
+                                    [[12784, 7642, 19906], [12471, 19029, 2]],
+                                    [[2, 17309, 11527], [15519, 16384, 2159]]])
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0, 5.0])
+def test_root_box_is_proven_where_a_cell_is_tiny(counts, eps) -> None:
+    """A cell of 1-2 records caps ``v_x`` at ``1/p_x`` (tens of thousands): the float
+    weak-duality bound on ``max v_x`` then errs by more than a fixed ``1e-12`` and the
+    checker, exact, found the recorded root upper bound unproven (these tables failed at
+    eps 1-2 before). A dual of 10 closes the search at the root."""
+    counts = np.array(counts)
+    rows = gamma_rows(gamma_vertices(ChiSquareSet.from_counts(counts, 0.05), False),
+                      Fraction(inner_ratio(eps)))
+    prior = (counts / counts.sum()).ravel()
+    dual = np.full(prior.size, 10.0)
+    proof = ConcavePricing(rows.astype(float), prior).proof(dual)
+    check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
+    assert check.holds, check.problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("public, eps", [("relationship", 1.0), ("relationship", 2.0)])
+def test_adult_sex_by_relationship_proof_verifies(tmp_path, public, eps) -> None:
+    """The reported case: a cell of 1 record in 32,561 (sex x relationship); ``rldp verify``
+    rejected the proof at eps 1 (a child box short of its half) and eps 2 (root bound)."""
+    import os
+    from pathlib import Path
+
+    from rldp_models.cli import main
+    from tests.shared_data import ADULT
+
+    data = Path(os.environ.get("RLDP_ADULT_DATA", ADULT))
+    if not data.exists():
+        pytest.skip("the shared Adult data is absent (set RLDP_ADULT_DATA)")
+    out = tmp_path / "po.json"
+    assert main(["protocol", "polyopt", "--data", str(data), "--sensitive", "sex", "--public",
+                 public, "--eps", str(eps), "--alpha", "0.05", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize("counts, eps", [([[13741, 10986, 2], [5888, 12692, 15517]], 2.0),
+                                         ([[9036, 10230, 2], [17900, 2385, 18746]], 1.0),
+                                         ([[11859, 5837, 7115], [14670, 2, 10583]], 0.5)])
+def test_complete_proof_checks_where_a_cell_is_tiny(counts, eps) -> None:
+    """A complete search at the dual where the largest reduced cost is about 0 (found by
+    :meth:`ConcavePricing.tight_bound`): its children covered their halves only up to a
+    float slack too small for ``p_x = 2 / 47,000`` before (``box 41 does not cover its half
+    of box 40``); the checker is exact, so it checks the covering independently."""
+    counts = np.array(counts)
+    rows = gamma_rows(gamma_vertices(ChiSquareSet.from_counts(counts, 0.05), False),
+                      Fraction(inner_ratio(eps)))
+    prior = (counts / counts.sum()).ravel()
+    dual = np.zeros(prior.size)
+    dual += ConcavePricing(rows.astype(float), prior).tight_bound(dual, 1e-9)[0]
+    proof = ConcavePricing(rows.astype(float), prior).proof(dual)
+    check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
+    assert check.holds, check.problems
+    assert len(proof["split"]) > 0
