@@ -99,8 +99,9 @@ SIGMA_STEPS = 30
 """Bisection steps on ``sigma``."""
 
 MASS_SLACK = 1e-12
-"""Absolute slack of the mass tightening (a relative one let rounding empty the point
-box of a ray whose block mass is 1e-7: caught by ``test_point_box_bound_is_exact``)."""
+"""Absolute slack of the mass tightening. A relative ``1e-12`` emptied the point box of an
+extreme ray at eps 8 (3x3: block masses down to 9e-5, so that slack is below the rounding of
+``1 - sum m``), caught by ``test_point_box_bound_is_exact``."""
 
 ROUNDING_ALLOWANCE = 1e-13
 """Relative allowance added to each box bound for the float evaluation."""
@@ -227,7 +228,7 @@ class LemmaPricing:
         """Boxes shrunk by ``b_i <= R a_j``, ``a <= b``, ``sum m = 1``; and which are not empty.
 
         Exact consequences, loosened for rounding: ``(a, b)`` by a relative
-        ``1e-12``, the masses (at most 1, some below ``1e-7`` at eps 8) by
+        ``1e-12``, the masses (at most 1, some below ``1e-4`` at eps 8) by
         :data:`MASS_SLACK`.
         """
         n = self.shape[0]
