@@ -17,9 +17,10 @@ from typing import Any, Callable
 import pytest
 
 from timing import best_of
-from rldp_models.cli import SUBCOMMAND_HELP
+from rldp_models.cli import SUBCOMMAND_HELP, SUBCOMMAND_MODULES
 
-COMMANDS = [[]] + [[name] for name, _ in SUBCOMMAND_HELP.values()]
+COMMANDS = [[]] + [[SUBCOMMAND_HELP[module][0]] for module in SUBCOMMAND_MODULES
+                   if module in SUBCOMMAND_HELP]
 
 
 def _run(argv: list[str]) -> None:

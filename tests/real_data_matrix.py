@@ -114,7 +114,7 @@ def run_cell(cell: Cell, data: Path, directory: Path,
 
 def _row(cell: Cell, command: Run, verification: Run | None) -> str:
     def figures(run: Run | None) -> str:
-        return "-" if run is None else f"{run.code} | {run.seconds:.1f} | {run.peak_mb:.0f}"
+        return "- | - | -" if run is None else f"{run.code} | {run.seconds:.1f} | {run.peak_mb:.0f}"
 
     text = "".join(run.stderr + run.stdout for run in (command, verification) if run)
     lines = text.splitlines()
