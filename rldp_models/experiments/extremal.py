@@ -257,7 +257,7 @@ def summarise_regimes(table: pd.DataFrame, paper_worst: tuple[float, float]) -> 
             f"{below}, so the paper's 'both improve over geometric in all regimes' holds for "
             f"each in its own regime.")
     verdict = " Agrees with the paper." if all(checks.values()) else " See the failed checks."
-    return Finding(text=text + verdict, checks={name: bool(ok) for name, ok in checks.items()})
+    return Finding.from_checks(text + verdict, {name: bool(ok) for name, ok in checks.items()})
 
 
 def summarise_best_of_two(table: pd.DataFrame, paper_bounds: dict[int, float],
@@ -279,7 +279,7 @@ def summarise_best_of_two(table: pd.DataFrame, paper_bounds: dict[int, float],
     verdict = (" Agrees with the paper." if not short else
                f" Short of the paper's bound ({'; '.join(short)}): the least share depends on "
                f"the sample of instances, and the paper's are not given.")
-    return Finding(text=text + verdict, checks=checks)
+    return Finding.from_checks(text + verdict, checks)
 
 
 def _experiment(figure: int, **fields: Any) -> Experiment:

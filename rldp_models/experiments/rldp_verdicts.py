@@ -62,7 +62,7 @@ def fig2_verdict(table: pd.DataFrame) -> Finding:
     text = ("Paper: PolyOpt significantly outperforms the other protocols (3x3). Measured mean "
             f"I/H(X) over {table.seed.nunique()} distributions: "
             f"{format_means(means.stack().dropna())}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig3_verdict(table: pd.DataFrame) -> Finding:
@@ -84,7 +84,7 @@ def fig3_verdict(table: pd.DataFrame) -> Finding:
             "below SRR; UE-CR ahead of IR/GRR-CR for small alphabets at small eps, worst at "
             "high eps; IR and GRR-CR similar. Measured: "
             f"{crossover}; largest |IR - GRR-CR| = {gap:.3f}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig7_verdict(table: pd.DataFrame) -> Finding:
@@ -101,7 +101,7 @@ def fig7_verdict(table: pd.DataFrame) -> Finding:
     text = (f"Paper: larger n raises IR, GRR-CR, UE-CR (CR more than IR), not SRR/GRR. Measured "
             f"gain n={ns[0]} -> {ns[-1]} summed over eps: {format_means(gain)}; largest relative "
             f"change SRR {change['srr']:.1%}, GRR {change['grr']:.1%}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig8_verdict(table: pd.DataFrame) -> Finding:
@@ -121,7 +121,7 @@ def fig8_verdict(table: pd.DataFrame) -> Finding:
             f"Measured at eps = {low_eps:g}, alpha {alphas[-1]:g} -> {alphas[0]:g}: GRR-CR "
             f"{loss['grr-cr']:.0%}, UE-CR {loss['ue-cr']:.0%}; IR's largest spread over alpha "
             f"{spread.xs('ir', level='method').max():.1e}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig9_verdict(table: pd.DataFrame) -> Finding:
@@ -139,7 +139,7 @@ def fig9_verdict(table: pd.DataFrame) -> Finding:
             f"n={ns[0]}: {format_means(small.stack().dropna())}; at n={ns[-1]}: "
             f"{format_means(means.xs(ns[-1], level='n').stack().dropna())}; mean "
             f"|difference| per instance: {format_means(size)}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig10_verdict(table: pd.DataFrame) -> Finding:
@@ -149,7 +149,7 @@ def fig10_verdict(table: pd.DataFrame) -> Finding:
     text = ("Paper: on the Adult pairs the protocols behave as on synthetic data of the same "
             f"shape (Fig. 11). Measured: {crossover}; mean I/H(X): "
             f"{format_means(means.stack().dropna())}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def fig11_verdict(table: pd.DataFrame) -> Finding:
@@ -165,4 +165,4 @@ def fig11_verdict(table: pd.DataFrame) -> Finding:
             "(Fig. 10), except that IR beats GRR-CR at 6x42. Measured over "
             f"{table.seed.nunique()} distributions: {crossover}; mean I/H(X): "
             f"{format_means(means.stack().dropna())}.{_failures(table)}")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)

@@ -202,7 +202,7 @@ def summarise_scatter(table: pd.DataFrame) -> Finding:
         + ", ".join(f"{p} {share[p]:.0%}" for p in PROGRAMS)
         + "; medians of D*: " + ", ".join(f"{p} {cost[p]:.3g}" for p in PROGRAMS) + "."
     )
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def summarise_eps_curves(table: pd.DataFrame) -> Finding:
@@ -229,7 +229,7 @@ def summarise_eps_curves(table: pd.DataFrame) -> Finding:
         + ", ".join(f"{p} {stats[p, small]:.3g} / {stats[p, large]:.3g}" for p in PROGRAMS)
         + f" (eps = {eps:g})."
     )
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def summarise_distortion_curves(table: pd.DataFrame) -> Finding:
@@ -256,7 +256,7 @@ def summarise_distortion_curves(table: pd.DataFrame) -> Finding:
         f"(after the 1.5 IQR rule) at n = {small:,} / {large:,}: "
         + ", ".join(f"{p} {stats[p, small]:.3g} / {stats[p, large]:.3g}" for p in PROGRAMS) + "."
     )
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 def _scatter_tasks(figure: str) -> Any:
