@@ -83,6 +83,14 @@ def fig3_tasks(quick: bool) -> list[Task]:
     return _synthetic(FULL_SEEDS, shapes, FULL_EPS, LOW_COMPLEXITY)
 
 
+def fig4_tasks(quick: bool) -> list[Task]:
+    """``a_1 in {7,9}``, ``a_2 in {3,5,7,9}``; quick: 7x3 and 9x5, 2 distributions."""
+    if quick:
+        return _synthetic(range(2), [(7, 3), (9, 5)], (0.5, 2.0, 5.0, 8.0), LOW_COMPLEXITY)
+    shapes = [(a1, a2) for a1 in (7, 9) for a2 in (3, 5, 7, 9)]
+    return _synthetic(FULL_SEEDS, shapes, FULL_EPS, LOW_COMPLEXITY)
+
+
 def fig7_tasks(quick: bool) -> list[Task]:
     """5x5 at several ``n`` (same ``P*`` per seed); quick: n 100 and 10000, 2 distributions."""
     if quick:

@@ -89,6 +89,14 @@ def fig3_verdict(table: pd.DataFrame) -> Finding:
     return Finding.from_checks(text, checks)
 
 
+def fig4_verdict(table: pd.DataFrame) -> Finding:
+    """Fig. 4: Fig. 3's statements for ``a_1 in {7, 9}``, without UE-CR's lead at small eps
+    (the paper states it for small alphabets only)."""
+    finding = fig3_verdict(table)
+    return Finding(finding.text, tuple(c for c in finding.claims
+                                       if c.claim != "ue_cr_ahead_at_smallest_eps_smallest_shape"))
+
+
 def fig7_verdict(table: pd.DataFrame) -> Finding:
     """Fig. 7: larger n helps IR, GRR-CR, UE-CR (CR most), not SRR or GRR."""
     means = _by_method(table, ["n"])

@@ -9,9 +9,9 @@ decides it, and ``not resolved at this size`` otherwise:
   interval of the mean excludes zero;
 * a rate against a reference (:func:`rate_claim`): resolved when the 95%
   Clopper-Pearson interval excludes the reference;
-* "in every instance at least ``b``" (:func:`universal_claim`): one instance
-  below ``b`` refutes it; all above confirm it only with at least as many
-  instances as the paper drew;
+* "in every instance at least ``b``" (:func:`universal_claim`) or "in every
+  instance" (:func:`every_instance_claim`): one instance that fails refutes it;
+  none confirms it only with at least as many instances as the paper drew;
 * "sometimes" (:func:`existence_claim`): one instance confirms it; none leaves
   it open, with the Clopper-Pearson upper bound of its rate;
 * a ratio against a threshold (:func:`threshold_claim`): measured side by side,
@@ -56,6 +56,12 @@ def mean_sign_claim(claim: str, values: Sequence[float], negative: bool, what: s
     mean, low, high = mean_interval(sample)
     measured = (f"{what}: mean {mean:.3g}, 95% interval [{low:.3g}, {high:.3g}] over "
                 f"{sample.size} independent values")
+    return interval_sign_claim(claim, low, high, negative, measured, f"{sample.size} values")
+
+
+def interval_sign_claim(claim: str, low: float, high: float, negative: bool, measured: str,
+                        size: str) -> Claim:
+    """The claim "the quantity is negative" (or positive) from its 95% interval."""
     wanted, other = (high < 0, low > 0) if negative else (low > 0, high < 0)
     if wanted:
         return Claim(claim, measured, Verdict.REPRODUCED)
@@ -64,7 +70,7 @@ def mean_sign_claim(claim: str, values: Sequence[float], negative: bool, what: s
         return Claim(claim, measured, Verdict.NOT_REPRODUCED,
                      f"the interval lies entirely on the {sign} side")
     return Claim(claim, measured, Verdict.NOT_RESOLVED,
-                 f"the interval contains 0: {sample.size} values cannot resolve the sign")
+                 f"the interval contains 0: {size} cannot resolve the sign")
 
 
 def proportion_interval(successes: int, trials: int, confidence: float = CONFIDENCE
@@ -110,6 +116,21 @@ def universal_claim(claim: str, worst: float, bound: float, instances: int,
         return Claim(claim, measured, Verdict.REPRODUCED)
     return Claim(claim, measured, Verdict.NOT_RESOLVED,
                  f"{instances} < the paper's {paper_instances} instances: a bound over "
+                 f"every instance is confirmed only at the paper's size")
+
+
+def every_instance_claim(claim: str, failures: int, instances: int, paper_instances: int,
+                         first_failure: str = "") -> Claim:
+    """The claim "``claim`` holds for every instance" given how many ``failures`` were seen."""
+    measured = (f"fails in {failures}/{instances} instances"
+                + (f" (first: {first_failure})" if failures else ""))
+    if failures:
+        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+                     "counterexamples among our instances (the paper's are not given)")
+    if instances >= paper_instances:
+        return Claim(claim, measured, Verdict.REPRODUCED)
+    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+                 f"{instances} < the paper's {paper_instances} instances: a statement about "
                  f"every instance is confirmed only at the paper's size")
 
 
