@@ -173,7 +173,7 @@ def _section(experiment, finding: dict | None, has_image: bool) -> list[str]:
                     for c in finding["claims"]], ""]
     else:
         lines += ["*Not in the gallery yet:* run "
-                  f"`python docs/gallery/build_gallery.py {experiment.id}`.", ""]
+                  f"`python docs/gallery/build_gallery.py --full {experiment.id}`.", ""]
     lines += ["```bash", f"rldp reproduce {experiment.id} --out results{data}          "
               "# paper's sizes", f"rldp reproduce {experiment.id} --out results --quick{data}  "
               "# CI form", "```", ""]

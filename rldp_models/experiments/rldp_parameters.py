@@ -44,6 +44,10 @@ PARAMETERS = {"ir": "eps_2/eps (IR)", "grr-cr": "eps_2/eps (GRR-CR)",
 """Fig. 5's four curves, in the caption's order."""
 
 
+PROTOCOL = {"ir": "ir", "grr-cr": "grr-cr", "kappa": "ue-cr", "lambda": "ue-cr"}
+"""The protocol each of Fig. 5's parameters belongs to (the table's ``method``)."""
+
+
 def fig5_tasks(quick: bool) -> list[Task]:
     """One task per 5x5 distribution; quick: 12 distributions at 5 eps."""
     eps = (0.2, 0.5, 2.0, 4.0, 8.0) if quick else FULL_EPS
@@ -59,8 +63,8 @@ def run_parameters(task: Task) -> list[Row]:
         values = {"ir": independent_reporting(crosstab, eps, ALPHA).parameters["eps_2"] / eps,
                   "grr-cr": grr_conditional(crosstab, eps, ALPHA).parameters["eps_2"] / eps,
                   "kappa": kappa, "lambda": lam}
-        rows += [{"seed": task["seed"], "eps": eps, "parameter": name, "value": value}
-                 for name, value in values.items()]
+        rows += [{"seed": task["seed"], "eps": eps, "method": PROTOCOL[name],
+                  "parameter": name, "value": value} for name, value in values.items()]
     return rows
 
 
@@ -164,7 +168,7 @@ def run_ir_against_grr_cr(task: Task) -> list[Row]:
         h = float(entropy(crosstab.phat.ravel()))
         ir = independent_reporting(crosstab, 4.0, ALPHA)
         grr = grr_conditional(crosstab, 4.0, ALPHA)
-        rows.append({"seed": seed, "entropy_hat": h, "eps": 4.0,
+        rows.append({"seed": seed, "method": "ir - grr-cr", "entropy_hat": h, "eps": 4.0,
                      "difference": (ir.utility_hat - grr.utility_hat) / h,
                      "ir_eps_2": ir.parameters["eps_2"], "grr_cr_eps_2": grr.parameters["eps_2"]})
     return rows
