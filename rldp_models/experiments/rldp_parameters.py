@@ -93,7 +93,7 @@ def _all_distributions(claim: str, holds: pd.Series) -> Claim:
     """"For every distribution": refuted by one, confirmed only over the paper's 200."""
     failing = holds[~holds]
     return every_instance_claim(claim, len(failing), int(holds.size), 200,
-                                f"seed {failing.index[0]}" if len(failing) else "")
+                                f"first: seed {failing.index[0]}" if len(failing) else "")
 
 
 def fig5_verdict(table: pd.DataFrame) -> Finding:

@@ -120,10 +120,11 @@ def universal_claim(claim: str, worst: float, bound: float, instances: int,
 
 
 def every_instance_claim(claim: str, failures: int, instances: int, paper_instances: int,
-                         first_failure: str = "") -> Claim:
-    """The claim "``claim`` holds for every instance" given how many ``failures`` were seen."""
+                         detail: str = "") -> Claim:
+    """The claim "``claim`` holds for every instance" given how many ``failures`` were seen;
+    ``detail`` (e.g. the first or the worst failure) is quoted when there are failures."""
     measured = (f"fails in {failures}/{instances} instances"
-                + (f" (first: {first_failure})" if failures else ""))
+                + (f" ({detail})" if failures and detail else ""))
     if failures:
         return Claim(claim, measured, Verdict.NOT_REPRODUCED,
                      "counterexamples among our instances (the paper's are not given)")
