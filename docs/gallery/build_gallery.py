@@ -5,12 +5,16 @@ Usage (from the repository root)::
     python docs/gallery/build_gallery.py                  # every experiment, quick forms
     python docs/gallery/build_gallery.py uldp-tv          # only some, keep the others
     python docs/gallery/build_gallery.py --page-only      # rewrite gallery.md only
+    python docs/gallery/build_gallery.py --from-csv ID    # re-judge and redraw a committed CSV
 
 Each experiment runs through :func:`rldp_models.experiments.runner.run_experiment`
-(quick form by default, ``--full`` for the paper's sizes) into a scratch
-directory; its PNG and SVG are copied here and its finding (text and checks)
-is stored in ``findings.json``. The page lists every registered experiment in
-registry order, so an experiment that has not been run yet appears with its
+(quick form by default, ``--full`` for the paper's sizes; the gallery commits
+full forms) into a scratch directory; its PNG, SVG, CSV and summary
+(``<id>-summary.txt``, the runner's Markdown under a name mkdocs does not take
+for a page) are copied here and its finding (text, claims with verdicts, counts)
+is stored in ``findings.json``. The page opens with the table of every figure
+(claims reproduced / not reproduced / not resolved, time) and lists every
+registered experiment in registry order, so one not run yet appears with its
 command and without a figure, and ``mkdocs build --strict`` never meets a
 missing image.
 """
@@ -39,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     experiments = registry.experiments()
     findings = json.loads(FINDINGS.read_text()) if FINDINGS.exists() else {}
     chosen = [] if args.page_only else (args.ids or list(experiments))
+    if args.from_csv:
+        for experiment_id in chosen:
+            findings[experiment_id] = rejudge(registry.get(experiment_id),
+                                              findings.get(experiment_id, {}))
+        chosen = []
     failed = False
     with tempfile.TemporaryDirectory() as scratch:
         for experiment_id in chosen:
@@ -55,16 +64,52 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{experiment_id}: ERROR {' '.join(str(exc).split())}", file=sys.stderr)
                 failed = True
                 continue
-            for suffix in ("png", "svg"):
+            for suffix in ("png", "svg", "csv"):
                 shutil.copyfile(result.paths[suffix], GALLERY / f"{experiment_id}.{suffix}")
-            findings[experiment_id] = {
-                "text": result.finding.text, "checks": result.finding.checks,
-                "form": "full" if args.full else "quick", "seconds": round(result.seconds, 1),
-                "executor": result.executor.label}
-            print(f"{experiment_id}: {'PASS' if result.finding.holds else 'FAIL'}")
+            shutil.copyfile(result.paths["md"], GALLERY / f"{experiment_id}-summary.txt")
+            findings[experiment_id] = finding_record(result, args.full)
+            print(f"{experiment_id}: {findings[experiment_id]['counts']}")
     FINDINGS.write_text(json.dumps(findings, indent=1) + "\n")
     PAGE.write_text(gallery_page(experiments, findings), encoding="utf-8")
     return 1 if failed else 0
+
+
+def rejudge(experiment, record: dict) -> dict:
+    """Redraw and re-judge ``experiment`` from its committed CSV (the run's time and form
+    are kept from ``record``)."""
+    import pandas as pd
+
+    from rldp_models.experiments.outputs import save_figure, summary_markdown
+    from rldp_models.experiments.runner import RunResult
+
+    table = pd.read_csv(GALLERY / f"{experiment.id}.csv")
+    result = RunResult(experiment, table, experiment.summarise(table),
+                       record.get("seconds", 0.0), _Label(record.get("executor", "")),
+                       record.get("form") != "full", {})
+    save_figure(result, GALLERY / f"{experiment.id}.png", GALLERY / f"{experiment.id}.svg")
+    (GALLERY / f"{experiment.id}-summary.txt").write_text(summary_markdown(result),
+                                                          encoding="utf-8")
+    return finding_record(result, record.get("form") == "full")
+
+
+class _Label:
+    """An executor stand-in carrying only the label of the run that wrote the CSV."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+
+def finding_record(result, full: bool) -> dict:
+    """What ``findings.json`` keeps of a run."""
+    finding = result.finding
+    return {"text": finding.text, "counts": finding.counts,
+            "claims": [{"claim": c.claim, "measured": c.measured, "verdict": c.verdict.value,
+                        "reason": c.reason} for c in finding.claims],
+            "form": "full" if full else "quick", "seconds": round(result.seconds, 1),
+            "executor": result.executor.label}
+
+
+VERDICTS = ("reproduced", "not reproduced", "not resolved at this size")
 
 
 def gallery_page(experiments: dict, findings: dict) -> str:
@@ -72,11 +117,17 @@ def gallery_page(experiments: dict, findings: dict) -> str:
     lines = [
         "# Figure gallery",
         "",
-        "Every registered experiment (`rldp reproduce --list`), with the paper's claim, the "
-        "figure of its quick form, and how the result compares with the paper. The figures are "
-        "regenerated by `python docs/gallery/build_gallery.py` (it runs the quick forms); "
-        "`rldp reproduce ID --out DIR` runs the paper's sizes and writes the raw CSV, the "
-        "figure (PNG, SVG) and the summary.",
+        "Every registered experiment (`rldp reproduce --list`): the paper's figure number and "
+        "claim, the figure as the toolkit computes it, and each of the paper's statements with "
+        "what was measured and a verdict: **reproduced**, **not reproduced** (with the numbers "
+        "and the reason) or **not resolved at this size** (the sample cannot decide it). "
+        "A statistical claim is resolved only when its 95% interval excludes the other side; a "
+        "statement about every instance is refuted by one counterexample and confirmed only "
+        "over at least the paper's number of instances. The figures are computed by "
+        "`python docs/gallery/build_gallery.py --full ID` (the paper's sizes); each has its "
+        "CSV and the run's summary beside it.",
+        "",
+        *summary_table(experiments, findings),
         "",
     ]
     for experiment_id, experiment in experiments.items():
@@ -85,21 +136,44 @@ def gallery_page(experiments: dict, findings: dict) -> str:
     return "\n".join(lines)
 
 
+def summary_table(experiments: dict, findings: dict) -> list[str]:
+    """One row per experiment: figure, form, claims per verdict, time; then the totals."""
+    lines = ["| experiment | paper, figure | form | reproduced | not reproduced | "
+             "not resolved | time |", "|---|---|---|---|---|---|---|"]
+    totals = dict.fromkeys(VERDICTS, 0)
+    for experiment_id, experiment in experiments.items():
+        finding = findings.get(experiment_id)
+        if finding is None or "counts" not in finding:
+            lines.append(f"| [{experiment_id}](#{experiment_id}) | {_md(experiment.paper)} | "
+                         "not run | | | | |")
+            continue
+        counts = finding["counts"]
+        for verdict in VERDICTS:
+            totals[verdict] += counts[verdict]
+        lines.append(f"| [{experiment_id}](#{experiment_id}) | {_md(experiment.paper)} | "
+                     f"{finding['form']} | " + " | ".join(str(counts[v]) for v in VERDICTS)
+                     + f" | {finding['seconds']} s |")
+    lines.append("| **all** | | | " + " | ".join(f"**{totals[v]}**" for v in VERDICTS) + " | |")
+    return lines
+
+
 def _section(experiment, finding: dict | None, has_image: bool) -> list[str]:
     data = " --data PATH/adult.data" if experiment.needs_data else ""
     lines = [f"## {experiment.id}", "", f"**{_md(experiment.title)}** — {experiment.paper}", "",
              f"*Paper's claim.* {_md(experiment.claim)}", ""]
-    if has_image and finding is not None:
+    if has_image and finding is not None and "claims" in finding:
         lines += [f"![{experiment.id}](gallery/{experiment.id}.png)", "",
-                  f"[SVG](gallery/{experiment.id}.svg) · {finding['form']} form, "
+                  f"[SVG](gallery/{experiment.id}.svg) · [CSV](gallery/{experiment.id}.csv) · "
+                  f"[summary](gallery/{experiment.id}-summary.txt) · {finding['form']} form, "
                   f"{finding['seconds']} s ({finding['executor']})", "",
                   f"*Finding.* {_md(finding['text'])}", "",
-                  "| check | result |", "|---|---|",
-                  *[f"| {_md(name)} | {'PASS' if ok else 'FAIL'} |"
-                    for name, ok in finding["checks"].items()], ""]
+                  "| paper's claim | measured | verdict |", "|---|---|---|",
+                  *[f"| {_md(c['claim'])} | {_md(c['measured']) or 'see the finding'} | "
+                    f"**{c['verdict']}**{': ' + _md(c['reason']) if c['reason'] else ''} |"
+                    for c in finding["claims"]], ""]
     else:
         lines += ["*Not in the gallery yet:* run "
-                  f"`python docs/gallery/build_gallery.py {experiment.id}`.", ""]
+                  f"`python docs/gallery/build_gallery.py --full {experiment.id}`.", ""]
     lines += ["```bash", f"rldp reproduce {experiment.id} --out results{data}          "
               "# paper's sizes", f"rldp reproduce {experiment.id} --out results --quick{data}  "
               "# CI form", "```", ""]
@@ -116,6 +190,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     parser.add_argument("--full", action="store_true", help="the paper's sizes")
     parser.add_argument("--page-only", action="store_true", help="only rewrite gallery.md")
+    parser.add_argument("--from-csv", action="store_true",
+                        help="re-judge and redraw the committed CSVs of IDS without rerunning")
     parser.add_argument("--executor", default="joblib")
     parser.add_argument("--workers", type=int)
     parser.add_argument("--data", help="Adult data file for rldp-fig10 (default as in "

@@ -41,9 +41,19 @@ ADULT_ENV = "RLDP_ADULT_DATA"
 """Environment variable naming the local ``adult.data``."""
 
 
+SHARED_ADULT = Path("shared") / "data" / "adult" / "adult.data"
+"""Where the shared copy sits beside a source checkout (``<checkout>/../shared/...``)."""
+
+
 def default_adult_path() -> Path:
-    """``$RLDP_ADULT_DATA``, else ``../shared/data/adult/adult.data`` from the working directory."""
-    return Path(os.environ.get(ADULT_ENV, Path("..") / "shared" / "data" / "adult" / "adult.data"))
+    """``$RLDP_ADULT_DATA``, else the first ``shared/data/adult/adult.data`` beside the
+    package's project root or one of its parents (a checkout, or a worktree one level
+    deeper), whatever the working directory; else ``<project root>/../`` that path, absent."""
+    if ADULT_ENV in os.environ:
+        return Path(os.environ[ADULT_ENV])
+    root = Path(__file__).resolve().parents[2]
+    found = [parent / SHARED_ADULT for parent in root.parents if (parent / SHARED_ADULT).is_file()]
+    return found[0] if found else root.parent / SHARED_ADULT
 
 
 def load_adult(path: str | Path) -> pd.DataFrame:

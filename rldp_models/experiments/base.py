@@ -14,7 +14,8 @@ re-judge a CSV written earlier.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import pandas as pd
@@ -26,6 +27,36 @@ Row = dict[str, Any]
 """One row of raw results: one instance and one method."""
 
 
+class Verdict(str, Enum):
+    """How a paper's claim fares in a table: the three outcomes a check may have."""
+
+    REPRODUCED = "reproduced"
+    NOT_REPRODUCED = "not reproduced"
+    NOT_RESOLVED = "not resolved at this size"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of the paper, what the toolkit measured, and the verdict.
+
+    Attributes
+    ----------
+    claim : str
+        The paper's statement, in its own terms (with its numbers where it gives them).
+    measured : str
+        What the table shows, with numbers; empty when the finding's text holds them.
+    verdict : Verdict
+    reason : str
+        Why a claim is not reproduced or not resolved (e.g. "our cone LP is faster
+        than the paper's vertex enumeration"); empty when reproduced.
+    """
+
+    claim: str
+    measured: str
+    verdict: Verdict
+    reason: str = ""
+
+
 @dataclass(frozen=True)
 class Finding:
     """How a result compares with the paper.
@@ -34,17 +65,43 @@ class Finding:
     ----------
     text : str
         A few sentences: what the paper states, what was measured, agreement.
-    checks : dict of str to bool
-        Named qualitative findings, each True when it holds in the table.
+    claims : tuple of Claim
+        The paper's statements checked in the table, each with its verdict.
     """
 
     text: str
-    checks: dict[str, bool] = field(default_factory=dict)
+    claims: tuple[Claim, ...] = ()
+
+    @classmethod
+    def from_checks(cls, text: str, checks: dict[str, "bool | Claim"]) -> "Finding":
+        """A finding from named checks: a ``bool`` is a claim the table decides outright
+        (``reproduced`` or ``not reproduced``, its numbers in ``text``), a :class:`Claim`
+        is kept as it is."""
+        claims = tuple(
+            check if isinstance(check, Claim)
+            else Claim(name, "", Verdict.REPRODUCED if check else Verdict.NOT_REPRODUCED,
+                       "" if check else "see the finding's numbers")
+            for name, check in checks.items())
+        return cls(text, claims)
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        """``{claim: reproduced?}``; an unresolved claim counts as not reproduced here."""
+        return {c.claim: c.verdict is Verdict.REPRODUCED for c in self.claims}
+
+    def count(self, verdict: Verdict) -> int:
+        """How many claims have ``verdict``."""
+        return sum(c.verdict is verdict for c in self.claims)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Claims per verdict, in the order of :class:`Verdict`."""
+        return {v.value: self.count(v) for v in Verdict}
 
     @property
     def holds(self) -> bool:
-        """True when every check holds."""
-        return all(self.checks.values())
+        """True when no claim is ``not reproduced`` (unresolved claims do not fail a run)."""
+        return self.count(Verdict.NOT_REPRODUCED) == 0
 
 
 @dataclass(frozen=True)

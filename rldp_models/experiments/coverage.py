@@ -168,7 +168,7 @@ def summarise(table: pd.DataFrame) -> Finding:
     }
     text = ("Coverage of F at alpha = 0.05 and the largest n of each setting "
             "(Clopper-Pearson 95% intervals): " + "; ".join(parts) + ".")
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 EXPERIMENTS = (

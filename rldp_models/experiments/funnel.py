@@ -46,6 +46,7 @@ from matplotlib.figure import Figure
 
 from rldp_models.conelp import ldp_wrt_secret_mechanism, lip_mechanism, srlip_mechanism
 from rldp_models.experiments.base import Experiment, Finding, Row, Task
+from rldp_models.experiments.verdicts import threshold_claim
 
 SEED = 2020
 """Base seed of every instance."""
@@ -187,8 +188,7 @@ def paired(table: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def summarise(table: pd.DataFrame, richer: int, slower: int, gap_bounds: tuple[float, float],
-              shrinking: bool, time_check: tuple[str, Callable[[float], bool]],
-              paper: str) -> Finding:
+              shrinking: bool, time_claim: tuple[str, float], paper: str) -> Finding:
     """Utility order, utility gap and time ratio of the figure's two protocols.
 
     Parameters
@@ -204,9 +204,11 @@ def summarise(table: pd.DataFrame, richer: int, slower: int, gap_bounds: tuple[f
     shrinking : bool
         Also check that the mean gap is smaller at the largest ``eps`` than at
         the smallest (the paper's remark on Figs. 3-4).
-    time_check : (str, callable)
-        Name and test of the median time ratio, ``slower`` over the other
-        protocol; a ratio of times taken side by side, so robust to load.
+    time_claim : (str, float)
+        The paper's statement on times and its measured ratio (e.g. ~6,500x);
+        reproduced when the median time ratio, ``slower`` over the other
+        protocol, exceeds :data:`MUCH_SLOWER` (a ratio of times taken side by
+        side, so robust to load), else not reproduced with :data:`TIME_REASON`.
     paper : str
         The paper's statement on times, quoted in the text.
     """
@@ -217,14 +219,16 @@ def summarise(table: pd.DataFrame, richer: int, slower: int, gap_bounds: tuple[f
     mean_gap = gap.groupby(level="eps").mean()
     slow, fast = seconds.columns[slower], seconds.columns[1 - slower]
     ratio = seconds[slow] / seconds[fast]
-    name, holds = time_check
+    statement, paper_ratio = time_claim
     checks = {
         f"{rich} has at least the utility of {poor} everywhere":
             bool((utility[rich] >= utility[poor] - UTILITY_TOLERANCE).all()),
         f"mean relative utility gap in [{gap_bounds[0]:.0%}, {gap_bounds[1]:.0%}]":
             bool(gap_bounds[0] <= gap.mean() <= gap_bounds[1]),
         "every protocol certified exactly": bool(table["certified"].all()),
-        name: bool(holds(ratio.median())),
+        statement: threshold_claim(
+            f"{statement} (paper: {paper_ratio:,.0f}x)", float(ratio.median()), MUCH_SLOWER,
+            True, f"median time ratio {slow} / {fast}", TIME_REASON),
     }
     if shrinking:
         checks["utility gap shrinks from the smallest to the largest eps"] = bool(
@@ -235,7 +239,16 @@ def summarise(table: pd.DataFrame, richer: int, slower: int, gap_bounds: tuple[f
     text = (f"{utility.index.get_level_values('instance').nunique()} instances. Mean relative "
             f"I(X;Y) gap of {poor} below {rich}: {gaps} (overall {gap.mean():.1%}). Median time "
             f"ratio {slow} / {fast}: {ratios} (overall {ratio.median():.2g}). Paper: {paper}")
-    return Finding(text=text, checks=checks)
+    return Finding.from_checks(text, checks)
+
+
+MUCH_SLOWER = 10.0
+"""A time ratio read as "much faster" (the paper's are ~6,500x and 476x)."""
+
+TIME_REASON = ("the toolkit solves both as cone LPs over the rays of a cone in R^a, so it does "
+               "not pay the paper's vertex enumeration of whole protocols; the paper's times "
+               "measure its method, ours ours")
+"""Why the paper's time gap does not reappear."""
 
 
 def _experiment(figure: str, **fields: Any) -> Experiment:
@@ -243,11 +256,6 @@ def _experiment(figure: str, **fields: Any) -> Experiment:
                       paper=f"privacy-funnel-ldp-lip.txt, Fig. {figure[-1]}",
                       tasks=partial(make_tasks, figure), **fields)
 
-
-CONE_LP_TIME = ("LDP (Thm 1) within 10x the time of LIP (Thm 2): the cone LP removes the "
-                "paper's gap", lambda ratio: ratio < 10)
-"""Time check of Figs. 3-4: the paper's ~6,500x (133 s / 0.0206 s) comes from enumerating
-the vertices of the ``a(a-1)``-dimensional polytope of whole protocols."""
 
 EXPERIMENTS = (
     _experiment(
@@ -257,7 +265,8 @@ EXPERIMENTS = (
               "utility (eps-LDP implies eps-LIP) but the difference is low, and both gaps shrink "
               "as eps grows.",
         summarise=partial(summarise, richer=1, slower=0, gap_bounds=(0.0, 0.10), shrinking=True,
-                          time_check=CONE_LP_TIME,
+                          time_claim=("the optimal eps-LIP protocol is found much faster than "
+                                      "the optimal eps-LDP protocol", 133 / 0.0206),
                           paper="LIP significantly faster (133 s vs 0.0206 s at eps = 0.5, "
                                 "~6,500x), from enumerating the vertices of the 20-dimensional "
                                 "polytope Gamma; here Theorem 1 is a cone LP over the rays of "
@@ -268,7 +277,8 @@ EXPERIMENTS = (
               "than optimal eps-LDP protocols (Thm 1), at a low utility cost (reading of the "
               "garbled text: see the module docstring).",
         summarise=partial(summarise, richer=0, slower=0, gap_bounds=(0.0, 0.15), shrinking=False,
-                          time_check=CONE_LP_TIME,
+                          time_claim=("the optimal eps/2-LIP protocol is found much faster than "
+                                      "the optimal eps-LDP protocol", 133 / 0.0206),
                           paper="LIP significantly faster; the eps-LDP optimum has more utility, "
                                 "by little. Times differ from the paper's as in Fig. 3.")),
     _experiment(
@@ -277,8 +287,8 @@ EXPERIMENTS = (
               "find than the optimal eps-LIP protocol (Thm 2; 476x on average) and has "
               "sizably less utility.",
         summarise=partial(summarise, richer=0, slower=1, gap_bounds=(0.2, 1.0), shrinking=False,
-                          time_check=("SRLIP (Thm 3) slower than LIP (Thm 2)",
-                                      lambda ratio: ratio > 1),
+                          time_claim=("the eps-SRLIP protocol (Thm 3) is much slower to find "
+                                      "than the optimal eps-LIP protocol (Thm 2)", 476.0),
                           paper="Theorem 2 (LIP) on average 476 times as fast as Theorem 3. "
                                 "Here both are cone LPs (rays in R^36 against R^3, R^3, R^4) and "
                                 "SRLIP's time is mostly its exact certification in rationals "

@@ -3,7 +3,8 @@
 The CSV holds the raw table (one row per instance and method, with its seed);
 the PNG (100 dpi, small enough to commit) and SVG are the experiment's figure,
 saved without time stamps so reruns give the same files; the Markdown summary
-states the paper's claim, the finding, each check as PASS or FAIL, the sizes,
+states the paper's claim, the finding, each claim with what was measured and its verdict
+(reproduced, not reproduced, not resolved at this size), the sizes,
 the wall time, the executor and the versions of the main packages.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rldp_models.experiments.base import Finding
     from rldp_models.experiments.runner import RunResult
 
 PNG_DPI = 100
@@ -61,17 +63,15 @@ def summary_markdown(result: "RunResult") -> str:
         "",
         f"- Paper: {experiment.paper}",
         f"- Paper's claim: {experiment.claim}",
-        f"- Verdict: {'all checks PASS' if finding.holds else 'some checks FAIL'}",
+        f"- Verdicts: {verdict_counts(finding)}",
         "",
         "## Finding",
         "",
         finding.text,
         "",
-        "## Checks",
+        "## Claims",
         "",
-        "| check | result |",
-        "|---|---|",
-        *[f"| {name} | {'PASS' if ok else 'FAIL'} |" for name, ok in finding.checks.items()],
+        *claims_table(finding),
         "",
         "## Run",
         "",
@@ -84,6 +84,22 @@ def summary_markdown(result: "RunResult") -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def verdict_counts(finding: "Finding") -> str:
+    """``3 reproduced, 1 not reproduced, 0 not resolved at this size``."""
+    return ", ".join(f"{count} {verdict}" for verdict, count in finding.counts.items())
+
+
+def claims_table(finding: "Finding") -> list[str]:
+    """Markdown rows: the paper's claim, what was measured, the verdict and its reason."""
+    def cell(text: str) -> str:
+        return text.replace("|", r"\|")
+
+    return ["| paper's claim | measured | verdict |", "|---|---|---|",
+            *[f"| {cell(c.claim)} | {cell(c.measured) or 'see the finding'} | "
+              f"**{c.verdict.value}**{': ' + cell(c.reason) if c.reason else ''} |"
+              for c in finding.claims]]
 
 
 def versions() -> str:

@@ -11,6 +11,7 @@ EXPERIMENT_MODULES = (
     "rldp_models.experiments.robust_opt",
     "rldp_models.experiments.rldp_paper",
     "rldp_models.experiments.extremal",
+    "rldp_models.experiments.extremal_scaling",
     "rldp_models.experiments.funnel",
     "rldp_models.experiments.uldp",
     "rldp_models.experiments.coverage",

@@ -31,7 +31,10 @@ def mean_curves(table: pd.DataFrame, keys: Sequence[str], value: str = "normalis
 
 def panel_figure(table: pd.DataFrame, panel: Sequence[str], line: str, value: str,
                  ylabel: str, legend: dict[str, str] | None = None) -> plt.Figure:
-    """One panel per value of ``panel``, one line per value of ``line``, mean ``value`` vs eps."""
+    """One panel per value of ``panel``, one line per value of ``line``, mean ``value`` vs eps.
+
+    The legend sits below the panels, never over the data.
+    """
     means = mean_curves(table, [*panel, line], value).reset_index()
     groups = list(means.groupby(list(panel), sort=True)) if panel else [((), means)]
     columns = min(4, len(groups))
@@ -60,8 +63,10 @@ def panel_figure(table: pd.DataFrame, panel: Sequence[str], line: str, value: st
             entries.setdefault(label, handle)
     order = list((legend or LABELS).values())
     labels = sorted(entries, key=lambda k: order.index(k) if k in order else len(order))
-    axes.flat[0].legend([entries[k] for k in labels], labels, fontsize=8)
-    figure.tight_layout()
+    legend_rows = math.ceil(len(labels) / 6)
+    figure.legend([entries[k] for k in labels], labels, loc="lower center",
+                  ncol=min(6, len(labels)), fontsize=9, frameon=False)
+    figure.tight_layout(rect=(0, 0.35 * legend_rows / figure.get_figheight(), 1, 1))
     return figure
 
 

@@ -16,6 +16,7 @@ searched and the utility taken from Theorem 20, which is exact at ``P = Phat``
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,7 +61,8 @@ UE_MAX_SECRETS = 10
 
 def utility_rows(crosstab: Crosstab, eps: float, alpha: float, methods: Sequence[str],
                  p_star: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """One row per method: ``method, eps, alpha, utility_hat, entropy_hat, normalised, error``.
+    """One row per method: ``method, eps, alpha, utility_hat, entropy_hat, normalised, error,
+    seconds`` (wall time of building and certifying the protocol: data, never asserted).
 
     A solver failure (:data:`SOLVER_FAILURES`, e.g. in PolyOpt's LP or its
     certification) gives ``nan`` utilities and its first line in ``error``.
@@ -72,6 +74,7 @@ def utility_rows(crosstab: Crosstab, eps: float, alpha: float, methods: Sequence
     rows = []
     for method in methods:
         error = ""
+        start = time.perf_counter()
         try:
             utility, Q = _utility_and_matrix(method, crosstab, eps, alpha)
             if math.isnan(utility):
@@ -79,7 +82,8 @@ def utility_rows(crosstab: Crosstab, eps: float, alpha: float, methods: Sequence
         except SOLVER_FAILURES as exc:  # one failed LP must not end a 200-instance run
             utility, Q, error = math.nan, None, f"{type(exc).__name__}: {exc}".splitlines()[0]
         row = {"method": method, "eps": eps, "alpha": alpha, "utility_hat": utility,
-               "entropy_hat": entropy_hat, "normalised": utility / entropy_hat, "error": error}
+               "entropy_hat": entropy_hat, "normalised": utility / entropy_hat, "error": error,
+               "seconds": time.perf_counter() - start}
         if p_star is not None:
             row["utility_star"] = (MutualInformation(p_star.ravel()).total(Q)
                                    if Q is not None else math.nan)

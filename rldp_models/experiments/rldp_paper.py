@@ -1,4 +1,4 @@
-"""Figs. 2, 3 and 7-11 of ``rldp-privacy-utility-tradeoff.txt`` (Sec. VIII) as experiments.
+"""Figs. 2-11 of ``rldp-privacy-utility-tradeoff.txt`` (Sec. VIII) as experiments.
 
 Synthetic instances (Secs. VIII-A to VIII-F): ``P*`` drawn from the Jeffreys
 prior on ``S x U`` (``a_1 x a_2``), ``n`` records drawn from ``P*``, ``F`` the
@@ -16,12 +16,17 @@ default of 200 distributions. The tables, figures and verdicts are built by
 from __future__ import annotations
 
 from rldp_models.experiments.base import Experiment
+from rldp_models.experiments.rldp_parameters import (fig5_tasks, fig5_verdict, fig6_tasks,
+                                                     fig6_verdict, plot_difference_against_entropy,
+                                                     plot_parameters, run_ir_against_grr_cr,
+                                                     run_parameters)
 from rldp_models.experiments.rldp_tasks import (fig10_tasks, fig11_tasks, fig2_tasks,
-                                                fig3_tasks, fig7_tasks, fig8_tasks,
+                                                fig3_tasks, fig4_tasks, fig7_tasks, fig8_tasks,
                                                 fig9_tasks, plot_adult, plot_by_alpha, plot_by_n,
                                                 plot_by_shape, plot_difference, run_adult,
                                                 run_synthetic)
-from rldp_models.experiments.rldp_verdicts import (fig2_verdict, fig3_verdict, fig7_verdict,
+from rldp_models.experiments.rldp_verdicts import (fig2_verdict, fig3_verdict, fig4_verdict,
+                                                   fig7_verdict,
                                                    fig8_verdict, fig9_verdict, fig10_verdict,
                                                    fig11_verdict)
 
@@ -41,6 +46,29 @@ EXPERIMENTS = (
               "larger that eps; GRR is slightly below SRR everywhere; UE-CR beats IR and "
               "GRR-CR for small alphabets at small eps and is the worse choice at high eps.",
         tasks=fig3_tasks, run_task=run_synthetic, plot=plot_by_shape, summarise=fig3_verdict),
+    Experiment(
+        id="rldp-fig4", title="Low-complexity protocols for a_1 in {7,9}, a_2 in {3,5,7,9}",
+        paper=f"{PAPER}, Fig. 4 (Sec. VIII-B)",
+        claim="As in Fig. 3 for larger a_1: for eps large enough SRR is the best protocol, from "
+              "a larger eps the larger a_1, a_2; GRR slightly below SRR; UE-CR the worse choice "
+              "at high eps.",
+        tasks=fig4_tasks, run_task=run_synthetic, plot=plot_by_shape, summarise=fig4_verdict),
+    Experiment(
+        id="rldp-fig5", title="Optimal parameters of IR, GRR-CR and UE-CR (5x5 synthetic)",
+        paper=f"{PAPER}, Fig. 5 (Sec. VIII-C)",
+        claim="For low eps IR and GRR-CR spend the whole budget on S or on U; GRR-CR on U for "
+              "eps < 1 and on S for 1 < eps < 3, for any P; IR's average eps_2/eps is close to "
+              "0.5; UE-CR has kappa = lambda = 1 (no leakage about S) at low eps.",
+        tasks=fig5_tasks, run_task=run_parameters, plot=plot_parameters,
+        summarise=fig5_verdict),
+    Experiment(
+        id="rldp-fig6", title="IR against GRR-CR: utility difference against H(X) (5x5, eps 4)",
+        paper=f"{PAPER}, Fig. 6 (Sec. VIII-D)",
+        claim="For 2000 Jeffreys distributions (5x5, eps = 4) many have equal IR and GRR-CR "
+              "utility (both spend the budget on S); among the others the difference falls with "
+              "H(X): GRR-CR outperforms IR for large H(X).",
+        tasks=fig6_tasks, run_task=run_ir_against_grr_cr,
+        plot=plot_difference_against_entropy, summarise=fig6_verdict),
     Experiment(
         id="rldp-fig7", title="Role of n (5x5 synthetic)",
         paper=f"{PAPER}, Fig. 7 (Sec. VIII-E)",

@@ -27,8 +27,15 @@ FULL_SEEDS = range(200)
 ADULT_N = 32561
 """Records of the Adult training file (Sec. VIII-G)."""
 
-POLYOPT_MAX_INPUTS = 10
-"""PolyOpt runs only for ``a1 a2 <= 10`` (the paper: 72 s at 3x4, > 12 h at 4x4)."""
+POLYOPT_MAX_INPUTS = 16
+"""PolyOpt runs for ``a1 a2 <= 16``: 3x4 takes 1-2 s, 4x4 about a minute (the paper's MPT3
+vertex enumeration: 72 s at 3x4, stopped after 12 h at 4x4); Adult's 16x15 and 6x42 stay out."""
+
+POLYOPT_TIMING = {"quick": ((3, 4), range(1), (2.0,)),
+                  "full": ((3, 4), range(10), (0.5, 2.0, 8.0)),
+                  "full-4x4": ((4, 4), range(2), (0.5, 4.0))}
+"""Fig. 2's timing points beyond 3x3 (shape, distributions, eps), PolyOpt with SRR as the
+side-by-side reference; the paper reports PolyOpt's times at 3x4 and 4x4 in Sec. VIII-A."""
 
 CONDITIONAL = ("ir", "grr-cr", "ue-cr")
 """The protocols that use ``F`` (Figs. 8 and 9)."""
@@ -69,10 +76,15 @@ def run_adult(task: Task) -> list[Row]:
 
 
 def fig2_tasks(quick: bool) -> list[Task]:
-    """3x3, all six protocols; quick: 3 distributions at eps 0.5 and 2."""
+    """3x3, all six protocols, plus PolyOpt's timing points (:data:`POLYOPT_TIMING`);
+    quick: 3 distributions at eps 0.5 and 2, one 3x4 distribution at eps 2."""
+    timing = [POLYOPT_TIMING["quick"]] if quick else [POLYOPT_TIMING["full"],
+                                                      POLYOPT_TIMING["full-4x4"]]
+    extra = [task for shape, seeds, eps in timing
+             for task in _synthetic(seeds, [shape], eps, ("polyopt", "srr"))]
     if quick:
-        return _synthetic(range(3), [(3, 3)], (0.5, 2.0), tuple(BUILDERS))
-    return _synthetic(FULL_SEEDS, [(3, 3)], FULL_EPS, tuple(BUILDERS))
+        return _synthetic(range(3), [(3, 3)], (0.5, 2.0), tuple(BUILDERS)) + extra
+    return _synthetic(FULL_SEEDS, [(3, 3)], FULL_EPS, tuple(BUILDERS)) + extra
 
 
 def fig3_tasks(quick: bool) -> list[Task]:
@@ -80,6 +92,14 @@ def fig3_tasks(quick: bool) -> list[Task]:
     if quick:
         return _synthetic(range(3), [(3, 3), (5, 5)], (0.5, 2.0, 5.0, 8.0), LOW_COMPLEXITY)
     shapes = [(a1, a2) for a1 in (3, 5) for a2 in (3, 5, 7, 9)]
+    return _synthetic(FULL_SEEDS, shapes, FULL_EPS, LOW_COMPLEXITY)
+
+
+def fig4_tasks(quick: bool) -> list[Task]:
+    """``a_1 in {7,9}``, ``a_2 in {3,5,7,9}``; quick: 7x3 and 9x5, 2 distributions."""
+    if quick:
+        return _synthetic(range(2), [(7, 3), (9, 5)], (0.5, 2.0, 5.0, 8.0), LOW_COMPLEXITY)
+    shapes = [(a1, a2) for a1 in (7, 9) for a2 in (3, 5, 7, 9)]
     return _synthetic(FULL_SEEDS, shapes, FULL_EPS, LOW_COMPLEXITY)
 
 
@@ -99,11 +119,18 @@ def fig8_tasks(quick: bool) -> list[Task]:
     return _synthetic(FULL_SEEDS, [(5, 5)], (0.1, *FULL_EPS), CONDITIONAL, alphas=alphas)
 
 
+FIG9_QUICK_SEEDS = {100: range(40), 10000: range(8)}
+"""Fig. 9's quick form: 5x5 distributions per ``n``; 40 at n = 100 for the 95% interval of
+the mean difference at eps = 4 to exclude 0 (4 at 4x4 could not, 24 did not), 8 at n = 10000
+(paired with the first 8) for the shrinking difference."""
+
+
 def fig9_tasks(quick: bool) -> list[Task]:
-    """5x5, IR/GRR-CR/UE-CR with ``I_P*``; quick: 4x4, n 100 and 10000, 4 distributions."""
+    """5x5, IR/GRR-CR/UE-CR with ``I_P*``; quick: eps 4, :data:`FIG9_QUICK_SEEDS`."""
     if quick:
-        return _synthetic(range(4), [(4, 4)], (1.0, 4.0), CONDITIONAL, ns=(100, 10000),
-                          with_star=True)
+        return [task for n, seeds in FIG9_QUICK_SEEDS.items()
+                for task in _synthetic(seeds, [(5, 5)], (4.0,), CONDITIONAL, ns=(n,),
+                                       with_star=True)]
     return _synthetic(FULL_SEEDS, [(5, 5)], FULL_EPS, CONDITIONAL, ns=(100, 1000, 10000),
                       with_star=True)
 

@@ -226,7 +226,7 @@ def summarise_tv(table: pd.DataFrame) -> Finding:
         f"{ratios}. At eps = {top:g}: TV uRR {stats['uRR', 'EM', top]:.3g}, uRAP "
         f"{stats['uRAP', 'EM', top]:.3g}, non-private {private:.3g}."
     )
-    return Finding(text, checks)
+    return Finding.from_checks(text, checks)
 
 
 EXPERIMENTS: tuple[Experiment, ...] = (

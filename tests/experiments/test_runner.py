@@ -36,7 +36,7 @@ def toy_plot(table: pd.DataFrame):
 
 
 def toy_summary(table: pd.DataFrame) -> Finding:
-    return Finding("toy finding text", {"has rows": len(table) > 0, "all negative":
+    return Finding.from_checks("toy finding text", {"has rows": len(table) > 0, "all negative":
                                         bool((table["value"] < 0).all())})
 
 
@@ -62,9 +62,12 @@ def test_four_files_and_summary_verdicts(tmp_path) -> None:
     assert "<svg" in result.paths["svg"].read_text()
     summary = result.paths["md"].read_text()
     assert "toy claim" in summary and "toy finding text" in summary
-    assert "| has rows | PASS |" in summary
+    assert "| has rows | see the finding | **reproduced** |" in summary
     all_negative = bool((result.table["value"] < 0).all())
-    assert f"| all negative | {'PASS' if all_negative else 'FAIL'} |" in summary
+    verdict = "**reproduced**" if all_negative else "**not reproduced**"
+    assert f"| all negative | see the finding | {verdict}" in summary
+    assert f"- Verdicts: {2 - (not all_negative)} reproduced, {int(not all_negative)} not " \
+        "reproduced, 0 not resolved at this size" in summary
     assert "3 tasks, 6 rows" in summary and "Executor: serial" in summary
 
 
