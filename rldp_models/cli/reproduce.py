@@ -3,8 +3,10 @@
 ``rldp reproduce --list`` names the registered experiments;
 ``rldp reproduce ID --out DIR`` writes ``DIR/ID.csv`` (raw results), ``.png``
 and ``.svg`` (the figure) and ``.md`` (the comparison with the paper);
-``rldp reproduce all --quick --out DIR`` runs every reduced form. Exit code 1
-when a run's checks do not all hold, 2 on bad input.
+``rldp reproduce all --quick --out DIR`` runs every reduced form. Each paper
+claim gets a verdict: reproduced, not reproduced (with the numbers and the
+reason) or not resolved at this size. Exit code 1 when some claim is not
+reproduced, 2 on bad input; a claim the size cannot resolve does not fail a run.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"one of {EXECUTOR_SPECS} (default joblib)")
     parser.add_argument("--data", metavar="PATH",
                         help="Adult data file (default $RLDP_ADULT_DATA, else "
-                             "../shared/data/adult/adult.data)")
+                             "shared/data/adult/adult.data beside the source checkout)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="force the progress bar on or off (default: on a terminal, "
                              "off when CI=true)")
@@ -88,13 +90,13 @@ def _missing_data(path: Path) -> str:
 
 def _run_one(experiment: "Experiment", args: argparse.Namespace, executor: "Executor",
              data: Path) -> bool:
+    from rldp_models.experiments.outputs import verdict_counts
     from rldp_models.experiments.runner import run_experiment
 
     options = {"data": str(data)} if experiment.needs_data else None
     result = run_experiment(experiment, args.out, quick=args.quick, executor=executor,
                             options=options, progress=args.progress)
-    passed = sum(result.finding.checks.values())
-    print(f"{experiment.id}: {passed}/{len(result.finding.checks)} checks pass, "
+    print(f"{experiment.id}: {verdict_counts(result.finding)}, "
           f"{result.seconds:.1f} s ({executor.label}) -> "
           f"{Path(args.out) / experiment.id}.{{csv,png,svg,md}}")
     return result.finding.holds
