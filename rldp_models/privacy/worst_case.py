@@ -35,6 +35,8 @@ from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 DINKELBACH_TOLERANCE = 1e-10
 MAX_DINKELBACH_STEPS = 50
+INNER_SOLVERS = ("CLARABEL", "SCS")
+"""Solvers tried in turn by the inner maximisation (both take the power cone; ECOS does not)."""
 
 
 @dataclass
@@ -86,14 +88,30 @@ class PairRatioSubproblem:
 
     def maximise(self, a: np.ndarray, scaled_b: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The maximiser, or None if the solver finds none (the caller keeps its best point)."""
+        """The maximiser, or None if no solver of :data:`INNER_SOLVERS` finds one.
+
+        Never raises on a solver failure: the caller keeps its best point, and
+        every point is only a candidate (a witness is checked for membership,
+        certificates are proven separately).
+        """
         self.a.value, self.b.value = a, scaled_b
+        for solver in INNER_SOLVERS:
+            found = self._solve_with(solver)
+            if found is not None:
+                return found
+        return None
+
+    def _solve_with(self, solver: str) -> tuple[np.ndarray, np.ndarray] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a witness is checked for membership
-            self.problem.solve(solver="CLARABEL")
-        if self.r[0].value is None or self.r[1].value is None:
+            try:
+                self.problem.solve(solver=solver)
+            except (cp.error.SolverError, ArithmeticError, ValueError):
+                return None
+        values = [r.value for r in self.r]
+        if any(v is None or not np.all(np.isfinite(v)) for v in values):
             return None
-        return (np.clip(self.r[0].value, 0, None), np.clip(self.r[1].value, 0, None))
+        return (np.clip(values[0], 0, None), np.clip(values[1], 0, None))
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> float:
@@ -263,3 +281,29 @@ def witness_distribution(uncertainty: ChiSquareSet, s1: int, s2: int, r1: np.nda
 
 def _centre(row: np.ndarray) -> np.ndarray:
     return row / row.sum() if row.sum() > 0 else np.full(row.size, 1.0 / row.size)
+
+
+def attained_pair_ratio(uncertainty: ChiSquareSet, s1: int, s2: int, a: np.ndarray,
+                        b: np.ndarray) -> tuple[float, np.ndarray | None]:
+    """``log`` of a ratio ``(a.P_{U|s1}) / (b.P_{U|s2})`` reached in ``F``, and the distribution.
+
+    One Dinkelbach search over Theorem 3's pair set (the lower end of the
+    module's bracket for a single output); ``(0, None)`` when no member of
+    ``F`` is found. Never raises on a solver failure.
+    """
+    pair = uncertainty.pair(s1, s2)
+    a, b = _power_of_two_normalised(np.asarray(a, float), np.asarray(b, float))
+    if not np.any(a > 0):
+        return 0.0, None
+    sub = PairRatioSubproblem(a.size)
+    sub.set_pair(pair.rows, pair.rho)
+    start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
+    if _denominator_can_vanish(pair.rows[1], b):
+        r1, r2 = sub.maximise(a, np.zeros(a.size)) or start
+    else:
+        _, r1, r2 = _attained_ratio(sub, a, b, start)
+    witness = witness_distribution(uncertainty, s1, s2, r1, r2)
+    if witness is None:
+        return 0.0, None
+    top = _Triplet(0, s1, s2, a, b, 0.0, r1, r2)
+    return _log_at_least_zero(_ratio_under(witness, top)), witness
