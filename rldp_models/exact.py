@@ -9,6 +9,7 @@ results enclose the exact values, so "holds" means holds.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -63,3 +64,18 @@ def interval(value: float | Fraction) -> "mpmath.iv.mpf":
 def upper(x: "mpmath.iv.mpf") -> float:
     """A double no smaller than every point of the interval ``x``."""
     return mpmath.libmp.to_float(x._mpi_[1], rnd=mpmath.libmp.round_ceiling)
+
+
+def log_up(ratio: float | Fraction) -> float:
+    """The smallest double ``>= log(ratio)`` (up to a 2^-120 enclosure); ``0`` for ``ratio <= 1``.
+
+    Directed rounding makes a float comparison exact: a level ``L`` proven
+    this way satisfies ``L <= eps`` for a double ``eps`` whenever the true
+    level does (``e^eps`` is transcendental for ``eps != 0``, so equality
+    with a rational ratio never occurs).
+    """
+    if ratio <= 1:
+        return 0.0
+    if ratio == math.inf:
+        return math.inf
+    return upper(iv.log(interval(ratio if isinstance(ratio, Fraction) else float(ratio))))

@@ -29,7 +29,7 @@ from fractions import Fraction
 import cvxpy as cp
 import numpy as np
 
-from rldp_models.exact import exact_stochastic_rows, interval, iv, upper
+from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
@@ -222,8 +222,8 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
     for other in triplets[1:]:
         if not prover(other)(certified):
             certified = _tight_certificate(prover(other), certified, other.tau * (1 + 1e-9))
-    return WorstCaseEpsilon(_log_at_least_zero(certified), _log_at_least_zero(attained), where,
-                            witness)
+    return WorstCaseEpsilon(log_up(certified), min(_log_at_least_zero(attained), log_up(certified)),
+                            where, witness)
 
 
 def _log_at_least_zero(ratio: float) -> float:

@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic, iv, upper
+from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic, iv, log_up, \
+    upper
 from rldp_models.privacy.worst_case import attained_pair_ratio
 from rldp_models.rldp_protocols.checker import RLDPLevel
 from rldp_models.rldp_protocols.product_form import ProductProtocol
@@ -185,15 +186,6 @@ def worst_ratio(protocol: ProductProtocol, ranges: FactorRanges
         return 0.0, None, (0, 1)
     s1, s2 = np.unravel_index(int(np.nanargmax(ratios)), ratios.shape)
     return float(ratios[s1, s2]), output(int(s1), int(s2)), (int(s1), int(s2))
-
-
-def log_up(ratio: float) -> float:
-    """A double ``>= log(ratio)`` (``0`` for ratios up to 1, ``inf`` for ``inf``)."""
-    if ratio <= 1:
-        return 0.0
-    if ratio == math.inf:
-        return math.inf
-    return upper(iv.log(iv.mpf(ratio)))
 
 
 def certified_level(protocol: ProductProtocol, counts: np.ndarray, radius: float
