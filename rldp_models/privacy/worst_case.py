@@ -59,6 +59,11 @@ class WorstCaseEpsilon:
     attained: float
     worst_at: tuple[int, int, int]
     witness: np.ndarray | None
+    inconclusive: str | None = None
+
+
+MAX_PROVEN_RATIO = 1e300
+"""Ratios the bisection tries before reporting a bound as not proven (certified ``inf``)."""
 
 
 class PairRatioSubproblem:
@@ -139,14 +144,22 @@ def _attained_ratio(sub: PairRatioSubproblem, a: np.ndarray, b: np.ndarray,
 
 def _proves(pair, a: np.ndarray, b: np.ndarray, tau: float, rows_exact, rho_iv) -> bool:
     """Whether ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` is proven in interval arithmetic."""
-    fresh = pair.support_certificate(a, -tau * b)
-    bound = theorem4_upper_bound(a, interval(tau), b, rows_exact, rho_iv, fresh.c, fresh.t)
+    try:
+        fresh = pair.support_certificate(a, -tau * b)
+        bound = theorem4_upper_bound(a, interval(tau), b, rows_exact, rho_iv, fresh.c, fresh.t)
+    except (ArithmeticError, ValueError):  # no multipliers found: this tau is not proven
+        return False
     return upper(bound) <= 0
 
 
 def _tight_certificate(prove, low: float, high: float) -> float:
-    """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed."""
+    """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed.
+
+    ``inf`` when nothing up to :data:`MAX_PROVEN_RATIO` is proven.
+    """
     while not prove(high):
+        if high > MAX_PROVEN_RATIO:
+            return np.inf
         low, high = high, high * 2 + 1e-300
     for _ in range(40):
         if high - low <= 1e-12 * high:
@@ -219,9 +232,18 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         return lambda tau: _proves(pair, t.a, t.b, tau, rows_exact, rho_iv)
 
     certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
+    unproven = None
     for other in triplets[1:]:
-        if not prover(other)(certified):
+        if np.isfinite(certified) and not prover(other)(certified):
             certified = _tight_certificate(prover(other), certified, other.tau * (1 + 1e-9))
+        if not np.isfinite(certified):
+            unproven = other
+            break
+    if not np.isfinite(certified):
+        t = unproven or top
+        note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "
+                "proven (Theorem 4's multipliers were not found)")
+        return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness, note)
     return WorstCaseEpsilon(log_up(certified), min(_log_at_least_zero(attained), log_up(certified)),
                             where, witness)
 

@@ -56,12 +56,16 @@ class RLDPLevel:
         ``(y, s1, s2)`` of the worst ratio ``P(y|s1) / P(y|s2)``.
     witness : ndarray or None
         ``P[s, u]`` in ``F`` reaching ``attained``.
+    inconclusive : str or None
+        What could not be proven when ``certified`` is ``inf`` for want of a
+        proof (not because a ratio is unbounded): report INCONCLUSIVE, not FAILED.
     """
 
     certified: float
     attained: float
     worst_at: tuple[int, int, int]
     witness: np.ndarray | None
+    inconclusive: str | None = None
 
 
 def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
@@ -80,8 +84,9 @@ def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
     result = worst_case_epsilon(Q, crosstab.counts, ChiSquareSet.from_counts(crosstab.counts,
                                                                              alpha))
     certified = min(float(result.certified), proposition4_level(Q, crosstab.shape))
+    inconclusive = result.inconclusive if certified == np.inf else None
     return RLDPLevel(certified, float(result.attained),
-                     tuple(int(i) for i in result.worst_at), result.witness)
+                     tuple(int(i) for i in result.worst_at), result.witness, inconclusive)
 
 
 def proposition4_level(Q: np.ndarray, shape: tuple[int, int]) -> float:

@@ -14,11 +14,12 @@ where ``F_{U|s}`` is Lemma 8's projection
 (the whole simplex when ``Phat_s = 0``). Both ends are Theorem 2's dual
 expression at multipliers ``(t, c)`` of the closed form
 (``max R.c <= t + c K - 2 sqrt(c) sum_u w_u sqrt(t - c_u)`` for any ``c >= 0``,
-``t >= max c``), evaluated in interval arithmetic from the exact counts, and
-clipped to ``[min c, max c]``. Bounding the two secrets' factors separately
-drops the coupling of Theorem 3, so the level is an upper bound (the
-theorems' own proofs, Thms 15, 17 and 19, bound the factors the same way and
-are never tighter). No solver is involved: this is what ``verify`` reruns.
+``t >= max c``), evaluated in ball arithmetic from the exact counts, and
+clipped to ``[min c, max c]`` (:mod:`rldp_models.privacy.conditional_bounds`).
+Bounding the two secrets' factors separately drops the coupling of Theorem
+3, so the level is an upper bound (the theorems' own proofs, Thms 15, 17
+and 19, bound the factors the same way and are never tighter). No solver
+is involved: this is what ``verify`` reruns.
 
 The lower end ("attained") comes from one Dinkelbach search over Theorem 3's
 pair set at the worst output found
@@ -30,101 +31,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic, iv, log_up, \
-    upper
+from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic, log_up
+from rldp_models.privacy.conditional_bounds import (ColumnRanges, column_ranges, product_up,
+                                                    quotient_up)
 from rldp_models.privacy.worst_case import attained_pair_ratio
 from rldp_models.rldp_protocols.checker import RLDPLevel
 from rldp_models.rldp_protocols.product_form import ProductProtocol
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 
-Interval = Any  # an mpmath.iv.mpf
 
 
-@dataclass(frozen=True)
-class FactorRanges:
-    """Proven ranges of ``R.c`` over ``F_{U|s}`` for the columns ``c`` of each own factor.
-
-    ``high[s, j] >= max_R R.c_j`` and ``low[s, j] <= min_R R.c_j`` (doubles
-    rounded outwards from the interval enclosures).
-    """
-
-    high: np.ndarray
-    low: np.ndarray
-
-
-def _exact_interval(value: float | Fraction) -> Interval:
-    value = Fraction(value)
-    return iv.mpf(value.numerator) / iv.mpf(value.denominator)
-
-
-def conditional_radius_plus_one(counts: np.ndarray, radius: float, s: int) -> Interval:
-    """``B_s + 1 = (sqrt(B+1) - 1 + Phat_s)^2 / Phat_s^2`` of Lemma 8, enclosed exactly."""
-    n = int(counts.sum())
-    mass = _exact_interval(Fraction(int(counts[s].sum()), n))
-    return (iv.sqrt(_exact_interval(radius) + 1) - 1 + mass) ** 2 / mass ** 2
-
-
-def theorem2_upper(weights: list[Interval], k_plus: Interval, column: np.ndarray,
-                   t: float, c: float) -> float:
-    """``t + c K - 2 sqrt(c) sum_u w_u sqrt(t - column_u)``, rounded up (Theorem 2's dual).
-
-    A valid upper bound on ``max {R.column : sum_u w_u^2 / R_u <= K}`` for
-    every ``c >= 0`` and ``t >= max column`` (weak duality).
-    """
-    t = max(float(t), float(np.max(column)))
-    c_iv, t_iv = iv.mpf(max(float(c), 0.0)), iv.mpf(t)
-    total = iv.mpf(0)
-    for weight, value in zip(weights, column):
-        gap = t_iv - iv.mpf(float(value))
-        total += weight * iv.sqrt(iv.mpf([max(gap.a, 0), gap.b]))
-    return upper(t_iv + c_iv * k_plus - 2 * iv.sqrt(c_iv) * total)
-
-
-def factor_ranges(protocol: ProductProtocol, counts: np.ndarray, radius: float) -> FactorRanges:
-    """:class:`FactorRanges` of every secret's own factor (module docstring)."""
+def factor_ranges(protocol: ProductProtocol, counts: np.ndarray, radius: float) -> ColumnRanges:
+    """Proven ranges of ``R.c`` over ``F_{U|s}`` for every column ``c`` of each own factor."""
     n_s = protocol.shape[0]
-    channels = (np.broadcast_to(protocol.factors["public"], (n_s, *protocol.factors[
-        "public"].shape)) if protocol.name == "ir" else protocol.factors["own"])
-    high, low = channels.max(axis=1), channels.min(axis=1)  # the simplex's own bounds
-    for s in range(n_s):
-        row = np.asarray(counts[s], dtype=float)
-        if row.sum() == 0:
-            continue
-        n_row = int(row.sum())
-        weights = [_exact_interval(Fraction(int(x), n_row)) for x in row]
-        k_plus = conditional_radius_plus_one(counts, radius, s)
-        closed_form = ChiSquareSet(row / row.sum(), max(float(k_plus.a) - 1.0, 1e-300))
-        for j, column in enumerate(channels[s].T):
-            up = closed_form.support_certificate(column)
-            down = closed_form.support_certificate(-column)
-            high[s, j] = min(high[s, j], theorem2_upper(weights, k_plus, column, up.t, up.c))
-            low[s, j] = max(low[s, j], -theorem2_upper(weights, k_plus, -column, down.t, down.c))
-    return FactorRanges(high, low)
-
-
-def quotient_up(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """``top / bottom`` rounded up, elementwise: ``inf`` for ``x / 0``, NaN for ``0 / .``.
-
-    NaN marks an output no secret can release with positive probability
-    under the numerator (no constraint). IEEE division is correctly rounded,
-    so the next double up bounds the exact quotient.
-    """
-    top, bottom = np.broadcast_arrays(np.asarray(top, float), np.asarray(bottom, float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.nextafter(top / np.where(bottom > 0, bottom, 1.0), np.inf)
-    return np.where(top <= 0, np.nan, np.where(bottom > 0, ratio, np.inf))
-
-
-def product_up(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x y`` rounded up for nonnegative factors (NaN stays NaN)."""
-    with np.errstate(invalid="ignore"):
-        return np.nextafter(np.asarray(x) * np.asarray(y), np.inf)
+    if protocol.name == "ir":
+        public = protocol.factors["public"]
+        channels = np.broadcast_to(public, (n_s, *public.shape))
+    else:
+        channels = protocol.factors["own"]
+    return column_ranges(counts, radius, channels)
 
 
 def _nanmax(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +64,7 @@ def _nanmax(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     return np.where(np.isneginf(best), np.nan, best), where
 
 
-def pair_ratios(protocol: ProductProtocol, ranges: FactorRanges
+def pair_ratios(protocol: ProductProtocol, ranges: ColumnRanges
                 ) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, ...]]]:
     """Proven ``sup_F P(y|s1) / P(y|s2)`` bounds per pair ``(s1, s2)`` and the output reaching each.
 
@@ -178,7 +107,7 @@ def pair_ratios(protocol: ProductProtocol, ranges: FactorRanges
     return ratios, grr_cr_output
 
 
-def worst_ratio(protocol: ProductProtocol, ranges: FactorRanges
+def worst_ratio(protocol: ProductProtocol, ranges: ColumnRanges
                 ) -> tuple[float, tuple[int, ...] | None, tuple[int, int]]:
     """The proven bound on ``max_{y, s1 != s2} sup_F P(y|s1) / P(y|s2)``, and where it is."""
     ratios, output = pair_ratios(protocol, ranges)
