@@ -21,7 +21,6 @@ bracket it:
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,6 +29,7 @@ import cvxpy as cp
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
+from rldp_models.privacy.conditional_bounds import column_ranges, quotient_up
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
@@ -186,37 +186,69 @@ class _Triplet:
     r2: np.ndarray
 
 
+class _PairData:
+    """Per-pair pieces built on first use: the projection, its exact rows and ``rho``."""
+
+    def __init__(self, counts: np.ndarray, uncertainty: ChiSquareSet) -> None:
+        self.counts, self.uncertainty = counts, uncertainty
+        self.n = int(counts.sum())
+        self.root = iv.sqrt(interval(uncertainty.radius) + 1)
+        self.cache: dict[tuple[int, int], tuple] = {}
+
+    def __call__(self, s1: int, s2: int) -> tuple:
+        if (s1, s2) not in self.cache:
+            pair = self.uncertainty.pair(s1, s2)
+            rows_exact = [[Fraction(int(c), self.n) for c in self.counts[s]] for s in (s1, s2)]
+            rho_iv = self.root - 1 + interval(sum(rows_exact[0], Fraction(0))
+                                              + sum(rows_exact[1], Fraction(0)))
+            self.cache[s1, s2] = (pair, rows_exact, rho_iv)
+        return self.cache[s1, s2]
+
+
+def decoupled_ratio_bounds(blocks: np.ndarray, counts: np.ndarray, radius: float) -> np.ndarray:
+    """Proven ``sup_F P(y|s1) / P(y|s2) <= max_{F_{U|s1}} a.R1 / min_{F_{U|s2}} b.R2``.
+
+    Shape ``(s1, s2, y)``; NaN where ``P(y|s1) = 0`` on all of ``F`` and on
+    the diagonal. Drops Theorem 3's coupling, so it is never below the
+    coupled value; cheap (:mod:`rldp_models.privacy.conditional_bounds`).
+    """
+    ranges = column_ranges(counts, radius, blocks)
+    bounds = quotient_up(ranges.high[:, None, :], ranges.low[None, :, :])
+    index = np.arange(blocks.shape[0])
+    bounds[index, index] = np.nan
+    return bounds
+
+
 def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
                        uncertainty: ChiSquareSet) -> WorstCaseEpsilon:
     """Bracket ``max_{P in F} eps*(protocol, P)``; see the module docstring.
 
-    Every ratio gets a Dinkelbach estimate; the largest is then certified
-    tightly by bisection, and every other ratio is proven not to exceed it
-    (or certified on its own if it does).
+    Every ratio first gets the cheap decoupled bound
+    (:func:`decoupled_ratio_bounds`). In decreasing order of that bound,
+    ratios get a Dinkelbach estimate until the bound falls below the best
+    estimate; the largest estimate is certified tightly by bisection, and
+    every ratio whose decoupled bound exceeds the certified level is proven
+    not to exceed it by Theorem 4 (or certified on its own if it does).
     """
     n_s, n_u = counts.shape
-    n = int(counts.sum())
     blocks = protocol.reshape(n_s, n_u, -1)
+    bounds = decoupled_ratio_bounds(blocks, counts, uncertainty.radius)
+    candidates = np.argwhere(~np.isnan(bounds))
+    candidates = candidates[np.argsort(-bounds[tuple(candidates.T)], kind="stable")]
+    pair_data = _PairData(counts, uncertainty)
     sub = PairRatioSubproblem(n_u)
-    root = iv.sqrt(interval(uncertainty.radius) + 1)
-    triplets, proof_data = [], {}
-    for s1, s2 in itertools.permutations(range(n_s), 2):
-        pair = uncertainty.pair(s1, s2)
-        sub.set_pair(pair.rows, pair.rho)
-        rows_exact = [[Fraction(int(c), n) for c in counts[s]] for s in (s1, s2)]
-        rho_iv = root - 1 + interval(sum(rows_exact[0], Fraction(0))
-                                     + sum(rows_exact[1], Fraction(0)))
-        proof_data[s1, s2] = (pair, rows_exact, rho_iv)
-        start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
-        for y in range(blocks.shape[2]):
-            a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
-            if not np.any(a > 0):
-                continue
-            if _denominator_can_vanish(pair.rows[1], b):
-                r1, r2 = sub.maximise(a, np.zeros(n_u)) or start
-                triplets.append(_Triplet(y, s1, s2, a, b, np.inf, r1, r2))
-            else:
-                triplets.append(_Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start)))
+    current = None
+    triplets: list[_Triplet] = []
+    best_tau = 0.0
+    for s1, s2, y in candidates:
+        if bounds[s1, s2, y] <= best_tau:
+            break
+        if current != (s1, s2):
+            current = (s1, s2)
+            pair = pair_data(s1, s2)[0]
+            sub.set_pair(pair.rows, pair.rho)
+        triplets.append(_estimate(sub, pair_data(s1, s2)[0], blocks, int(s1), int(s2), int(y)))
+        best_tau = max(best_tau, triplets[-1].tau)
     if not triplets:
         return WorstCaseEpsilon(0.0, 0.0, (0, 0, 1), uncertainty.phat.copy())
     triplets.sort(key=lambda t: t.tau, reverse=True)
@@ -228,17 +260,23 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
 
     def prover(t: _Triplet):
-        pair, rows_exact, rho_iv = proof_data[t.s1, t.s2]
+        pair, rows_exact, rho_iv = pair_data(t.s1, t.s2)
         return lambda tau: _proves(pair, t.a, t.b, tau, rows_exact, rho_iv)
 
     certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
+    examined = {(t.s1, t.s2, t.y): t for t in triplets}
     unproven = None
-    for other in triplets[1:]:
-        if np.isfinite(certified) and not prover(other)(certified):
-            certified = _tight_certificate(prover(other), certified, other.tau * (1 + 1e-9))
+    for s1, s2, y in candidates:
         if not np.isfinite(certified):
-            unproven = other
             break
+        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y):
+            continue
+        other = examined.get((s1, s2, y)) or _unestimated(blocks, int(s1), int(s2), int(y),
+                                                          float(bounds[s1, s2, y]))
+        if not prover(other)(certified):
+            certified = _tight_certificate(prover(other), certified,
+                                           min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9))
+            unproven = other
     if not np.isfinite(certified):
         t = unproven or top
         note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "
@@ -246,6 +284,23 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness, note)
     return WorstCaseEpsilon(log_up(certified), min(_log_at_least_zero(attained), log_up(certified)),
                             where, witness)
+
+
+def _estimate(sub: PairRatioSubproblem, pair, blocks: np.ndarray, s1: int, s2: int,
+              y: int) -> _Triplet:
+    """The Dinkelbach estimate of one ratio (``inf`` when its denominator can vanish on ``F``)."""
+    a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
+    start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
+    if _denominator_can_vanish(pair.rows[1], b):
+        r1, r2 = sub.maximise(a, np.zeros(a.size)) or start
+        return _Triplet(y, s1, s2, a, b, np.inf, r1, r2)
+    return _Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start))
+
+
+def _unestimated(blocks: np.ndarray, s1: int, s2: int, y: int, bound: float) -> _Triplet:
+    """A ratio never estimated (its decoupled bound was below the best estimate)."""
+    a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
+    return _Triplet(y, s1, s2, a, b, bound, a, b)
 
 
 def _log_at_least_zero(ratio: float) -> float:
