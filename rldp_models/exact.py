@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import flint
 import mpmath
 import numpy as np
 
@@ -48,10 +49,19 @@ def is_exactly_stochastic(matrix: np.ndarray) -> tuple[bool, str]:
     if np.any(m < 0):
         return False, f"the protocol has a negative entry ({m.min():.3g})"
     for index, row in enumerate(m):
-        total = sum((Fraction(float(value)) for value in row), Fraction(0))
+        total = exact_sum(row)
         if total != 1:
-            return False, f"row {index} sums to {float(total)!r}, not exactly 1"
+            return False, f"row {index} sums to {float(total.p) / float(total.q)!r}, not exactly 1"
     return True, ""
+
+
+def exact_sum(values: np.ndarray) -> flint.fmpq:
+    """The exact rational sum of doubles (python-flint ``fmpq``: 5x ``Fraction``,
+    ``benchmarks/bench_exact.py``)."""
+    total = flint.fmpq(0)
+    for value in values:
+        total += flint.fmpq(*float(value).as_integer_ratio())
+    return total
 
 
 def interval(value: float | Fraction) -> "mpmath.iv.mpf":
