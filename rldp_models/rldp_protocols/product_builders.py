@@ -141,3 +141,12 @@ def ue_cr_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProtoc
                                eps=eps, alpha=alpha, parameters=parameters)
 
     return _proven(build, crosstab, eps, alpha)
+
+
+PRODUCT_BUILDERS = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
+"""The product-form builder of each protocol name of ``rldp protocol``."""
+
+
+def product_protocol(name: str, crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
+    """The best ``(eps, F)``-RLDP ``name`` (``ir``, ``grr-cr`` or ``ue-cr``) in product form."""
+    return PRODUCT_BUILDERS[name](crosstab, eps, alpha)

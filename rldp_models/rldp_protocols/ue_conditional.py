@@ -33,11 +33,13 @@ import numpy as np
 from scipy.optimize import minimize
 
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 from rldp_models.mechanisms import UnaryEncoding, bit_labels, index_to_bits
 from rldp_models.rldp_protocols.components import (RLDPProtocol, chi_square_set,
                                                    conditional_information, conditional_radii,
                                                    dummy_conditionals, grr, protocol_result,
                                                    theorem17_levels, with_privacy_margin)
+from rldp_models.rldp_protocols.product_form import DEFAULT_MAX_DENSE_BYTES
 from rldp_models.validation import as_epsilon
 
 GRID = (21, 41, 21)
@@ -48,6 +50,9 @@ COARSE_GRID = (11, 21, 11)
 
 GRID_WORK = 2 * 10**8
 """Largest ``2^|S| x`` grid points the grid search evaluates before coarsening."""
+
+DENSE_PEAK_FACTOR = 6
+"""Peak memory of the dense build over the matrix's own size (5.8 GB for 0.9 GB at 5 x 16)."""
 
 PATTERN_BUDGET = 2**22
 """Pattern-by-parameter entries :func:`ue_information` holds at once."""
@@ -152,7 +157,8 @@ def ue_cr_protocol(crosstab: Crosstab, alpha: float, eps1: float, eps2: float,
                    kappa: float, lam: float) -> RLDPProtocol:
     """UE-CR at given parameters: ``(max{eps_1 + eps_2, 2 eps_2}, F)``-RLDP (Theorem 19)."""
     eps1, eps2 = as_epsilon(eps1), as_epsilon(eps2)
-    n_s = crosstab.shape[0]
+    n_s, n_u = crosstab.shape
+    _refuse_if_too_large(n_s, n_u)
     encoding = UnaryEncoding(kappa, lam, n_s, eps1).matrix()
     levels = theorem17_levels(eps2, conditional_radii(chi_square_set(crosstab, alpha)))
     phat = crosstab.phat
@@ -170,12 +176,24 @@ def ue_cr_protocol(crosstab: Crosstab, alpha: float, eps1: float, eps2: float,
                            parameters, ue_cr_utility(phat, kappa, lam, levels))
 
 
+def _refuse_if_too_large(n_s: int, n_u: int) -> None:
+    """One-line refusal before materialising ``(|U|+1)^|S|`` columns that would not fit."""
+    size = DENSE_PEAK_FACTOR * 8 * n_s * n_u * (n_u + 1) ** n_s
+    if size > DEFAULT_MAX_DENSE_BYTES:
+        raise InputError(f"the dense UE-CR matrix has {n_s * n_u} x {(n_u + 1) ** n_s} entries "
+                         f"(about {size / 2**30:.3g} GiB to build), over the limit of "
+                         f"{DEFAULT_MAX_DENSE_BYTES / 2**30:.3g} GiB; use the product form "
+                         "(rldp_models.rldp_protocols.product_builders.ue_cr_product)")
+
+
 def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol:
     """The ``(eps, F)``-RLDP UE-CR maximising ``I_Phat(X;Y)`` over ``(eps_2, kappa, lambda)``.
 
     The parameters come from :func:`ue_cr_parameters`; the protocol from
-    :func:`ue_cr_protocol`.
+    :func:`ue_cr_protocol`. Refuses (one line) a dense matrix over
+    :data:`~rldp_models.rldp_protocols.product_form.DEFAULT_MAX_DENSE_BYTES`.
     """
+    _refuse_if_too_large(*crosstab.shape)
     return ue_cr_protocol(crosstab, alpha, *ue_cr_parameters(crosstab, eps, alpha))
 
 
