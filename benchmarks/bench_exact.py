@@ -68,3 +68,26 @@ def test_theorem2_bound_arb_vs_mpmath(benchmark, record_ratio):
     record_ratio("mpmath.iv (ChiSquareSet.certified_support_bound)", baseline)
     assert np.allclose(arb_values, [float(v) for v in with_mpmath()], rtol=1e-9, atol=1e-12)
     assert pytest.approx(0) != sum(arb_values)
+
+
+def test_staircase_dual_knapsack_vs_milp(benchmark, record_ratio):
+    """The staircase dual at k = 17 (mutual information): knapsack branch and bound vs the MILP."""
+    from rldp_models.certificates.staircase_knapsack import check_by_knapsack
+    from rldp_models.conelp.certificate_check import CHECK_TOLERANCE, check_staircase_dual
+    from rldp_models.conelp.staircase import staircase_mechanism
+    from rldp_models.utility import MutualInformation
+
+    prior = np.random.default_rng(2).integers(1, 50, size=17).astype(float)
+    prior /= prior.sum()
+    ratio = float(np.exp(1.0))
+    solution = staircase_mechanism(prior, 1.0, method="column-generation").solution.certificate
+    dual = np.asarray(solution.dual, dtype=float) + max(float(solution.max_violation or 0.0), 0.0)
+    milp = None
+
+    def with_milp():
+        nonlocal milp
+        milp = check_staircase_dual(dual, MutualInformation(prior), ratio, method="milp")
+    baseline = best_of(with_milp, repeats=1)
+    knapsack = benchmark(check_by_knapsack, dual, prior, ratio, CHECK_TOLERANCE)
+    record_ratio("HiGHS MILP with tangent cuts (check_staircase_dual)", baseline)
+    assert knapsack.decided and knapsack.accepted == milp.accepted
