@@ -177,9 +177,10 @@ def protocol_from_record(fields: dict, eps: float, alpha: float) -> ProductProto
     try:
         factors = {name: np.asarray(fields["factors"][name], dtype=float)
                    for name in FACTOR_NAMES[kind]}
+        labels = list(fields["S"]), list(fields["U"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"the product factors are malformed ({exc})") from None
-    protocol = ProductProtocol(kind, factors, list(fields["S"]), list(fields["U"]), eps, alpha)
+        raise InputError(f"the product record is malformed (missing or bad {exc})") from None
+    protocol = ProductProtocol(kind, factors, *labels, eps, alpha)
     _check_factor_shapes(protocol)
     return protocol
 

@@ -204,3 +204,17 @@ def test_adult_pairs_in_product_form(kind, sensitive, public):
     assert check_product_record(product_record(protocol), crosstab.counts, 1.0, ALPHA).holds
     radii = conditional_radii(chi_square_set(crosstab, ALPHA))
     assert np.all(np.isfinite(theorem17_levels(0.5, radii)))
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r.pop("S"),
+    lambda r: r["factors"].pop("own"),
+    lambda r: r["factors"]["other"].append([1.0]),
+    lambda r: r.update(kind="srr"),
+])
+def test_malformed_records_are_bad_input(change):
+    crosstab = _crosstab("3x4")
+    record = product_record(ue_cr_product(crosstab, 1.0, ALPHA))
+    change(record)
+    with pytest.raises(InputError):
+        check_product_record(record, crosstab.counts, 1.0, ALPHA)
