@@ -62,6 +62,9 @@ class WorstCaseEpsilon:
     inconclusive: str | None = None
 
 
+ESTIMATES_BEFORE_PROOF = 8
+"""Dinkelbach estimates (largest decoupled bounds first) before the rest are only proven."""
+
 MAX_PROVEN_RATIO = 1e300
 """Ratios the bisection tries before reporting a bound as not proven (certified ``inf``)."""
 
@@ -226,9 +229,11 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
     Every ratio first gets the cheap decoupled bound
     (:func:`decoupled_ratio_bounds`). In decreasing order of that bound,
     ratios get a Dinkelbach estimate until the bound falls below the best
-    estimate; the largest estimate is certified tightly by bisection, and
-    every ratio whose decoupled bound exceeds the certified level is proven
-    not to exceed it by Theorem 4 (or certified on its own if it does).
+    estimate or :data:`ESTIMATES_BEFORE_PROOF` are done; the largest estimate
+    is certified tightly by bisection, and every ratio whose decoupled bound
+    exceeds the certified level is proven not to exceed it by Theorem 4. A
+    ratio that cannot be is estimated (its witness kept if it reaches more)
+    and certified on its own.
     """
     n_s, n_u = counts.shape
     blocks = protocol.reshape(n_s, n_u, -1)
@@ -237,17 +242,13 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
     candidates = candidates[np.argsort(-bounds[tuple(candidates.T)], kind="stable")]
     pair_data = _PairData(counts, uncertainty)
     sub = PairRatioSubproblem(n_u)
-    current = None
     triplets: list[_Triplet] = []
     best_tau = 0.0
     for s1, s2, y in candidates:
-        if bounds[s1, s2, y] <= best_tau:
+        if bounds[s1, s2, y] <= best_tau or (len(triplets) >= ESTIMATES_BEFORE_PROOF
+                                             and np.isfinite(best_tau)):
             break
-        if current != (s1, s2):
-            current = (s1, s2)
-            pair = pair_data(s1, s2)[0]
-            sub.set_pair(pair.rows, pair.rho)
-        triplets.append(_estimate(sub, pair_data(s1, s2)[0], blocks, int(s1), int(s2), int(y)))
+        triplets.append(_estimate(sub, pair_data, blocks, int(s1), int(s2), int(y)))
         best_tau = max(best_tau, triplets[-1].tau)
     if not triplets:
         return WorstCaseEpsilon(0.0, 0.0, (0, 0, 1), uncertainty.phat.copy())
@@ -273,10 +274,19 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
             continue
         other = examined.get((s1, s2, y)) or _unestimated(blocks, int(s1), int(s2), int(y),
                                                           float(bounds[s1, s2, y]))
-        if not prover(other)(certified):
-            certified = _tight_certificate(prover(other), certified,
-                                           min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9))
-            unproven = other
+        if prover(other)(certified):
+            continue
+        if (s1, s2, y) not in examined:  # it may beat the top: estimate it, keep a better witness
+            other = _estimate(sub, pair_data, blocks, int(s1), int(s2), int(y))
+            found = witness_distribution(uncertainty, other.s1, other.s2, other.r1, other.r2)
+            if found is not None and _ratio_under(found, other) > attained:
+                attained, witness = _ratio_under(found, other), found
+                where = (other.y, other.s1, other.s2)
+            if not np.isfinite(other.tau):
+                return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
+        high = max(min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9), certified)
+        certified = _tight_certificate(prover(other), certified, high)
+        unproven = other
     if not np.isfinite(certified):
         t = unproven or top
         note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "
@@ -286,9 +296,11 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
                             where, witness)
 
 
-def _estimate(sub: PairRatioSubproblem, pair, blocks: np.ndarray, s1: int, s2: int,
-              y: int) -> _Triplet:
+def _estimate(sub: PairRatioSubproblem, pair_data: _PairData, blocks: np.ndarray, s1: int,
+              s2: int, y: int) -> _Triplet:
     """The Dinkelbach estimate of one ratio (``inf`` when its denominator can vanish on ``F``)."""
+    pair = pair_data(s1, s2)[0]
+    sub.set_pair(pair.rows, pair.rho)
     a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
     start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
     if _denominator_can_vanish(pair.rows[1], b):
