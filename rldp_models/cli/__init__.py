@@ -151,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rldp_models.cli import preflight
 
         with preflight.prepared(args):
-            return int(args.func(args))
+            code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return code
     except KeyboardInterrupt:
         sys.stderr.write("rldp: interrupted\n")
         return 130
