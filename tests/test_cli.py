@@ -152,12 +152,14 @@ def test_demo_writes_table_results_and_plot(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     for problem in ("NUNP", "NURP", "RUNP", "RURP"):
         assert problem in run.stdout
-        assert (tmp_path / "demo" / f"{problem}.json").exists()
+        record = json.loads((tmp_path / "demo" / f"{problem}.json").read_text())
+        assert record["schema_version"] == 2 and "migrated_from" not in record
     png = (tmp_path / "demo" / "scatter.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    verify = rldp("verify", str(tmp_path / "demo" / "RURP.json"), "--counts",
-                  str(tmp_path / "demo" / "counts.csv"))
-    assert verify.returncode == 0, verify.stdout
+    for problem in ("NURP", "RURP"):  # a nominal and a robust program, from their records
+        verify = rldp("verify", str(tmp_path / "demo" / f"{problem}.json"), "--counts",
+                      str(tmp_path / "demo" / "counts.csv"))
+        assert verify.returncode == 0, verify.stdout
 
 
 def test_solvers_listing() -> None:
