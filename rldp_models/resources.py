@@ -179,10 +179,10 @@ def protocol_estimate(name: str, n_s: int, n_u: int) -> Estimate:
     if name in PRODUCT_PROTOCOLS:
         return product_protocol_estimate(name, n_s, n_u)
     return Estimate(f"{name} on {n_s}x{n_u} ({inputs} inputs x {inputs} outputs)",
-                    *_dense_protocol_cost(n_s, inputs, inputs))
+                    *dense_protocol_cost(n_s, inputs, inputs))
 
 
-def _dense_protocol_cost(n_s: int, inputs: int, outputs: int) -> tuple[float, float]:
+def dense_protocol_cost(n_s: int, inputs: int, outputs: int) -> tuple[float, float]:
     """Bytes and seconds of writing and checking a dense protocol matrix."""
     entries = inputs * outputs
     return (BASELINE_BYTES + _float(entries) * BYTES_PER_WRITTEN_ENTRY,
@@ -214,7 +214,7 @@ def product_protocol_estimate(name: str, n_s: int, n_u: int) -> Estimate:
     memory = BASELINE_BYTES + patterns * UE_PATTERN_BYTES
     seconds = PRODUCT_SECONDS + patterns * UE_PATTERN_SECONDS
     if inputs * outputs <= DENSE_ENTRY_BUDGET:
-        dense_memory, dense_seconds = _dense_protocol_cost(n_s, inputs, outputs)
+        dense_memory, dense_seconds = dense_protocol_cost(n_s, inputs, outputs)
         memory, seconds = max(memory, dense_memory), seconds + dense_seconds
     return Estimate(f"{name} on {n_s}x{n_u} in product form ({inputs} inputs x "
                     f"{_count(outputs)} outputs)", memory, seconds)
