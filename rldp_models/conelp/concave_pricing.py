@@ -515,15 +515,19 @@ class ConcavePricing:
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
 
-        Exact consequences of the slice's equation, rounded outward by a few
-        ulps; boxes stack along the first axis.
+        Exact consequences of the slice's equation, rounded outward: the
+        numerator's rounding error (ulps of the masses) is divided by ``p_x``, so
+        the slack grows as ``1 / p_x`` (a cell of 1 record in 32,561 broke the
+        pricing proof's containment check with a slack relative to ``v_x`` alone);
+        boxes stack along the first axis.
         """
         positive = self.prior > 0
         low_mass, high_mass = lower @ self.prior, upper @ self.prior
         with np.errstate(divide="ignore", invalid="ignore"):
             top = (1.0 - (low_mass[:, None] - self.prior * lower)) / self.prior
             bottom = (1.0 - (high_mass[:, None] - self.prior * upper)) / self.prior
-        slack = 1e-12 * (1.0 + np.abs(upper))
+            scale = (1.0 + np.abs(low_mass) + np.abs(high_mass))[:, None] / self.prior
+        slack = 1e-12 * (1.0 + np.abs(upper) + np.where(positive, scale, 0.0))
         new_upper = np.where(positive, np.minimum(upper, top + slack), upper)
         new_lower = np.where(positive, np.maximum(lower, bottom - slack), lower)
         return np.minimum(new_lower, new_upper), np.maximum(new_lower, new_upper)
