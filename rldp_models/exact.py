@@ -9,8 +9,10 @@ results enclose the exact values, so "holds" means holds.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+import flint
 import mpmath
 import numpy as np
 
@@ -47,10 +49,19 @@ def is_exactly_stochastic(matrix: np.ndarray) -> tuple[bool, str]:
     if np.any(m < 0):
         return False, f"the protocol has a negative entry ({m.min():.3g})"
     for index, row in enumerate(m):
-        total = sum((Fraction(float(value)) for value in row), Fraction(0))
+        total = exact_sum(row)
         if total != 1:
-            return False, f"row {index} sums to {float(total)!r}, not exactly 1"
+            return False, f"row {index} sums to {float(total.p) / float(total.q)!r}, not exactly 1"
     return True, ""
+
+
+def exact_sum(values: np.ndarray) -> flint.fmpq:
+    """The exact rational sum of doubles (python-flint ``fmpq``: 5x ``Fraction``,
+    ``benchmarks/bench_exact.py``)."""
+    total = flint.fmpq(0)
+    for value in values:
+        total += flint.fmpq(*float(value).as_integer_ratio())
+    return total
 
 
 def interval(value: float | Fraction) -> "mpmath.iv.mpf":
@@ -63,3 +74,18 @@ def interval(value: float | Fraction) -> "mpmath.iv.mpf":
 def upper(x: "mpmath.iv.mpf") -> float:
     """A double no smaller than every point of the interval ``x``."""
     return mpmath.libmp.to_float(x._mpi_[1], rnd=mpmath.libmp.round_ceiling)
+
+
+def log_up(ratio: float | Fraction) -> float:
+    """The smallest double ``>= log(ratio)`` (up to a 2^-120 enclosure); ``0`` for ``ratio <= 1``.
+
+    Directed rounding makes a float comparison exact: a level ``L`` proven
+    this way satisfies ``L <= eps`` for a double ``eps`` whenever the true
+    level does (``e^eps`` is transcendental for ``eps != 0``, so equality
+    with a rational ratio never occurs).
+    """
+    if ratio <= 1:
+        return 0.0
+    if ratio == math.inf:
+        return math.inf
+    return upper(iv.log(interval(ratio if isinstance(ratio, Fraction) else float(ratio))))

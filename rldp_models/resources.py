@@ -166,21 +166,58 @@ def check(estimate: Estimate, max_memory: int, time_limit: float | None) -> None
 def protocol_estimate(name: str, n_s: int, n_u: int) -> Estimate:
     """``rldp protocol NAME`` on an ``n_s x n_u`` crosstab.
 
-    UE-CR releases ``(n_u + 1)^n_s`` outputs, the other closed forms ``|X| = n_s n_u``;
-    each output column is checked over every ordered pair of secrets. PolyOpt is
-    dominated by the rays of Gamma (dimension ``|X|``): enumerated up to 12, priced beyond.
+    SRR and GRR write and check a dense ``|X| x |X|`` matrix, each output column over
+    every ordered pair of secrets. IR, GRR-CR and UE-CR are built and proven in product
+    form (:func:`product_protocol_estimate`). PolyOpt is dominated by the rays of Gamma
+    (dimension ``|X|``): enumerated up to 12, priced beyond.
     """
     inputs = n_s * n_u
     if name == "polyopt":
         return Estimate(f"polyopt on {n_s}x{n_u} (Gamma of dimension {inputs})",
                         BASELINE_BYTES + POLYOPT_BYTES,
                         _polyopt_seconds(inputs))
-    outputs = (n_u + 1) ** n_s if name == "ue-cr" else inputs
+    if name in PRODUCT_PROTOCOLS:
+        return product_protocol_estimate(name, n_s, n_u)
+    return Estimate(f"{name} on {n_s}x{n_u} ({inputs} inputs x {inputs} outputs)",
+                    *dense_protocol_cost(n_s, inputs, inputs))
+
+
+def dense_protocol_cost(n_s: int, inputs: int, outputs: int) -> tuple[float, float]:
+    """Bytes and seconds of writing and checking a dense protocol matrix."""
     entries = inputs * outputs
-    seconds = (_float(entries) * SECONDS_PER_CHECKED_ENTRY
-               + _float(outputs) * n_s * (n_s - 1) * SECONDS_PER_RLDP_COLUMN_PAIR)
-    return Estimate(f"{name} on {n_s}x{n_u} ({inputs} inputs x {_count(outputs)} outputs)",
-                    BASELINE_BYTES + _float(entries) * BYTES_PER_WRITTEN_ENTRY, seconds)
+    return (BASELINE_BYTES + _float(entries) * BYTES_PER_WRITTEN_ENTRY,
+            _float(entries) * SECONDS_PER_CHECKED_ENTRY
+            + _float(outputs) * n_s * (n_s - 1) * SECONDS_PER_RLDP_COLUMN_PAIR)
+
+
+PRODUCT_PROTOCOLS = ("ir", "grr-cr", "ue-cr")
+DENSE_ENTRY_BUDGET = 4096
+"""A product protocol's dense matrix (``|X| * |Y|`` entries, 32 KiB of doubles) is written
+beside its factors and checked too up to this size
+(:mod:`rldp_models.results.product_result`)."""
+
+PRODUCT_SECONDS = 2.0
+"""IR and GRR-CR in product form, build + proof + level: 0.17-0.62 s on Adult (5x16, 16x15)."""
+
+UE_PATTERN_SECONDS = 1.4e-4
+UE_PATTERN_BYTES = 2.5e3
+"""UE-CR's parameter search and utility run over the ``2^|S|`` report patterns: 8.95 s and
+165 MB peak at ``|S| = 16`` (Adult education x occupation), 0.67 s and 1 MB at ``|S| = 5``."""
+
+
+def product_protocol_estimate(name: str, n_s: int, n_u: int) -> Estimate:
+    """IR, GRR-CR or UE-CR built and proven from their factors (``|S|^2 + |S||U|^2`` entries
+    at most), plus the dense matrix and its check when it is within the dense budget."""
+    inputs = n_s * n_u
+    outputs = (n_u + 1) ** n_s if name == "ue-cr" else inputs
+    patterns = _float(2 ** min(n_s, 1000)) if name == "ue-cr" else 0.0
+    memory = BASELINE_BYTES + patterns * UE_PATTERN_BYTES
+    seconds = PRODUCT_SECONDS + patterns * UE_PATTERN_SECONDS
+    if inputs * outputs <= DENSE_ENTRY_BUDGET:
+        dense_memory, dense_seconds = dense_protocol_cost(n_s, inputs, outputs)
+        memory, seconds = max(memory, dense_memory), seconds + dense_seconds
+    return Estimate(f"{name} on {n_s}x{n_u} in product form ({inputs} inputs x "
+                    f"{_count(outputs)} outputs)", memory, seconds)
 
 
 def _polyopt_seconds(inputs: int) -> float:

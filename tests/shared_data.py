@@ -10,6 +10,13 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ADULT = SHARED / "data" / "adult" / "adult.data"
 
 
+def without_warnings(err: str) -> str:
+    """``err`` without ``rldp: warning:`` lines (the sparsity warning of every command that
+    loads a sparse table; errors are still one line of their own)."""
+    return "".join(line for line in err.splitlines(keepends=True)
+                   if not line.startswith("rldp: warning:"))
+
+
 def random_counts(rng: np.random.Generator, n_s: int, n_u: int, n: int) -> np.ndarray:
     """Counts of ``n`` records from a Jeffreys-random distribution (zero cells likely)."""
     return rng.multinomial(n, rng.dirichlet(np.full(n_s * n_u, 0.5))).reshape(n_s, n_u)

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
+from rldp_models import resources
 from rldp_models.cli.exit_codes import ExitCode
 from shared_data import ADULT as _SHARED_ADULT
+from shared_data import without_warnings
 
 ADULT = Path(os.environ.get("RLDP_ADULT_DATA", _SHARED_ADULT))
 needs_adult = pytest.mark.skipif(not ADULT.is_file(), reason="the Adult data is absent "
@@ -33,7 +35,7 @@ def rldp(*argv: str) -> tuple[int, str, str]:
             code = main(list(argv))
         except SystemExit as exc:
             code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
+    return code, out.getvalue(), without_warnings(err.getvalue())
 
 
 def refused(*argv: str) -> str:
@@ -69,13 +71,15 @@ def test_huge_mechanisms_are_refused_before_any_allocation(tmp_path: Path, argv:
     assert not (tmp_path / "m.json").exists()
 
 
-def test_ue_cr_output_alphabet_is_refused_by_size(tmp_path: Path) -> None:
-    """(|U|+1)^|S| outputs: 5 secrets x 16 public values gives 17^5 = 1,419,857 outputs."""
-    counts = "s," + ",".join(str(u) for u in range(16)) + "\n" + "".join(
-        f"s{s}," + ",".join("3" for _ in range(16)) + "\n" for s in range(5))
+def test_ue_cr_in_product_form_is_refused_only_by_its_report_patterns(tmp_path: Path) -> None:
+    """The product form never builds the (|U|+1)^|S| outputs (5x16: 17^5 = 1,419,857, refused
+    before); its parameter search runs over 2^|S| report patterns, refused at |S| = 40."""
+    small = resources.protocol_estimate("ue-cr", 5, 16)
+    assert small.bytes < 0.5e9 and "1,419,857 outputs" in small.what
+    counts = "s,0,1\n" + "".join(f"s{s},3,4\n" for s in range(40))
     error = refused("protocol", "ue-cr", "--counts", table(tmp_path, counts), "--eps", "1",
                     "--out", str(tmp_path / "q.json"))
-    assert "1,419,857 outputs" in error and "5x16" in error
+    assert "40x2 in product form" in error and "--max-memory" in error
 
 
 def test_polyopt_beyond_its_reach_is_refused_naming_gammas_dimension(tmp_path: Path) -> None:
@@ -342,11 +346,20 @@ def test_highs_banner_never_reaches_stdout() -> None:
     assert run.stdout == "done\n" and "HiGHS" not in run.stderr
 
 
-def test_a_closed_pipe_is_not_an_error() -> None:
-    shell = f"{sys.executable} -m rldp_models.cli solvers | head -c 1 > /dev/null"
-    run = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0 and run.stderr == ""
+@pytest.mark.parametrize("command", ["solvers", "schema"])
+def test_a_closed_pipe_is_not_an_error(command: str) -> None:
+    for reader in ("head -c 1 > /dev/null", "head -1 > /dev/null", "true"):
+        shell = f"{sys.executable} -m rldp_models.cli {command} | {reader}"
+        run = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 0 and run.stderr == "", (reader, run.stderr)
+
+
+def test_every_subcommand_module_has_its_help_line() -> None:
+    """``rldp --help`` stays lazy for every listed module (none imported to learn its name)."""
+    import rldp_models.cli as cli
+
+    assert set(cli.SUBCOMMAND_MODULES) == set(cli.SUBCOMMAND_HELP)
 
 
 def test_the_demo_seed_in_help_is_the_demos() -> None:

@@ -12,13 +12,13 @@ from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
 from rldp_models.results.migration import producer_fields
-from tests.shared_data import rewritten_copy
+from tests.shared_data import rewritten_copy, without_warnings
 
 
 def rldp(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return code, captured.out, without_warnings(captured.err)
 
 
 @pytest.fixture(scope="module")

@@ -62,3 +62,52 @@ def test_exact_rows() -> None:
     assert is_exactly_stochastic(exact)[0]
     assert np.abs(exact - raw / raw.sum(1, keepdims=True)).max() < 1e-14
     assert not is_exactly_stochastic(raw)[0]
+
+
+def test_a_failing_inner_solver_falls_back_and_never_raises(monkeypatch):
+    """CLARABEL raising (as on Adult race x education) must not escape: SCS, then no point."""
+    import cvxpy as cp
+
+    from rldp_models.privacy import worst_case
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    counts = np.array([[30.0, 12, 5], [10, 25, 9]])
+    protocol = np.array([[0.6, 0.4], [0.5, 0.5], [0.3, 0.7], [0.4, 0.6], [0.5, 0.5], [0.45, 0.55]])
+    uncertainty = ChiSquareSet.from_counts(counts, 0.05)
+    reference = worst_case.worst_case_epsilon(protocol, counts, uncertainty)
+    original = cp.Problem.solve
+
+    def clarabel_fails(self, *args, **kwargs):
+        if kwargs.get("solver") == "CLARABEL":
+            raise cp.error.SolverError("Solver 'CLARABEL' failed")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", clarabel_fails)
+    fallback = worst_case.worst_case_epsilon(protocol, counts, uncertainty)
+    assert fallback.certified == pytest.approx(reference.certified, abs=1e-9)
+    assert reference.attained - 1e-3 <= fallback.attained <= fallback.certified  # SCS: coarser
+    monkeypatch.setattr(worst_case, "INNER_SOLVERS", ("CLARABEL",))
+    alone = worst_case.worst_case_epsilon(protocol, counts, uncertainty)  # no inner point at all
+    assert alone.attained <= reference.certified + 1e-12 <= alone.certified + 2e-9
+
+
+def test_an_unprovable_ratio_is_inconclusive_not_an_exception(monkeypatch):
+    """When Theorem 4's multipliers cannot be found, the bound is inf with a note saying which."""
+    from rldp_models.privacy import worst_case
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    counts = np.array([[30.0, 12, 5], [10, 25, 9]])
+    protocol = np.array([[0.6, 0.4], [0.5, 0.5], [0.3, 0.7], [0.4, 0.6], [0.5, 0.5], [0.45, 0.55]])
+
+    from rldp_models.uncertainty.pair_projection import PairProjection
+
+    def no_multipliers(*args, **kwargs):
+        raise ArithmeticError("no multipliers")
+
+    monkeypatch.setattr(PairProjection, "support_certificate", no_multipliers)
+    monkeypatch.setattr(worst_case, "decoupled_ratio_bounds",
+                        lambda blocks, counts, radius: np.where(
+                            np.eye(2, dtype=bool)[:, :, None], np.nan, np.inf * np.ones((2, 2, 2))))
+    result = worst_case.worst_case_epsilon(protocol, counts, ChiSquareSet.from_counts(counts, 0.05))
+    assert result.certified == np.inf and result.attained < np.inf
+    assert result.inconclusive and "could be proven" in result.inconclusive

@@ -56,7 +56,8 @@ def solve_protocol(record: dict, crosstab: Crosstab) -> np.ndarray:
 
 
 def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
-    """The chi-square set of a robust solve result, its radius recomputed from alpha and counts.
+    """The chi-square set of a robust solve result, its radius recomputed from alpha and counts
+    (a bootstrap radius drawn again from its recorded draws and seed).
 
     Raises
     ------
@@ -66,6 +67,12 @@ def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
     alpha = record.get("alpha")
     if alpha is None:
         raise InputError("a robust result must record its alpha")
+    stated = record.get("uncertainty") or {}
+    if stated.get("radius_from") == "bootstrap":
+        from rldp_models.results.blocks import bootstrap_checked_radius
+
+        return ChiSquareSet(crosstab.phat, bootstrap_checked_radius(stated, crosstab),
+                            float(alpha))
     radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(alpha))
     stated = record.get("radius_B")
     if stated is not None and not math.isclose(float(stated), radius, rel_tol=1e-12):
@@ -97,8 +104,13 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
     given = stated.get("radius_from") == "--radius"
     if not given and record.get("alpha") is None:
         raise InputError("a robust result must record its alpha or a given radius")
+    radius = float(stated["radius"]) if given else None
+    if stated.get("radius_from") == "bootstrap":
+        from rldp_models.results.blocks import bootstrap_checked_radius
+
+        radius = bootstrap_checked_radius(stated, crosstab)
     uncertainty = named_set(set_name(record), crosstab, float(record.get("alpha") or 0.05),
-                            float(stated["radius"]) if given else None)
+                            radius)
     recorded = stated.get("radius", record.get("radius_B"))
     if recorded is None or not math.isclose(float(recorded), uncertainty.radius, rel_tol=1e-12):
         raise InputError(f"the result's radius {recorded} is not the one of its {set_name(record)}"

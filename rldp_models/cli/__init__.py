@@ -59,8 +59,8 @@ SUBCOMMAND_HELP = {
 :data:`SUBCOMMAND_MODULES` lists every subcommand module in the order ``rldp
 --help`` shows them. A module listed there but missing here still works: it is
 imported on every run to learn its name (one line here makes it lazy again).
-Entries for modules not (yet) listed there are ignored: ``schema`` and ``coverage``
-arrive from the branches of issues 16 and 24.
+Entries for modules not listed there are ignored. Today both list the same
+modules (tested).
 """
 
 _VALUE_OPTIONS = ("--max-memory", "--time-limit")
@@ -151,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rldp_models.cli import preflight
 
         with preflight.prepared(args):
-            return int(args.func(args))
+            code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return code
     except KeyboardInterrupt:
         sys.stderr.write("rldp: interrupted\n")
         return 130

@@ -35,7 +35,9 @@ def load_crosstab(args: argparse.Namespace) -> Crosstab:
     """The crosstab named by the data arguments, with at least two secret values.
 
     Read once per process and file version (the preflight check and the
-    command share it).
+    command share it); when first read, Cochran's-rule warning is printed as
+    one ``rldp: warning:`` line on stderr if the table is sparse
+    (:func:`rldp_models.cli.radius_option.warn_if_sparse`).
 
     Raises
     ------
@@ -45,7 +47,10 @@ def load_crosstab(args: argparse.Namespace) -> Crosstab:
     """
     key = _data_key(args)
     if key not in _loaded:
+        from rldp_models.cli.radius_option import warn_if_sparse
+
         _loaded[key] = _read_crosstab(args)
+        warn_if_sparse(_loaded[key])
     return _loaded[key]
 
 

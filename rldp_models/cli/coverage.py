@@ -56,7 +56,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.cli.radius_option import warn_if_sparse
     from rldp_models.experiments.executors import executor_from_spec
     from rldp_models.uncertainty.coverage import coverage_study
 
@@ -64,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise InputError(f"--confidence must lie in (0, 1), got {args.confidence}")
     executor = executor_from_spec(args.executor, args.workers)
-    warn_if_sparse(crosstab)
     table = coverage_study(crosstab.counts, args.uncertainty, number_list(args.alpha, float,
                                                                           "--alpha"),
                            args.draws, args.seed, text_list(args.reference),

@@ -10,7 +10,11 @@ attained eps over F from the checker); polyopt adds ``lower_bound`` and
 ``certificate`` (by column generation also OUT.proof.npz, the proof of its
 last pricing, whose path the certificate records for ``rldp verify``).
 Rows are dyadic rationals summing to exactly 1, checked after rounding (and
-repaired by mixing if the rounding broke the level). OUT.json is the one result
+repaired by mixing if the rounding broke the level). ir, grr-cr and ue-cr are
+built and proven in product form: OUT.json holds their exact factors
+(``matrix.representation = "product"``) and the level proven from them; the
+dense ``Q`` is written too only when it has at most 4096 entries, and is then
+checked by the dense RLDP checker as well. OUT.json is the one result
 record (``rldp schema``), counts embedded unless ``--no-embed-counts``.
 Exit 0 when the certified eps is <= --eps; 1 otherwise, and OUT.json is not written.
 """
@@ -26,6 +30,8 @@ from rldp_models.cli.common import add_data_arguments, epsilon, load_crosstab, s
 from rldp_models.errors import InputError
 
 NAMES = ("polyopt", "srr", "ir", "grr-cr", "ue-cr", "grr")
+PRODUCT_NAMES = ("ir", "grr-cr", "ue-cr")
+"""Built and proven in product form (factors); written densely too only when small."""
 DEFAULT_ALPHA = 0.05
 
 
@@ -58,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         _closed_form(args, crosstab)
     level = result.details["rldp"]
     holds = result.holds
-    print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}, "
+    outputs = result.details.get("output_count", len(result.outputs))
+    form = " (product form)" if result.representation == "product" else ""
+    print(f"{args.name}: |X| = {len(result.inputs)}, |Y| = {outputs}{form}, "
           f"I_Phat(X;Y) = {result.value['value']:.6g} nats; (eps, F)-RLDP level in "
           f"[{level['attained']:.6g}, {level['certified']:.6g}] "
           f"{'<=' if holds else 'EXCEEDS'} eps = {args.eps}")
@@ -77,9 +85,12 @@ def _closed_form(args: argparse.Namespace, crosstab):
     from rldp_models import rldp_protocols
     from rldp_models.results.protocol_result import rldp_protocol_result
 
-    build = {"srr": rldp_protocols.srr_protocol, "ir": rldp_protocols.independent_reporting,
-             "grr-cr": rldp_protocols.grr_conditional, "ue-cr": rldp_protocols.ue_conditional,
-             "grr": rldp_protocols.grr_protocol}[args.name]
+    if args.name in PRODUCT_NAMES:
+        from rldp_models.results.product_result import product_protocol_result
+
+        return product_protocol_result(
+            rldp_protocols.product_protocol(args.name, crosstab, args.eps, args.alpha), crosstab)
+    build = {"srr": rldp_protocols.srr_protocol, "grr": rldp_protocols.grr_protocol}[args.name]
     return rldp_protocol_result(build(crosstab, args.eps, args.alpha), crosstab)
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.uncertainty.base import UncertaintySet
-from rldp_models.uncertainty.calibration import BOOTSTRAP_DRAWS, BOOTSTRAP_SEED
+
+if TYPE_CHECKING:  # the uncertainty package imports cvxpy: not at parser build (rldp X --help)
+    from rldp_models.data import Crosstab
+    from rldp_models.uncertainty.base import UncertaintySet
 
 RADIUS_FROM = ("asymptotic", "bootstrap")
 """Choices of ``--radius-from``."""
@@ -31,10 +32,12 @@ def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
                        help="asymptotic: the chi-square quantile of --alpha (default); "
                             "bootstrap: the (1 - alpha) quantile of the set's statistic over "
                             "simulated tables (for sparse tables)")
-    group.add_argument("--bootstrap-draws", type=int, default=BOOTSTRAP_DRAWS, metavar="N",
-                       help=f"simulated tables of the bootstrap (default {BOOTSTRAP_DRAWS})")
-    group.add_argument("--bootstrap-seed", type=int, default=BOOTSTRAP_SEED, metavar="S",
-                       help=f"seed of the bootstrap (default {BOOTSTRAP_SEED})")
+    group.add_argument("--bootstrap-draws", type=int, default=None, metavar="N",
+                       help="simulated tables of the bootstrap (default: "
+                            "rldp_models.uncertainty.calibration.BOOTSTRAP_DRAWS, 10,000)")
+    group.add_argument("--bootstrap-seed", type=int, default=None, metavar="S",
+                       help="seed of the bootstrap (default: "
+                            "rldp_models.uncertainty.calibration.BOOTSTRAP_SEED, 0)")
 
 
 def uncertainty_from_args(args: argparse.Namespace, crosstab: Crosstab, name: str | None = None,
@@ -50,7 +53,8 @@ def uncertainty_from_args(args: argparse.Namespace, crosstab: Crosstab, name: st
     name, alpha : optional
         Override ``args.uncertainty`` (default ``"chi2"``) and ``args.alpha``.
     """
-    from rldp_models.uncertainty.calibration import calibrated_set
+    from rldp_models.uncertainty.calibration import (BOOTSTRAP_DRAWS, BOOTSTRAP_SEED,
+                                                     calibrated_set)
     from rldp_models.uncertainty.named import named_set
 
     name = name or getattr(args, "uncertainty", None) or "chi2"
@@ -59,7 +63,9 @@ def uncertainty_from_args(args: argparse.Namespace, crosstab: Crosstab, name: st
     if args.radius_from == "bootstrap":
         if radius is not None:
             raise InputError("give either --radius or --radius-from bootstrap, not both")
-        return calibrated_set(name, crosstab, alpha, args.bootstrap_draws, args.bootstrap_seed)
+        draws = BOOTSTRAP_DRAWS if args.bootstrap_draws is None else args.bootstrap_draws
+        seed = BOOTSTRAP_SEED if args.bootstrap_seed is None else args.bootstrap_seed
+        return calibrated_set(name, crosstab, alpha, draws, seed)
     return named_set(name, crosstab, alpha, radius)
 
 

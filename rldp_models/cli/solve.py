@@ -2,10 +2,14 @@
 
 ``--uncertainty chi2|kl|tv|box [--radius R]`` picks the uncertainty set of the
 robust blocks (:mod:`rldp_models.uncertainty.named`; default chi2 with its
-alpha-calibrated radius); the result records it, with every parameter of the
-set, in its declaration. OUT.json is the one result record
-(``rldp schema``); it is written only when every guarantee holds (exit 0),
-with the counts embedded unless ``--no-embed-counts`` (then only their digest).
+alpha-calibrated radius); ``--radius-from bootstrap`` calibrates the radius by
+a parametric bootstrap instead (:mod:`rldp_models.uncertainty.calibration`;
+``--bootstrap-draws``, ``--bootstrap-seed``). The result records the set, with
+every parameter and, for a bootstrap, its ``radius_source`` (draws, seed), in
+its declaration; ``rldp verify`` draws the bootstrap again and compares.
+OUT.json is the one result record (``rldp schema``); it is written only when
+every guarantee holds (exit 0), with the counts embedded unless
+``--no-embed-counts`` (then only their digest).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from rldp_models.cli.common import (
     significance,
 )
 from rldp_models.cli.schema import add_embed_argument
+
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
 
@@ -60,16 +65,32 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uncertainty set of the robust blocks (default chi2)")
     parser.add_argument("--radius", type=finite_float, default=None, metavar="R",
                         help="radius of the set (default: calibrated from --alpha)")
+    add_radius_arguments(parser)
+
+
+def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--radius-from``, ``--bootstrap-draws``, ``--bootstrap-seed`` (imported when used:
+    :mod:`rldp_models.cli.radius_option` pulls in the uncertainty sets)."""
+    from rldp_models.cli.radius_option import add_radius_arguments as add
+
+    add(parser)
 
 
 def program_from_args(args: argparse.Namespace, crosstab: Crosstab) -> ProtocolProgram:
     """The preset named by the arguments, over the requested uncertainty set."""
+    from rldp_models.cli.radius_option import uncertainty_from_args
     from rldp_models.programs import preset
-    from rldp_models.uncertainty.named import named_set
 
-    uncertainty = named_set(args.uncertainty, crosstab, args.alpha, args.radius)
+    uncertainty = uncertainty_from_args(args, crosstab)
     return preset(args.problem, crosstab, args.eps, args.alpha, uncertainty=uncertainty,
                   distortion=args.distortion)
+
+
+def radius_from(args: argparse.Namespace) -> str:
+    """How the set's radius was chosen, as the declaration records it."""
+    if args.radius_from == "bootstrap":
+        return "bootstrap"
+    return "--radius" if args.radius is not None else "alpha"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
                          f"{solution.status.value}; no protocol, nothing written\n")
         return ExitCode.FAILED
-    result = solution_result(solution, "--radius" if args.radius is not None else "alpha")
+    result = solution_result(solution, radius_from(args))
     print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "
           f"({args.solver}, {solution.result.timings.total_seconds:.2f} s)")
     for check in solution.checks:

@@ -22,7 +22,8 @@ files, which are migrated on read. In order:
 
 Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 both hold; 1 one fails
 (named); 2 bad input (one line); 3 inconclusive (a check could not be
-completed, named); 4 internal error (a bug, one line; ``RLDP_DEBUG=1`` for the
+completed, named: an inner solve failed, or the RLDP checker could not prove
+any finite level and says which ratio); 4 internal error (a bug, one line; ``RLDP_DEBUG=1`` for the
 traceback). ``--report FILE`` also writes both verdicts as JSON.
 """
 
@@ -70,7 +71,24 @@ def run(args: argparse.Namespace) -> int:
         from rldp_models.results.files import write_record
 
         write_record(report_to_json(report), args.report)
-    return ExitCode.OK if report.holds else ExitCode.FAILED
+    if report.holds:
+        return ExitCode.OK
+    unproven = _inconclusive(report)
+    if unproven is not None:
+        sys.stderr.write(f"rldp: inconclusive: the RLDP level could not be proven finite "
+                         f"({unproven}); nothing was shown to fail\n")
+        return ExitCode.INCONCLUSIVE
+    return ExitCode.FAILED
+
+
+def _inconclusive(report) -> str | None:
+    """The checker's note when the guarantee failed only because a ratio could not be
+    proven (certified level ``inf`` with an ``inconclusive`` note), else ``None``."""
+    level = report.guarantee.data.get("level")
+    note = getattr(level, "inconclusive", None)
+    if note and level.certified == float("inf") and report.certificate.holds:
+        return str(note)
+    return None
 
 
 def _checked(record: dict, crosstab):

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
+from rldp_models.exact import log_up
 from rldp_models.privacy.exp_bounds import compare_with_exp, ratio_at_most_exp
 from rldp_models.validation import (as_epsilon, as_nonnegative_array, as_probability,
                                     as_probability_vector, as_stochastic_matrix)
@@ -101,6 +102,26 @@ def certify_ldp(Q: ArrayLike, eps: float, groups: ArrayLike | None = None) -> Ce
     Q = as_stochastic_matrix(Q)
     eps = as_epsilon(eps)
     return _certify_ratios(Q, eps, *_candidate_pairs(Q, _as_groups(groups, Q.shape[0])))
+
+
+def ldp_level_up(Q: ArrayLike, groups: ArrayLike | None = None) -> float:
+    """The exact LDP level of ``Q`` (with ``groups``: Proposition 4's), rounded up to a double.
+
+    The worst ratio is found exactly as in :func:`certify_ldp` and its log is
+    enclosed in interval arithmetic and rounded up
+    (:func:`~rldp_models.exact.log_up`), so ``ldp_level_up(Q) <= eps`` iff
+    ``Q`` is exactly ``eps``-LDP, for every double ``eps``.
+    """
+    Q = as_stochastic_matrix(Q)
+    rows, others, cols = _candidate_pairs(Q, _as_groups(groups, Q.shape[0]))
+    logs = _log_ratios(Q, rows, others, cols)
+    if logs.size == 0 or logs.max() == -np.inf:
+        return 0.0
+    top = logs.max()
+    if top == np.inf:
+        return math.inf
+    near = np.flatnonzero(logs >= top - NEAR_WORST_LOG_MARGIN)
+    return log_up(max(_exact_ratio(Q[rows[i], cols[i]], Q[others[i], cols[i]]) for i in near))
 
 
 def _as_groups(groups: ArrayLike | None, k: int) -> np.ndarray | None:

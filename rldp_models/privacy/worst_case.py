@@ -21,7 +21,6 @@ bracket it:
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,12 +28,15 @@ from fractions import Fraction
 import cvxpy as cp
 import numpy as np
 
-from rldp_models.exact import exact_stochastic_rows, interval, iv, upper
+from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
+from rldp_models.privacy.conditional_bounds import column_ranges, quotient_up
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 DINKELBACH_TOLERANCE = 1e-10
 MAX_DINKELBACH_STEPS = 50
+INNER_SOLVERS = ("CLARABEL", "SCS")
+"""Solvers tried in turn by the inner maximisation (both take the power cone; ECOS does not)."""
 
 
 @dataclass
@@ -57,6 +59,14 @@ class WorstCaseEpsilon:
     attained: float
     worst_at: tuple[int, int, int]
     witness: np.ndarray | None
+    inconclusive: str | None = None
+
+
+ESTIMATES_BEFORE_PROOF = 8
+"""Dinkelbach estimates (largest decoupled bounds first) before the rest are only proven."""
+
+MAX_PROVEN_RATIO = 1e300
+"""Ratios the bisection tries before reporting a bound as not proven (certified ``inf``)."""
 
 
 class PairRatioSubproblem:
@@ -86,14 +96,30 @@ class PairRatioSubproblem:
 
     def maximise(self, a: np.ndarray, scaled_b: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The maximiser, or None if the solver finds none (the caller keeps its best point)."""
+        """The maximiser, or None if no solver of :data:`INNER_SOLVERS` finds one.
+
+        Never raises on a solver failure: the caller keeps its best point, and
+        every point is only a candidate (a witness is checked for membership,
+        certificates are proven separately).
+        """
         self.a.value, self.b.value = a, scaled_b
+        for solver in INNER_SOLVERS:
+            found = self._solve_with(solver)
+            if found is not None:
+                return found
+        return None
+
+    def _solve_with(self, solver: str) -> tuple[np.ndarray, np.ndarray] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a witness is checked for membership
-            self.problem.solve(solver="CLARABEL")
-        if self.r[0].value is None or self.r[1].value is None:
+            try:
+                self.problem.solve(solver=solver)
+            except (cp.error.SolverError, ArithmeticError, ValueError):
+                return None
+        values = [r.value for r in self.r]
+        if any(v is None or not np.all(np.isfinite(v)) for v in values):
             return None
-        return (np.clip(self.r[0].value, 0, None), np.clip(self.r[1].value, 0, None))
+        return (np.clip(values[0], 0, None), np.clip(values[1], 0, None))
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> float:
@@ -121,14 +147,22 @@ def _attained_ratio(sub: PairRatioSubproblem, a: np.ndarray, b: np.ndarray,
 
 def _proves(pair, a: np.ndarray, b: np.ndarray, tau: float, rows_exact, rho_iv) -> bool:
     """Whether ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` is proven in interval arithmetic."""
-    fresh = pair.support_certificate(a, -tau * b)
-    bound = theorem4_upper_bound(a, interval(tau), b, rows_exact, rho_iv, fresh.c, fresh.t)
+    try:
+        fresh = pair.support_certificate(a, -tau * b)
+        bound = theorem4_upper_bound(a, interval(tau), b, rows_exact, rho_iv, fresh.c, fresh.t)
+    except (ArithmeticError, ValueError):  # no multipliers found: this tau is not proven
+        return False
     return upper(bound) <= 0
 
 
 def _tight_certificate(prove, low: float, high: float) -> float:
-    """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed."""
+    """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed.
+
+    ``inf`` when nothing up to :data:`MAX_PROVEN_RATIO` is proven.
+    """
     while not prove(high):
+        if high > MAX_PROVEN_RATIO:
+            return np.inf
         low, high = high, high * 2 + 1e-300
     for _ in range(40):
         if high - low <= 1e-12 * high:
@@ -155,37 +189,67 @@ class _Triplet:
     r2: np.ndarray
 
 
+class _PairData:
+    """Per-pair pieces built on first use: the projection, its exact rows and ``rho``."""
+
+    def __init__(self, counts: np.ndarray, uncertainty: ChiSquareSet) -> None:
+        self.counts, self.uncertainty = counts, uncertainty
+        self.n = int(counts.sum())
+        self.root = iv.sqrt(interval(uncertainty.radius) + 1)
+        self.cache: dict[tuple[int, int], tuple] = {}
+
+    def __call__(self, s1: int, s2: int) -> tuple:
+        if (s1, s2) not in self.cache:
+            pair = self.uncertainty.pair(s1, s2)
+            rows_exact = [[Fraction(int(c), self.n) for c in self.counts[s]] for s in (s1, s2)]
+            rho_iv = self.root - 1 + interval(sum(rows_exact[0], Fraction(0))
+                                              + sum(rows_exact[1], Fraction(0)))
+            self.cache[s1, s2] = (pair, rows_exact, rho_iv)
+        return self.cache[s1, s2]
+
+
+def decoupled_ratio_bounds(blocks: np.ndarray, counts: np.ndarray, radius: float) -> np.ndarray:
+    """Proven ``sup_F P(y|s1) / P(y|s2) <= max_{F_{U|s1}} a.R1 / min_{F_{U|s2}} b.R2``.
+
+    Shape ``(s1, s2, y)``; NaN where ``P(y|s1) = 0`` on all of ``F`` and on
+    the diagonal. Drops Theorem 3's coupling, so it is never below the
+    coupled value; cheap (:mod:`rldp_models.privacy.conditional_bounds`).
+    """
+    ranges = column_ranges(counts, radius, blocks)
+    bounds = quotient_up(ranges.high[:, None, :], ranges.low[None, :, :])
+    index = np.arange(blocks.shape[0])
+    bounds[index, index] = np.nan
+    return bounds
+
+
 def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
                        uncertainty: ChiSquareSet) -> WorstCaseEpsilon:
     """Bracket ``max_{P in F} eps*(protocol, P)``; see the module docstring.
 
-    Every ratio gets a Dinkelbach estimate; the largest is then certified
-    tightly by bisection, and every other ratio is proven not to exceed it
-    (or certified on its own if it does).
+    Every ratio first gets the cheap decoupled bound
+    (:func:`decoupled_ratio_bounds`). In decreasing order of that bound,
+    ratios get a Dinkelbach estimate until the bound falls below the best
+    estimate or :data:`ESTIMATES_BEFORE_PROOF` are done; the largest estimate
+    is certified tightly by bisection, and every ratio whose decoupled bound
+    exceeds the certified level is proven not to exceed it by Theorem 4. A
+    ratio that cannot be is estimated (its witness kept if it reaches more)
+    and certified on its own.
     """
     n_s, n_u = counts.shape
-    n = int(counts.sum())
     blocks = protocol.reshape(n_s, n_u, -1)
+    bounds = decoupled_ratio_bounds(blocks, counts, uncertainty.radius)
+    candidates = np.argwhere(~np.isnan(bounds))
+    candidates = candidates[np.argsort(-bounds[tuple(candidates.T)], kind="stable")]
+    pair_data = _PairData(counts, uncertainty)
     sub = PairRatioSubproblem(n_u)
-    root = iv.sqrt(interval(uncertainty.radius) + 1)
-    triplets, proof_data = [], {}
-    for s1, s2 in itertools.permutations(range(n_s), 2):
-        pair = uncertainty.pair(s1, s2)
-        sub.set_pair(pair.rows, pair.rho)
-        rows_exact = [[Fraction(int(c), n) for c in counts[s]] for s in (s1, s2)]
-        rho_iv = root - 1 + interval(sum(rows_exact[0], Fraction(0))
-                                     + sum(rows_exact[1], Fraction(0)))
-        proof_data[s1, s2] = (pair, rows_exact, rho_iv)
-        start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
-        for y in range(blocks.shape[2]):
-            a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
-            if not np.any(a > 0):
-                continue
-            if _denominator_can_vanish(pair.rows[1], b):
-                r1, r2 = sub.maximise(a, np.zeros(n_u)) or start
-                triplets.append(_Triplet(y, s1, s2, a, b, np.inf, r1, r2))
-            else:
-                triplets.append(_Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start)))
+    triplets: list[_Triplet] = []
+    best_tau = 0.0
+    for s1, s2, y in candidates:
+        if bounds[s1, s2, y] <= best_tau or (len(triplets) >= ESTIMATES_BEFORE_PROOF
+                                             and np.isfinite(best_tau)):
+            break
+        triplets.append(_estimate(sub, pair_data, blocks, int(s1), int(s2), int(y)))
+        best_tau = max(best_tau, triplets[-1].tau)
     if not triplets:
         return WorstCaseEpsilon(0.0, 0.0, (0, 0, 1), uncertainty.phat.copy())
     triplets.sort(key=lambda t: t.tau, reverse=True)
@@ -197,15 +261,58 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
 
     def prover(t: _Triplet):
-        pair, rows_exact, rho_iv = proof_data[t.s1, t.s2]
+        pair, rows_exact, rho_iv = pair_data(t.s1, t.s2)
         return lambda tau: _proves(pair, t.a, t.b, tau, rows_exact, rho_iv)
 
     certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
-    for other in triplets[1:]:
-        if not prover(other)(certified):
-            certified = _tight_certificate(prover(other), certified, other.tau * (1 + 1e-9))
-    return WorstCaseEpsilon(_log_at_least_zero(certified), _log_at_least_zero(attained), where,
-                            witness)
+    examined = {(t.s1, t.s2, t.y): t for t in triplets}
+    unproven = None
+    for s1, s2, y in candidates:
+        if not np.isfinite(certified):
+            break
+        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y):
+            continue
+        other = examined.get((s1, s2, y)) or _unestimated(blocks, int(s1), int(s2), int(y),
+                                                          float(bounds[s1, s2, y]))
+        if prover(other)(certified):
+            continue
+        if (s1, s2, y) not in examined:  # it may beat the top: estimate it, keep a better witness
+            other = _estimate(sub, pair_data, blocks, int(s1), int(s2), int(y))
+            found = witness_distribution(uncertainty, other.s1, other.s2, other.r1, other.r2)
+            if found is not None and _ratio_under(found, other) > attained:
+                attained, witness = _ratio_under(found, other), found
+                where = (other.y, other.s1, other.s2)
+            if not np.isfinite(other.tau):
+                return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
+        high = max(min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9), certified)
+        certified = _tight_certificate(prover(other), certified, high)
+        unproven = other
+    if not np.isfinite(certified):
+        t = unproven or top
+        note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "
+                "proven (Theorem 4's multipliers were not found)")
+        return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness, note)
+    return WorstCaseEpsilon(log_up(certified), min(_log_at_least_zero(attained), log_up(certified)),
+                            where, witness)
+
+
+def _estimate(sub: PairRatioSubproblem, pair_data: _PairData, blocks: np.ndarray, s1: int,
+              s2: int, y: int) -> _Triplet:
+    """The Dinkelbach estimate of one ratio (``inf`` when its denominator can vanish on ``F``)."""
+    pair = pair_data(s1, s2)[0]
+    sub.set_pair(pair.rows, pair.rho)
+    a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
+    start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
+    if _denominator_can_vanish(pair.rows[1], b):
+        r1, r2 = sub.maximise(a, np.zeros(a.size)) or start
+        return _Triplet(y, s1, s2, a, b, np.inf, r1, r2)
+    return _Triplet(y, s1, s2, a, b, *_attained_ratio(sub, a, b, start))
+
+
+def _unestimated(blocks: np.ndarray, s1: int, s2: int, y: int, bound: float) -> _Triplet:
+    """A ratio never estimated (its decoupled bound was below the best estimate)."""
+    a, b = _power_of_two_normalised(blocks[s1, :, y], blocks[s2, :, y])
+    return _Triplet(y, s1, s2, a, b, bound, a, b)
 
 
 def _log_at_least_zero(ratio: float) -> float:
@@ -263,3 +370,29 @@ def witness_distribution(uncertainty: ChiSquareSet, s1: int, s2: int, r1: np.nda
 
 def _centre(row: np.ndarray) -> np.ndarray:
     return row / row.sum() if row.sum() > 0 else np.full(row.size, 1.0 / row.size)
+
+
+def attained_pair_ratio(uncertainty: ChiSquareSet, s1: int, s2: int, a: np.ndarray,
+                        b: np.ndarray) -> tuple[float, np.ndarray | None]:
+    """``log`` of a ratio ``(a.P_{U|s1}) / (b.P_{U|s2})`` reached in ``F``, and the distribution.
+
+    One Dinkelbach search over Theorem 3's pair set (the lower end of the
+    module's bracket for a single output); ``(0, None)`` when no member of
+    ``F`` is found. Never raises on a solver failure.
+    """
+    pair = uncertainty.pair(s1, s2)
+    a, b = _power_of_two_normalised(np.asarray(a, float), np.asarray(b, float))
+    if not np.any(a > 0):
+        return 0.0, None
+    sub = PairRatioSubproblem(a.size)
+    sub.set_pair(pair.rows, pair.rho)
+    start = (_centre(pair.rows[0]), _centre(pair.rows[1]))
+    if _denominator_can_vanish(pair.rows[1], b):
+        r1, r2 = sub.maximise(a, np.zeros(a.size)) or start
+    else:
+        _, r1, r2 = _attained_ratio(sub, a, b, start)
+    witness = witness_distribution(uncertainty, s1, s2, r1, r2)
+    if witness is None:
+        return 0.0, None
+    top = _Triplet(0, s1, s2, a, b, 0.0, r1, r2)
+    return _log_at_least_zero(_ratio_under(witness, top)), witness

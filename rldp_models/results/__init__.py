@@ -9,6 +9,7 @@ module                             idea
 :mod:`~.migration`                 round-1 files and the producers' fields
 :mod:`~.finish`                    dyadic rows, exact re-check, repair
 :mod:`~.producers`                 each producer's result as a CertifiedResult
+:mod:`~.product_result`            IR, GRR-CR, UE-CR as exact factors ("product")
 :mod:`~.blocks`                    blocks and sets as declarations, plug-ins
 :mod:`~.counts`                    embedded counts and their digest
 :mod:`~.files`                     hardened reading, guarded writing
@@ -28,7 +29,7 @@ _EXPORTS = {
     "GuaranteeError": "finish", "read_record": "files", "write_record": "files",
     "GuaranteeFailed": "files", "validate": "schema", "schema": "schema",
     "from_record": "record", "to_record": "record", "SCHEMA_VERSION": "record",
-    "migrate": "migration",
+    "migrate": "migration", "product_protocol_result": "product_result",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -121,9 +121,46 @@ def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[st
         parameters = {"alpha": getattr(uncertainty, "alpha", None)}
     parameters.pop("name", None)
     declared = {"set": str(uncertainty.name), "radius": float(uncertainty.radius), **parameters}
+    source = getattr(uncertainty, "radius_source", None)
+    if isinstance(source, dict):  # a bootstrap radius: how to draw it again
+        declared["radius_source"] = dict(source)
+        radius_from = "bootstrap"
     if radius_from is not None:
         declared["radius_from"] = radius_from
     return declared
+
+
+def bootstrap_checked_radius(declaration: dict[str, Any], crosstab: Any) -> float:
+    """The recorded bootstrap radius, drawn again from its recorded draws and seed.
+
+    :func:`rldp_models.uncertainty.calibration.bootstrap_radius` is
+    deterministic in (set, counts, alpha, draws, seed), so the recorded radius
+    and provenance must be reproduced exactly.
+
+    Raises
+    ------
+    InputError
+        If the provenance is incomplete or does not give the recorded radius.
+    """
+    from rldp_models.results.record import jsonable
+    from rldp_models.uncertainty.calibration import bootstrap_radius
+
+    source, alpha = declaration.get("radius_source"), declaration.get("alpha")
+    if not isinstance(source, dict) or alpha is None:
+        raise InputError("the set's radius is a bootstrap's, but its radius_source (draws, "
+                         "seed) or alpha is not recorded")
+    try:
+        draws, seed = int(source["draws"]), int(source["seed"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError("the bootstrap's radius_source lacks integer draws and seed") from None
+    radius, again = bootstrap_radius(str(declaration["set"]), crosstab.counts, float(alpha),
+                                     draws, seed)
+    recorded = float(declaration["radius"])
+    if radius != recorded or jsonable(again) != source:
+        raise InputError(f"the {declaration['set']} set's recorded bootstrap radius {recorded} "
+                         f"is not the one its recorded draws ({draws}) and seed ({seed}) give "
+                         f"for these counts ({radius})")
+    return radius
 
 
 def _is_scalar(value: Any) -> bool:
@@ -134,7 +171,9 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
     """The declared set around ``crosstab``'s Phat, with its recorded radius.
 
     When the radius was calibrated from ``alpha`` (``radius_from`` ``alpha``),
-    the calibration is redone from the counts and must give the recorded radius.
+    the calibration is redone from the counts and must give the recorded radius;
+    a bootstrap radius (``radius_from`` ``bootstrap``) is drawn again from its
+    recorded ``radius_source`` (:func:`bootstrap_checked_radius`).
 
     Raises
     ------
@@ -150,7 +189,9 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         raise InputError(f"the result declares the uncertainty set {name!r}; known: "
                          f"{', '.join(SET_NAMES)}")
     radius, alpha = float(declaration["radius"]), declaration.get("alpha")
-    if str(declaration.get("radius_from", "")).startswith("alpha"):
+    if declaration.get("radius_from") == "bootstrap":
+        radius = bootstrap_checked_radius(declaration, crosstab)
+    elif str(declaration.get("radius_from", "")).startswith("alpha"):
         if alpha is None:
             raise InputError("the set's radius is calibrated from alpha, but no alpha is recorded")
         calibrated = named_set(name, crosstab, float(alpha)).radius

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 RESULT_TYPES = ("solve", "mechanism", "protocol")
 REPRESENTATIONS = ("dense", "product")
-"""How the matrix is stored: ``dense`` rows now; ``product`` (factors per secret) reserved."""
+"""How the matrix is stored: ``dense`` rows, or ``product`` factors (IR, GRR-CR, UE-CR;
+:mod:`rldp_models.results.product_result`), with dense rows too when they are small."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,9 @@ class CertifiedResult:
     Attributes
     ----------
     result_type : {"solve", "mechanism", "protocol"}
-    matrix : ndarray, shape (|X|, |Y|)
-        ``P(Y=y | X=x)``, rows of dyadic rationals summing to exactly 1.
+    matrix : ndarray, shape (|X|, |Y|), or None
+        ``P(Y=y | X=x)``, rows of dyadic rationals summing to exactly 1; ``None``
+        for a product whose dense matrix is too large to write.
     inputs, outputs : list
         Labels of the rows (``[s, u]`` pairs over a crosstab) and columns.
     value : dict
@@ -121,7 +123,10 @@ class CertifiedResult:
         The producer's further fields the verifier reads (eps, alpha, n,
         radius_B, the RLDP bracket, the joint, ...).
     representation : str
-        ``"dense"`` (see :data:`REPRESENTATIONS`).
+        ``"dense"`` or ``"product"`` (see :data:`REPRESENTATIONS`).
+    product : dict or None
+        The product representation (``kind``, ``S``, ``U``, ``factors``,
+        ``coordinates``; :func:`rldp_models.rldp_protocols.product_record`).
     attachments : dict
         Files written beside the record, not inside it: ``pricing_proof``
         (PolyOpt's branch-and-bound proof, saved as ``OUT.proof.npz`` and named
@@ -129,7 +134,7 @@ class CertifiedResult:
     """
 
     result_type: str
-    matrix: np.ndarray
+    matrix: np.ndarray | None
     inputs: list[Any]
     outputs: list[Any]
     value: dict[str, Any]
@@ -141,6 +146,7 @@ class CertifiedResult:
     crosstab: "Crosstab | None" = None
     details: dict[str, Any] = field(default_factory=dict)
     representation: str = "dense"
+    product: dict[str, Any] | None = None
     attachments: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property

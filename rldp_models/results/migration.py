@@ -185,7 +185,11 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
     """The flat fields the checks of :mod:`rldp_models.certificates` read, from a record."""
     kind, details = record["result_type"], record["details"]
     fields = {**details, "result_type": kind, "certificate": record["certificate"]}
-    rows = record["matrix"]["rows"]
+    matrix = record["matrix"]
+    if matrix["representation"] == "product":
+        fields["product"] = {key: value for key, value in matrix.items()
+                             if key not in ("rows", "outputs", "inputs", "encoding")}
+    rows = matrix.get("rows")
     if kind == "solve":
         labels = details["labels"]
         fields["protocol"] = np.asarray(rows, dtype=float).reshape(
@@ -199,6 +203,6 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
         table = (record.get("counts") or {}).get("table")
         if table is not None:
             fields["counts"] = table
-    else:
+    elif rows is not None:
         fields["Q"] = rows
     return fields

@@ -19,8 +19,10 @@ The record (schema version :data:`SCHEMA_VERSION`, JSON Schema in
 ``encoding`` ``dyadic-double``: every entry of ``rows`` is a double that *is*
 a dyadic rational ``k / 2^52``, written with Python's shortest round-trip
 ``repr``, so ``fractions.Fraction(entry)`` reads back the exact rational and
-every row sums to exactly 1. A ``product`` representation (factors per
-secret instead of dense rows) is reserved: see ``docs/records.md``.
+every row sums to exactly 1. A ``product`` representation (IR, GRR-CR,
+UE-CR) stores ``kind``, ``S``, ``U``, ``factors`` (each an array of exact rows)
+and ``coordinates`` in ``matrix``, with ``outputs`` and ``rows`` only when the
+dense matrix is small (:mod:`rldp_models.results.product_result`; ``docs/records.md``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from rldp_models.results.finish import Repair
 
 SCHEMA_VERSION = 2
 ENCODING = "dyadic-double"
+PRODUCT_KEYS = ("kind", "S", "U", "factors", "coordinates")
+"""What a ``product`` matrix stores beside its inputs (and its rows when small)."""
 
 
 def jsonable(value: Any) -> Any:
@@ -67,9 +71,7 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
         "schema_version": SCHEMA_VERSION,
         "result_type": result.result_type,
         "producer": result.declaration.name,
-        "matrix": {"representation": result.representation, "encoding": ENCODING,
-                   "inputs": list(result.inputs), "outputs": list(result.outputs),
-                   "rows": np.asarray(result.matrix, dtype=float)},
+        "matrix": _matrix_record(result),
         "value": dict(result.value),
         "guarantees": [vars(g) for g in result.guarantees],
         "certificate": result.certificate,
@@ -81,6 +83,19 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
                                                                      embed_counts),
         "details": result.details,
     })
+
+
+def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
+    """``matrix``: the labels and dense rows, and for a product its factors (rows if small)."""
+    matrix = {"representation": result.representation, "encoding": ENCODING,
+              "inputs": list(result.inputs)}
+    if result.product is not None:
+        matrix.update({key: value for key, value in result.product.items()
+                       if key != "representation"})
+    if result.matrix is not None:
+        matrix.update({"outputs": list(result.outputs),
+                       "rows": np.asarray(result.matrix, dtype=float)})
+    return matrix
 
 
 def from_record(record: dict[str, Any]) -> CertifiedResult:
@@ -99,8 +114,8 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
     matrix, repair = record["matrix"], record["repair"]
     return CertifiedResult(
         result_type=record["result_type"],
-        matrix=np.asarray(matrix["rows"], dtype=float),
-        inputs=list(matrix["inputs"]), outputs=list(matrix["outputs"]),
+        matrix=np.asarray(matrix["rows"], dtype=float) if "rows" in matrix else None,
+        inputs=list(matrix["inputs"]), outputs=list(matrix.get("outputs", [])),
         value=dict(record["value"]),
         guarantees=tuple(GuaranteeVerdict(**g) for g in record["guarantees"]),
         certificate=record["certificate"],
@@ -110,4 +125,6 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
         solver=None if record.get("solver") is None else SolverRecord(**record["solver"]),
         crosstab=embedded_crosstab(record),
         details=dict(record["details"]),
-        representation=matrix["representation"])
+        representation=matrix["representation"],
+        product=None if matrix["representation"] != "product" else
+        {key: matrix[key] for key in PRODUCT_KEYS if key in matrix})

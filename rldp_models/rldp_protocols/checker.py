@@ -7,8 +7,8 @@ robust-optimization paper in interval arithmetic, bisection on the ratio),
 ``attained`` the level at an explicit witness distribution in ``F`` (a direct
 inner maximisation over Theorem 3's set). ``attained <= true <= certified``.
 
-``certified`` is also capped by Proposition 4's level when that level is
-proven exactly (:func:`~rldp_models.privacy.matrix_checks.certify_ldp` with
+``certified`` is also capped by Proposition 4's level, computed exactly and
+rounded up (:func:`~rldp_models.privacy.matrix_checks.ldp_level_up` with
 groups ``s``): ``(eps, P_X)``-RLDP implies ``(eps, F)``-RLDP, and it closes the
 bisection's last ulps for protocols such as SRR whose ratio reaches ``e^eps``
 on ``F`` (zero cells make degenerate conditionals feasible).
@@ -27,22 +27,19 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.privacy.matrix_checks import certify_ldp, ldp_epsilon
+from rldp_models.exact import log_up
+from rldp_models.privacy.matrix_checks import ldp_level_up
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.validation import as_epsilon
 
 STOCHASTIC_TOLERANCE = 1e-9
 """Largest accepted deviation of a row sum of ``Q`` from 1."""
-
-PROPOSITION4_ULPS = 4
-"""Ulps below the float Proposition-4 level tried by :func:`proposition4_level`."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +56,16 @@ class RLDPLevel:
         ``(y, s1, s2)`` of the worst ratio ``P(y|s1) / P(y|s2)``.
     witness : ndarray or None
         ``P[s, u]`` in ``F`` reaching ``attained``.
+    inconclusive : str or None
+        What could not be proven when ``certified`` is ``inf`` for want of a
+        proof (not because a ratio is unbounded): report INCONCLUSIVE, not FAILED.
     """
 
     certified: float
     attained: float
     worst_at: tuple[int, int, int]
     witness: np.ndarray | None
+    inconclusive: str | None = None
 
 
 def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
@@ -83,20 +84,14 @@ def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
     result = worst_case_epsilon(Q, crosstab.counts, ChiSquareSet.from_counts(crosstab.counts,
                                                                              alpha))
     certified = min(float(result.certified), proposition4_level(Q, crosstab.shape))
+    inconclusive = result.inconclusive if certified == np.inf else None
     return RLDPLevel(certified, float(result.attained),
-                     tuple(int(i) for i in result.worst_at), result.witness)
+                     tuple(int(i) for i in result.worst_at), result.witness, inconclusive)
 
 
 def proposition4_level(Q: np.ndarray, shape: tuple[int, int]) -> float:
-    """The ``(eps, P_X)``-RLDP level of Proposition 4 if proven exactly, else ``inf``."""
-    secrets = np.repeat(np.arange(shape[0]), shape[1])
-    proven = float("inf")
-    level = ldp_epsilon(Q, groups=secrets)
-    for _ in range(PROPOSITION4_ULPS + 1):  # the float log may round the exact level up
-        if not 0 <= level < np.inf or not certify_ldp(Q, level, groups=secrets).holds:
-            break
-        proven, level = level, float(np.nextafter(level, -1.0))
-    return proven
+    """The ``(eps, P_X)``-RLDP level of Proposition 4, exact and rounded up to a double."""
+    return ldp_level_up(Q, groups=np.repeat(np.arange(shape[0]), shape[1]))
 
 
 def polytope_level(Q: np.ndarray, vertices: list[list[list[Fraction]]]) -> float:
@@ -129,19 +124,12 @@ def polytope_level(Q: np.ndarray, vertices: list[list[list[Fraction]]]) -> float
             if bottom == 0:
                 return math.inf
             worst = max(worst, top / bottom)
-    return _log_rounded_up(worst)
+    return log_up(worst)
 
 
 def _vertex_values(column: np.ndarray, vertices: list[list[Fraction]]) -> list[Fraction]:
     exact = [Fraction(float(value)) for value in column]
     return [sum((r * q for r, q in zip(vertex, exact)), Fraction(0)) for vertex in vertices]
-
-
-def _log_rounded_up(ratio: Fraction) -> float:
-    """A float ``>= log(ratio)`` (``ratio >= 1``), from an mpmath interval enclosure."""
-    high = mpmath.iv.log(mpmath.iv.mpf(ratio.numerator) / ratio.denominator).b
-    value = float(high)
-    return value if mpmath.mpf(value) >= high else math.nextafter(value, math.inf)
 
 
 def is_rldp(Q: ArrayLike, crosstab: Crosstab, alpha: float, eps: float) -> bool:

@@ -78,6 +78,11 @@ def grr_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtoco
     alpha : float
         Significance level of ``F``.
     """
+    return grr_cr_protocol(crosstab, alpha, *grr_cr_parameters(crosstab, eps, alpha))
+
+
+def grr_cr_parameters(crosstab: Crosstab, eps: float, alpha: float) -> tuple[float, float]:
+    """``(eps_1, eps_2)`` of the best ``(eps, F)``-RLDP GRR-CR (Theorem 18, a 1-D search)."""
     eps = as_epsilon(eps)
     radii = conditional_radii(chi_square_set(crosstab, alpha))
     phat = crosstab.phat
@@ -86,4 +91,4 @@ def grr_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtoco
         return grr_cr_utility(phat, eps - eps2, theorem17_levels(eps2, radii))
 
     eps2 = maximise_on_interval(utility, eps)
-    return grr_cr_protocol(crosstab, alpha, eps - eps2, eps2)
+    return eps - eps2, eps2

@@ -91,6 +91,11 @@ def independent_reporting(crosstab: Crosstab, eps: float, alpha: float) -> RLDPP
     alpha : float
         Significance level of ``F``.
     """
+    return ir_protocol(crosstab, alpha, *ir_parameters(crosstab, eps, alpha))
+
+
+def ir_parameters(crosstab: Crosstab, eps: float, alpha: float) -> tuple[float, float]:
+    """``(eps_1, eps_2)`` of the best ``(eps, F)``-RLDP IR (Theorem 16, a 1-D search)."""
     eps = as_epsilon(eps)
     spread = theorem15_spread(crosstab, alpha)
     phat = crosstab.phat
@@ -99,4 +104,4 @@ def independent_reporting(crosstab: Crosstab, eps: float, alpha: float) -> RLDPP
         return ir_utility(phat, eps - eps2, theorem15_level(eps2, spread))
 
     eps2 = maximise_on_interval(utility, eps)
-    return ir_protocol(crosstab, alpha, eps - eps2, eps2)
+    return eps - eps2, eps2

@@ -33,15 +33,29 @@ import numpy as np
 from scipy.optimize import minimize
 
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 from rldp_models.mechanisms import UnaryEncoding, bit_labels, index_to_bits
 from rldp_models.rldp_protocols.components import (RLDPProtocol, chi_square_set,
                                                    conditional_information, conditional_radii,
                                                    dummy_conditionals, grr, protocol_result,
                                                    theorem17_levels, with_privacy_margin)
+from rldp_models.rldp_protocols.product_form import DEFAULT_MAX_DENSE_BYTES
 from rldp_models.validation import as_epsilon
 
 GRID = (21, 41, 21)
 """Grid sizes over ``(eps_2 / (eps/2), kappa, position of lambda in [lambda_min, kappa])``."""
+
+COARSE_GRID = (11, 21, 11)
+"""The grid when ``2^|S|`` patterns times :data:`GRID` would exceed :data:`GRID_WORK`."""
+
+GRID_WORK = 2 * 10**8
+"""Largest ``2^|S| x`` grid points the grid search evaluates before coarsening."""
+
+DENSE_PEAK_FACTOR = 6
+"""Peak memory of the dense build over the matrix's own size (5.8 GB for 0.9 GB at 5 x 16)."""
+
+PATTERN_BUDGET = 2**22
+"""Pattern-by-parameter entries :func:`ue_information` holds at once."""
 
 
 def lambda_floor(kappa: np.ndarray, eps1: float) -> np.ndarray:
@@ -50,27 +64,65 @@ def lambda_floor(kappa: np.ndarray, eps1: float) -> np.ndarray:
 
 
 def ue_information(prior: np.ndarray, kappa: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """``I(UE^{kappa,lambda}(S); S)`` for ``S ~ prior``, vectorised over parameter arrays.
+    """``I(UE^{kappa,lambda}(S); S) = H(T) - H(T|S)`` for ``S ~ prior``, vectorised over parameters.
 
-    Column ``T`` of UE is ``kappa^[s in T] (1-kappa)^[s not in T] prod_{t != s} ...``
-    (eq. 90); the mutual information is ``sum_T mu(column)`` in nats.
+    ``P(T|s) = kappa lambda^{|T|-1} (1-lambda)^{k-|T|}`` if ``s in T`` and
+    ``(1-kappa) lambda^{|T|} (1-lambda)^{k-1-|T|}`` otherwise (eq. 90), so
+    ``P(T) = m_T A_{|T|} + (1 - m_T) B_{|T|}`` with ``m_T = P(S in T)``, and
+    ``H(T|S) = h(kappa) + (k-1) h(lambda)``. The ``2^k`` patterns are
+    summed in chunks of parameters (memory ``O(2^k)`` per chunk).
     """
+    prior = np.asarray(prior, dtype=float)
     k = prior.size
-    bits = index_to_bits(np.arange(2 ** k), k)  # (T, s)
-    kappa, lam = np.asarray(kappa, float)[..., None, None], np.asarray(lam, float)[..., None, None]
-    own = np.where(bits, kappa, 1.0 - kappa)
-    other = np.where(bits, lam, 1.0 - lam)
-    column = own * _product_without(other)  # (..., T, s): P(T | s)
+    size, mass = _pattern_sizes(k), _pattern_masses(prior)
+    kappa, lam = np.broadcast_arrays(np.asarray(kappa, float), np.asarray(lam, float))
+    flat_kappa, flat_lam = kappa.ravel(), lam.ravel()
+    out = np.empty(flat_kappa.size)
+    chunk = max(1, PATTERN_BUDGET // 2 ** k)
+    for start in range(0, out.size, chunk):
+        part = slice(start, start + chunk)
+        out[part] = _pattern_entropy(flat_kappa[part, None], flat_lam[part, None], size, mass, k)
+    conditional = prior.sum() * (_binary_entropy(flat_kappa) + (k - 1) * _binary_entropy(flat_lam))
+    return (out - conditional).reshape(kappa.shape)
+
+
+def _pattern_sizes(k: int) -> np.ndarray:
+    """``|T|`` of every pattern ``T``, in the order of :func:`_pattern_masses`."""
+    sizes = np.zeros(1, dtype=int)
+    for _ in range(k):
+        sizes = np.concatenate([sizes, sizes + 1])
+    return sizes
+
+
+def _pattern_masses(prior: np.ndarray) -> np.ndarray:
+    """``P(S in T)`` of every pattern ``T`` (bit ``s`` of the index: ``s in T``), by doubling."""
+    masses = np.zeros(1)
+    for p in prior:
+        masses = np.concatenate([masses, masses + p])
+    return masses
+
+
+def _power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """``base^exponent`` with ``0^0 = 1`` and 0 for negative exponents (terms of weight 0)."""
+    return np.where(exponent >= 0, base ** np.maximum(exponent, 0), 0.0)
+
+
+def _pattern_entropy(kappa: np.ndarray, lam: np.ndarray, size: np.ndarray, mass: np.ndarray,
+                     k: int) -> np.ndarray:
+    """``H(T)`` for parameter columns ``kappa, lam`` (shape ``(m, 1)``) over all patterns."""
+    sizes = np.arange(k + 1)
+    inside = (kappa * _power(lam, sizes - 1) * _power(1 - lam, k - sizes))[:, size]
+    outside = ((1 - kappa) * _power(lam, sizes) * _power(1 - lam, k - 1 - sizes))[:, size]
+    p = outside + mass * (inside - outside)
     with np.errstate(divide="ignore", invalid="ignore"):
-        marginal = column @ prior
-        terms = prior * column * np.log(column / marginal[..., None])
-    return np.where(column > 0, terms, 0.0).sum(axis=(-2, -1))
+        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
 
 
-def _product_without(factors: np.ndarray) -> np.ndarray:
-    """``prod_{t != s} factors[..., t]`` for every ``s`` (last axis), without division."""
-    k = factors.shape[-1]
-    return np.stack([np.prod(np.delete(factors, s, axis=-1), axis=-1) for s in range(k)], axis=-1)
+def _binary_entropy(p: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, -p * np.log(p), 0.0) + np.where(p < 1, -(1 - p) * np.log1p(-p),
+                                                                  0.0)
+    return terms
 
 
 def ue_cr_utility(phat: np.ndarray, kappa: float, lam: float, levels: np.ndarray) -> float:
@@ -105,7 +157,8 @@ def ue_cr_protocol(crosstab: Crosstab, alpha: float, eps1: float, eps2: float,
                    kappa: float, lam: float) -> RLDPProtocol:
     """UE-CR at given parameters: ``(max{eps_1 + eps_2, 2 eps_2}, F)``-RLDP (Theorem 19)."""
     eps1, eps2 = as_epsilon(eps1), as_epsilon(eps2)
-    n_s = crosstab.shape[0]
+    n_s, n_u = crosstab.shape
+    _refuse_if_too_large(n_s, n_u)
     encoding = UnaryEncoding(kappa, lam, n_s, eps1).matrix()
     levels = theorem17_levels(eps2, conditional_radii(chi_square_set(crosstab, alpha)))
     phat = crosstab.phat
@@ -123,12 +176,24 @@ def ue_cr_protocol(crosstab: Crosstab, alpha: float, eps1: float, eps2: float,
                            parameters, ue_cr_utility(phat, kappa, lam, levels))
 
 
+def _refuse_if_too_large(n_s: int, n_u: int) -> None:
+    """One-line refusal before materialising ``(|U|+1)^|S|`` columns that would not fit."""
+    size = DENSE_PEAK_FACTOR * 8 * n_s * n_u * (n_u + 1) ** n_s
+    if size > DEFAULT_MAX_DENSE_BYTES:
+        raise InputError(f"the dense UE-CR matrix has {n_s * n_u} x {(n_u + 1) ** n_s} entries "
+                         f"(about {size / 2**30:.3g} GiB to build), over the limit of "
+                         f"{DEFAULT_MAX_DENSE_BYTES / 2**30:.3g} GiB; use the product form "
+                         "(rldp_models.rldp_protocols.product_builders.ue_cr_product)")
+
+
 def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol:
     """The ``(eps, F)``-RLDP UE-CR maximising ``I_Phat(X;Y)`` over ``(eps_2, kappa, lambda)``.
 
     The parameters come from :func:`ue_cr_parameters`; the protocol from
-    :func:`ue_cr_protocol`.
+    :func:`ue_cr_protocol`. Refuses (one line) a dense matrix over
+    :data:`~rldp_models.rldp_protocols.product_form.DEFAULT_MAX_DENSE_BYTES`.
     """
+    _refuse_if_too_large(*crosstab.shape)
     return ue_cr_protocol(crosstab, alpha, *ue_cr_parameters(crosstab, eps, alpha))
 
 
@@ -175,9 +240,10 @@ def _grid_start(secret: np.ndarray, phat: np.ndarray, eps: float,
                 radii: np.ndarray) -> np.ndarray:
     """Best grid point ``(t, kappa, r)``; UE's information is evaluated vectorised per ``t``."""
     best_value, best_point = -np.inf, np.zeros(3)
-    kappas = np.linspace(0.0, 1.0, GRID[1])
-    positions = np.linspace(0.0, 1.0, GRID[2])
-    for t in np.linspace(0.0, 1.0, GRID[0]):
+    grid = GRID if 2 ** secret.size * np.prod(GRID) <= GRID_WORK else COARSE_GRID
+    kappas = np.linspace(0.0, 1.0, grid[1])
+    positions = np.linspace(0.0, 1.0, grid[2])
+    for t in np.linspace(0.0, 1.0, grid[0]):
         eps2 = t * eps / 2
         kappa, r = np.meshgrid(kappas, positions, indexing="ij")
         floor = lambda_floor(kappa, eps - eps2)

@@ -13,7 +13,7 @@ from rldp_models.certificates import ChiSquareCertifiable, verify
 from rldp_models.certificates.record import CertificateRecord
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
-from rldp_models.results_io import solution_to_dict
+from rldp_models.results.program_result import solution_fields
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 count_tables = st.lists(st.integers(0, 6), min_size=4, max_size=6).filter(
@@ -39,7 +39,7 @@ def test_any_multipliers_bound_the_direct_maximum(counts, v, t, c) -> None:
 def _solved(counts, problem: str, eps: float) -> tuple[dict, Crosstab]:
     crosstab = Crosstab.from_array(np.array(counts))
     solution = preset(problem, crosstab, eps, 0.05).solve(solver="clarabel")
-    return solution_to_dict(solution), crosstab
+    return solution_fields(solution), crosstab
 
 
 DEGENERATE = [
@@ -76,7 +76,7 @@ def demo_results(request) -> tuple[dict, dict, Crosstab]:
     out = {}
     for problem in ("NUNP", "RURP"):
         solution = preset(problem, crosstab, 0.5, 0.05).solve(solver="clarabel")
-        out[problem] = solution_to_dict(solution)
+        out[problem] = solution_fields(solution)
     return out["NUNP"], out["RURP"], crosstab
 
 

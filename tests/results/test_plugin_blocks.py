@@ -104,3 +104,21 @@ def test_an_unregistered_block_is_bad_input(plugin, tmp_path, capsys) -> None:
     assert main(["verify", str(path)]) == 2
     err = capsys.readouterr().err
     assert "NoSuchBlock" in err and "rldp_models.blocks" in err and err.count("\n") == 1
+
+
+def test_a_variant_of_library_blocks_under_its_own_name_verifies(tmp_path, capsys) -> None:
+    """RURP over a box set, named RURP-BOX: round 1 refused it ("cannot verify problem"); the
+    declaration names the blocks and the set, so the box (not chi-square) set is re-checked."""
+    from rldp_models.programs import preset
+    from rldp_models.results.program_result import solution_result
+    from rldp_models.uncertainty import BoxSet, ChiSquareSet
+
+    crosstab = Crosstab.from_csv(FIXTURES / "counts_2x3.csv")
+    box = BoxSet.containing(ChiSquareSet.from_counts(crosstab.counts, 0.05))
+    program = preset("RURP", crosstab, 1.0, uncertainty=box)
+    program.name = "RURP-BOX"
+    path = tmp_path / "rurp-box.json"
+    solution_result(program.solve()).write(path)
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "over the box set" in out and "certificate: holds" in out

@@ -149,3 +149,22 @@ def test_polytope_level_bounds_the_brute_force_supremum(case):
                 for s1, s2 in itertools.permutations(range(counts.shape[0]), 2))
     assert level == pytest.approx(np.log(ratio), abs=1e-12)  # float reference: to rounding
     assert polytope_level(np.kron(np.eye(2), np.ones((counts.shape[1], 1))), vertices) == np.inf
+
+
+@pytest.mark.parametrize("eps,counts", [
+    (0.05, [[55, 1, 63], [0, 20, 5], [23, 8, 0]]),
+    (0.001, [[0, 11, 13], [0, 5, 21]]),
+    (0.01, [[1, 34, 46], [11, 1, 1], [17, 0, 37]]),
+    (0.1, [[0, 18], [4, 78], [3, 82]]),
+])
+def test_srr_meeting_eps_by_ulps_is_declared_private(eps, counts):
+    """These SRR matrices meet eps exactly (Proposition 4, decided in rationals); the float
+    level used to land one ulp above eps and the command said EXCEEDS (issue 20)."""
+    from rldp_models.privacy.matrix_checks import certify_ldp
+    from rldp_models.rldp_protocols import srr_protocol
+
+    crosstab = Crosstab.from_array(np.array(counts, dtype=float))
+    Q = srr_protocol(crosstab, eps, 0.05).Q
+    assert certify_ldp(Q, eps, groups=np.repeat(np.arange(crosstab.shape[0]),
+                                               crosstab.shape[1])).holds
+    assert rldp_epsilon(Q, crosstab, 0.05).certified <= eps

@@ -1,0 +1,115 @@
+"""Both verdicts on a protocol record in ``product`` representation (IR, GRR-CR, UE-CR).
+
+* **guarantee**: from the factors alone
+  (:func:`~rldp_models.rldp_protocols.product_check.check_product_record`):
+  every factor row nonnegative and summing to exactly 1 in rationals, and the
+  ``(eps, F)``-RLDP level proven in ball arithmetic (Theorems 15, 17, 19's
+  decoupled bound; no solver) at most eps. When the record also carries dense
+  rows (small tables, :data:`~rldp_models.results.product_result.DENSE_ENTRY_BUDGET`),
+  they must be exactly the rounded product of the factors and meet eps by the
+  dense RLDP checker too.
+* **certificate**: the recorded bracket's witness is a member of ``F`` (exact
+  rationals) and reaches the recorded lower end at the recorded worst output,
+  whose column ``P(y | s, u)`` is computed from the factors (never the dense
+  matrix, which may have ``16^15`` columns).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from rldp_models.certificates import guarantee
+from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.certificates.verdict import Verdict
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.uncertainty.chi_square import chi_square_radius
+
+LEVEL_TOLERANCE = 1e-9
+"""Accepted disagreement between a recorded level and the one recomputed (as for dense)."""
+
+
+def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
+    """The level proven from the factors, and the dense rows' own check when written."""
+    from rldp_models.results.product_result import dense_rows_match
+    from rldp_models.rldp_protocols.product_check import check_product_record
+
+    product, eps, alpha = fields["product"], float(fields["eps"]), float(fields["alpha"])
+    guarantee._check_labels(fields["labels"], crosstab)
+    guarantee._check_labels(product, crosstab)
+    check = check_product_record(product, crosstab.counts, eps, alpha)
+    details = [f"level proven from the factors (exact rows, ball arithmetic, no solver): "
+               f"{check.certified:.9g}", *check.problems]
+    holds, data = check.holds, {"product_level": check.certified}
+    if fields.get("Q") is not None:
+        mismatch = dense_rows_match(product, fields["Q"], eps, alpha)
+        if mismatch is not None:
+            holds = False
+            details.append(mismatch)
+        else:
+            dense = guarantee.protocol_guarantee(fields, crosstab)
+            holds = holds and dense.holds
+            details += [f"dense rows (the rounded product): {dense.headline}", *dense.details]
+            data.update(dense.data)
+    return Verdict(holds, f"(eps, F)-RLDP of the {product['kind']} factors over the chi-square "
+                   f"set (alpha = {alpha}), eps = {eps:g}", tuple(details), data)
+
+
+def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
+    """The recorded bracket: witness in ``F`` reaching the lower end at the worst output."""
+    from rldp_models.certificates.verification import _exactly_in_chi_square_set
+    from rldp_models.results.product_result import output_of_index
+    from rldp_models.rldp_protocols.product_check import protocol_from_record
+
+    claim = fields.get("rldp")
+    if not isinstance(claim, dict) or claim.get("witness") is None:
+        return Verdict(True, "no RLDP bracket recorded: nothing to certify")
+    eps, alpha = float(fields["eps"]), float(fields["alpha"])
+    protocol = protocol_from_record(fields["product"], eps, alpha)
+    column = _worst_column(protocol, claim, output_of_index)
+    witness = np.asarray(claim["witness"], dtype=float)
+    region = ChiSquareCertifiable(crosstab.counts,
+                                  chi_square_radius(crosstab.n, crosstab.counts.size, alpha))
+    member = witness.shape == crosstab.shape and _exactly_in_chi_square_set(region, witness)
+    reached = column_level(column, witness) if member else float("nan")
+    attained, certified = float(claim["attained"]), float(claim["certified"])
+    problems = []
+    if not member:
+        problems.append("the recorded witness is not a distribution in F")
+    elif reached < attained - LEVEL_TOLERANCE:
+        problems.append(f"the witness reaches eps {reached:.9g}, less than the recorded "
+                        f"{attained:.9g}")
+    elif certified < reached - LEVEL_TOLERANCE:
+        problems.append(f"the recorded certified level {certified:.9g} is below the witness's "
+                        f"{reached:.9g}")
+    return Verdict(not problems, "recorded RLDP bracket and its witness distribution "
+                   "(membership in F decided in exact rationals; the worst output's column "
+                   "from the factors)",
+                   (f"recorded level in [{attained:.9g}, {certified:.9g}]; the witness reaches "
+                    f"{reached:.9g}", *problems))
+
+
+def _worst_column(protocol, claim: dict, output_of_index) -> np.ndarray:
+    """``P(y | s, u)`` at the recorded worst output (a dense column index, any width)."""
+    where = claim.get("worst_at")
+    index = where.get("y") if isinstance(where, dict) else None
+    if isinstance(index, bool) or not isinstance(index, int) or \
+            not 0 <= index < protocol.output_count:
+        raise InputError(f"the recorded worst output {str(index)[:40]} is not a column of the "
+                         f"{protocol.name} protocol (0 .. {protocol.output_count - 1})")
+    return protocol.column(output_of_index(protocol.coordinate_sizes, index))
+
+
+def column_level(column: np.ndarray, p: np.ndarray) -> float:
+    """``max_{s1 != s2} log P(y|s1) / P(y|s2)`` under ``P`` for one output's column."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # a secret without mass releases nothing
+        released = np.nan_to_num(np.sum(p / p.sum(axis=1, keepdims=True) * column, axis=1))
+    worst = 0.0
+    for s1, s2 in itertools.permutations(range(len(released)), 2):
+        if released[s1] > 0:
+            worst = max(worst, math.inf if released[s2] == 0 else
+                        math.log(released[s1] / released[s2]))
+    return worst
