@@ -131,9 +131,6 @@ def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: f
 
 def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """Nominal (eq. 6 at ``Phat``) or robust (eq. 23 over ``F``) privacy of a solve result."""
-    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
-    from rldp_models.privacy.metrics import epsilon_star
-    from rldp_models.privacy.worst_case import worst_case_epsilon
 
     problem = str(record["problem"]).upper()
     if problem not in PRESETS:
@@ -144,17 +141,36 @@ def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
     if not PRESETS[problem][1]:
+        return privacy_verdict(protocol, crosstab, None, eps)
+    uncertainty = (solve_uncertainty(record, crosstab) if set_name(record) == "chi2"
+                   else named_uncertainty(record, crosstab))
+    return privacy_verdict(protocol, crosstab, uncertainty, eps)
+
+
+def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
+                    uncertainty: UncertaintySet | None, eps: float) -> Verdict:
+    """Nominal privacy (eq. 6 at ``Phat``) when ``uncertainty`` is None, else robust privacy.
+
+    Over the chi-square set robust privacy is eq. (23) by Theorems 3-4, with the
+    worst-case eps bracketed; over any other set it is the product form of
+    :func:`_product_guarantee`. Multipliers are found afresh, not read from a record.
+    """
+    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
+    from rldp_models.privacy.metrics import epsilon_star
+    from rldp_models.privacy.worst_case import worst_case_epsilon
+
+    if uncertainty is None:
         check = check_nominal_privacy(protocol, crosstab.counts, eps)
         return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
                        (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
                         check.summary()))
-    if set_name(record) != "chi2":
-        return _product_guarantee(protocol, named_uncertainty(record, crosstab), eps)
-    uncertainty = solve_uncertainty(record, crosstab)
+    if not isinstance(uncertainty, ChiSquareSet):
+        return _product_guarantee(protocol, uncertainty, eps)
     check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
     worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
-    return Verdict(check.holds, f"robust privacy (all P in the chi-square set, alpha = "
-                   f"{uncertainty.alpha}, B = {uncertainty.radius:.6g}), eps = {eps:g}",
+    alpha = "" if uncertainty.alpha is None else f", alpha = {uncertainty.alpha}"
+    return Verdict(check.holds, f"robust privacy (all P in the chi-square set{alpha}, B = "
+                   f"{uncertainty.radius:.6g}), eps = {eps:g}",
                    (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
                     f"{worst.attained:.9g} attained by a distribution in F", check.summary()))
 
@@ -307,21 +323,5 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
 def _library_block_verdict(block, protocol: np.ndarray, crosstab: Crosstab,
                            uncertainty: UncertaintySet | None) -> Verdict:
     """A library privacy block checked as the presets are (multipliers found afresh)."""
-    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
-    from rldp_models.privacy.metrics import epsilon_star
-    from rldp_models.privacy.worst_case import worst_case_epsilon
-
-    eps = float(block.eps)
-    if not block.robust:
-        check = check_nominal_privacy(protocol, crosstab.counts, eps)
-        return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
-                       (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
-                        check.summary()))
-    if not isinstance(uncertainty, ChiSquareSet):
-        return _product_guarantee(protocol, uncertainty, eps)
-    check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
-    worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
-    return Verdict(check.holds, f"robust privacy (all P in the chi-square set, B = "
-                   f"{uncertainty.radius:.6g}), eps = {eps:g}",
-                   (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
-                    f"{worst.attained:.9g} attained by a distribution in F", check.summary()))
+    return privacy_verdict(protocol, crosstab, uncertainty if block.robust else None,
+                           float(block.eps))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from rldp_models.errors import InputError
@@ -17,6 +18,7 @@ from rldp_models.validation import MAX_EPSILON
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
+    from rldp_models.results import CertifiedResult
 
 _loaded: dict[tuple, "Crosstab"] = {}
 
@@ -111,3 +113,21 @@ def significance(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"alpha must lie in (0, 1), got {text}")
     return value
+
+
+def write_result(result: "CertifiedResult", out: str, name: str,
+                 embed_counts: bool = True) -> int:
+    """Write ``result`` to ``out`` and say so; a result whose guarantee fails is not written.
+
+    Returns the exit code: ``OK``, or ``FAILED`` with one line on stderr naming ``name``.
+    """
+    from rldp_models.cli.exit_codes import ExitCode
+    from rldp_models.results.files import GuaranteeFailed
+
+    try:
+        result.write(out, embed_counts=embed_counts)
+    except GuaranteeFailed as exc:
+        sys.stderr.write(f"rldp: {name}: {exc}\n")
+        return ExitCode.FAILED
+    print(f"  wrote {out}")
+    return ExitCode.OK

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rldp_models.cli import mechanism_optimal
-from rldp_models.cli.common import epsilon, finite_float
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli.common import epsilon, finite_float, write_result
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.validation import as_size
@@ -94,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
 
 def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
     """Print the summary of a mechanism result and write it when its guarantee holds."""
-    from rldp_models.results.files import GuaranteeFailed
 
     check = result.details["privacy_check"]
     value = result.value["value"]
@@ -108,13 +105,7 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     if result.repair.method != "none":
         print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
               f"{result.repair.weight:.3g})")
-    try:
-        result.write(args.out)
-    except GuaranteeFailed as exc:
-        sys.stderr.write(f"rldp: {args.name}: {exc}\n")
-        return ExitCode.FAILED
-    print(f"  wrote {args.out}")
-    return ExitCode.OK
+    return write_result(result, args.out, args.name)
 
 
 def _repair_name(result: "CertifiedResult") -> str:

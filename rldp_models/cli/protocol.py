@@ -22,11 +22,10 @@ Exit 0 when the certified eps is <= --eps; 1 otherwise, and OUT.json is not writ
 from __future__ import annotations
 
 import argparse
-import sys
 
-from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.schema import add_embed_argument
-from rldp_models.cli.common import add_data_arguments, epsilon, load_crosstab, significance
+from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, significance,
+                                     write_result)
 from rldp_models.errors import InputError
 
 NAMES = ("polyopt", "srr", "ir", "grr-cr", "ue-cr", "grr")
@@ -54,7 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.results.files import GuaranteeFailed
 
     if args.name != "polyopt" and (args.finer or args.solver is not None
                                    or args.method is not None):
@@ -72,13 +70,7 @@ def run(args: argparse.Namespace) -> int:
           f"{'<=' if holds else 'EXCEEDS'} eps = {args.eps}")
     if result.repair.method != "none":
         print(f"  repaired: mixed with the uniform protocol, weight {result.repair.weight:.3g}")
-    try:
-        result.write(args.out, embed_counts=not args.no_embed_counts)
-    except GuaranteeFailed as exc:
-        sys.stderr.write(f"rldp: {args.name}: {exc}\n")
-        return ExitCode.FAILED
-    print(f"  wrote {args.out}")
-    return ExitCode.OK
+    return write_result(result, args.out, args.name, not args.no_embed_counts)
 
 
 def _closed_form(args: argparse.Namespace, crosstab):

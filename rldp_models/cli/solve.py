@@ -25,6 +25,7 @@ from rldp_models.cli.common import (
     finite_float,
     load_crosstab,
     significance,
+    write_result,
 )
 from rldp_models.cli.schema import add_embed_argument
 
@@ -94,7 +95,6 @@ def radius_from(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.results.files import GuaranteeFailed
     from rldp_models.results.program_result import solution_result
 
     import solvers
@@ -118,10 +118,4 @@ def run(args: argparse.Namespace) -> int:
                f"{solution.repair.weight:.3g}" if solution.repair.method == "mix-uniform"
                else "replaced by the best protocol that ignores its input (eps = 0)")
         print(f"  repaired: {how}; objective cost {solution.repair.utility_cost:.3g}")
-    try:
-        result.write(args.out, embed_counts=not args.no_embed_counts)
-    except GuaranteeFailed as exc:
-        sys.stderr.write(f"rldp: {args.problem}: {exc}\n")
-        return ExitCode.FAILED
-    print(f"  wrote {args.out}")
-    return ExitCode.OK
+    return write_result(result, args.out, args.problem, not args.no_embed_counts)
