@@ -62,15 +62,24 @@ def mean_sign_claim(claim: str, values: Sequence[float], negative: bool, what: s
 def interval_sign_claim(claim: str, low: float, high: float, negative: bool, measured: str,
                         size: str) -> Claim:
     """The claim "the quantity is negative" (or positive) from its 95% interval."""
-    wanted, other = (high < 0, low > 0) if negative else (low > 0, high < 0)
+    sign = "positive" if negative else "negative"
+    return _side_claim(claim, measured, low, high, 0.0, not negative,
+                       f"the interval lies entirely on the {sign} side",
+                       f"the interval contains 0: {size} cannot resolve the sign")
+
+
+def _side_claim(claim: str, measured: str, low: float, high: float, reference: float,
+                above: bool, refuted: str, unresolved: str) -> Claim:
+    """Reproduced when ``[low, high]`` lies entirely on the claimed side of ``reference``
+    (above it when ``above``), not reproduced (``refuted``) when entirely on the other side,
+    else not resolved (``unresolved``)."""
+    wanted, other = (low > reference, high < reference) if above else \
+        (high < reference, low > reference)
     if wanted:
         return Claim(claim, measured, Verdict.REPRODUCED)
     if other:
-        sign = "positive" if negative else "negative"
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
-                     f"the interval lies entirely on the {sign} side")
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
-                 f"the interval contains 0: {size} cannot resolve the sign")
+        return Claim(claim, measured, Verdict.NOT_REPRODUCED, refuted)
+    return Claim(claim, measured, Verdict.NOT_RESOLVED, unresolved)
 
 
 def proportion_interval(successes: int, trials: int, confidence: float = CONFIDENCE
@@ -88,16 +97,11 @@ def rate_claim(claim: str, successes: int, trials: int, reference: float, above:
     low, high = proportion_interval(successes, trials)
     measured = (f"{what}: {successes}/{trials} = {successes / max(trials, 1):.1%}, 95% "
                 f"Clopper-Pearson [{low:.1%}, {high:.1%}] against {reference:.1%}")
-    wanted, other = (low > reference, high < reference) if above else \
-        (high < reference, low > reference)
-    if wanted:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    if other:
-        side = "below" if above else "above"
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
-                     f"the interval lies entirely {side} {reference:.1%}")
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
-                 f"the interval contains {reference:.1%}: {trials} instances cannot resolve it")
+    side = "below" if above else "above"
+    return _side_claim(claim, measured, low, high, reference, above,
+                       f"the interval lies entirely {side} {reference:.1%}",
+                       f"the interval contains {reference:.1%}: {trials} instances cannot "
+                       "resolve it")
 
 
 def universal_claim(claim: str, worst: float, bound: float, instances: int,
