@@ -7,6 +7,7 @@ solver name, default options and (for MOSEK) a licence check.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -72,7 +73,10 @@ class CvxpyBackend:
         problem = model.problem
         start = time.perf_counter()
         try:
-            problem.solve(solver=self.cvxpy_solver, **{**self.defaults, **options})
+            with warnings.catch_warnings():
+                # the status OPTIMAL_INACCURATE says the same in the result, on no stream
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(solver=self.cvxpy_solver, **{**self.defaults, **options})
         except cvxpy.error.SolverError as exc:
             elapsed = time.perf_counter() - start
             return SolveResult(Status.ERROR, None, solver=self.name,
