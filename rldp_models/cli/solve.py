@@ -1,7 +1,8 @@
 """``rldp solve PROBLEM``: solve NUNP, NURP, RUNP or RURP on a crosstab and write the result.
 
-``--uncertainty chi2|kl|tv|box [--radius R]`` picks the uncertainty set of the
-robust blocks (:mod:`rldp_models.uncertainty.named`; default chi2 with its
+``--uncertainty chi2|kl|tv|box|power|renyi [--radius R]`` picks the uncertainty
+set of the robust blocks (``power`` with ``--lambda L``, ``renyi`` with ``--order A``;
+:mod:`rldp_models.uncertainty.named`; default chi2 with its
 alpha-calibrated radius); ``--radius-from bootstrap`` calibrates the radius by
 a parametric bootstrap instead (:mod:`rldp_models.uncertainty.calibration`;
 ``--bootstrap-draws``, ``--bootstrap-seed``). The result records the set, with
@@ -66,6 +67,12 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uncertainty set of the robust blocks (default chi2)")
     parser.add_argument("--radius", type=finite_float, default=None, metavar="R",
                         help="radius of the set (default: calibrated from --alpha)")
+    parser.add_argument("--lambda", dest="lam", type=finite_float, default=None, metavar="L",
+                        help="power-divergence (Cressie-Read) lambda of --uncertainty power "
+                             "(1: chi-square, 0: KL)")
+    parser.add_argument("--order", type=finite_float, default=None, metavar="A",
+                        help="order a > 0 of --uncertainty renyi, D_a(Phat || P) <= rho "
+                             "(2: chi-square)")
     add_radius_arguments(parser)
 
 

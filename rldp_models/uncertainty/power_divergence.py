@@ -395,8 +395,10 @@ class PowerDivergenceSet:
         ``lambda >= 0``, on every cell); ``gamma < 0`` is clipped. Off the
         dual's domain (``gamma = 0``, or ``-1 < lambda < 0`` with ``mu`` not
         above every ``v``) the simplex bound ``max v`` is returned. Any such
-        point bounds the support function (weak duality). ``v`` may hold
-        doubles or fractions, taken as exact rationals.
+        point bounds the support function (weak duality). Multipliers of
+        another form (the derived counterpart's ``"y"``) are replaced by
+        :meth:`support_multipliers`. ``v`` may hold doubles or fractions,
+        taken as exact rationals.
         """
         from rldp_models.certificates.precision import high_precision, upper_mpf
         from rldp_models.certificates.sets import exact_entries
@@ -404,6 +406,8 @@ class PowerDivergenceSet:
         values = exact_entries(v)
         phat = self.phat.ravel()
         lam = self.lam
+        if "mu" not in multipliers or "gamma" not in multipliers:  # e.g. a derived form's "y"
+            multipliers = self.support_multipliers(np.asarray(v, dtype=float))
         mu = scalar(multipliers["mu"])
         gamma = max(scalar(multipliers["gamma"]), 0.0)
         with high_precision():
