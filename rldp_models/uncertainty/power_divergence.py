@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
+from cvxpy.atoms.affine.binary_operators import MulExpression
 import mpmath
 import numpy as np
 import sympy as sp
@@ -72,7 +73,7 @@ import sympy as sp
 from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
-from rldp_models.uncertainty.base import scalar
+from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.derived import (
     ConicDescription,
@@ -260,10 +261,12 @@ class PowerDivergenceSet:
     def membership(self, p: cp.Expression) -> list[Any]:
         """cvxpy constraints: ``p`` is in the set (exact power cones, no rational approximation).
 
-        ``lambda > 0``: ``z_x >= Phat_x^(1+lambda) P_x^(-lambda)``,
-        ``sum z <= 1 + lambda(lambda+1) r``;
-        ``-1 < lambda < 0``: ``z_x <= Phat_x^(1+lambda) P_x^(-lambda)``, ``sum z >= 1 + ...``;
-        ``lambda < -1``: as for ``lambda > 0``; ``lambda in {0, -1}``: exponential cones.
+        With ``z_x`` standing for ``(P_x / Phat_x)^(-lambda)`` (values near 1,
+        which keeps the cones well scaled on tables with tiny cells):
+        ``lambda > 0`` and ``lambda < -1``: ``z_x >= (P_x/Phat_x)^(-lambda)``,
+        ``sum Phat z <= 1 + lambda(lambda+1) r``; ``-1 < lambda < 0``: ``z_x <=``
+        and ``sum Phat z >= 1 + lambda(lambda+1) r``; ``lambda in {0, -1}``:
+        exponential cones (as the KL ball).
         """
         phat = self.phat.ravel()
         mask = np.flatnonzero(phat > 0)
@@ -273,16 +276,18 @@ class PowerDivergenceSet:
             return constraints + [float(w @ np.log(w)) - w @ cp.log(q) <= r]
         if lam == -1.0:
             return constraints + [cp.sum(cp.rel_entr(q, w)) <= r]
-        z = cp.Variable(mask.size)
+        z = cp.Variable(mask.size)  # z_x bounds (P_x / Phat_x)^(-lambda): values near 1
+        ratio = cp.multiply(1.0 / w, q)
+        ones = np.ones(mask.size)
         budget = w.sum() + lam * (lam + 1) * r
-        kappa = lam + 1
-        if lam > 0:  # z^(1/kappa) q^(lam/kappa) >= w  <=>  z >= w^kappa q^-lam
-            cone = cp.PowCone3D(z, q, w, 1 / kappa)
-        elif lam > -1:  # w^kappa q^(-lam) >= z
-            cone = cp.PowCone3D(w, q, z, kappa)
-        else:  # z^(1/|lam|) w^(1 - 1/|lam|) >= q  <=>  z >= q^|lam| w^-|kappa|
-            cone = cp.PowCone3D(z, w, q, -1 / lam)
-        return constraints + [cone, cp.sum(z) >= budget if -1 < lam < 0 else cp.sum(z) <= budget]
+        if lam > 0:  # z^(1/kappa) ratio^(lam/kappa) >= 1
+            cone = cp.PowCone3D(z, ratio, ones, 1 / (lam + 1))
+        elif lam > -1:  # ratio^(-lam) >= |z|
+            cone = cp.PowCone3D(ones, ratio, z, lam + 1)
+        else:  # z^(1/|lam|) >= ratio
+            cone = cp.PowCone3D(z, ones, ratio, -1 / lam)
+        total = w @ z
+        return constraints + [cone, total >= budget if -1 < lam < 0 else total <= budget]
 
     # ------------------------------------------------------------------ support function
     def _gamma_at(self, mu: float, v: np.ndarray) -> float:
@@ -460,10 +465,91 @@ class PowerDivergenceSet:
     # ------------------------------------------------------------------ robust counterpart
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
-        """The counterpart derived from :meth:`membership` by conic duality.
+        """``delta*(v[:, k] | F) <= rhs[k]`` per column: the conjugate dual in perspective cones.
+
+        Per column, ``mu + gamma r + sum_{Phat_x > 0} Phat_x h_x' <= rhs`` with
+        ``h_x' >= gamma phi*((v_x - mu)/gamma)`` (sympy's ``phi*``, module
+        docstring) written as one cone per cell, and ``mu >= v_x`` on cells
+        without records. Multipliers ``mu`` and ``gamma`` (shape (k,)), the
+        names :meth:`certified_support_bound` reads. Cells where ``v`` is
+        identically zero (the other secrets' rows of a conditional, eq. 23 of
+        :mod:`rldp_models.uncertainty.base`) share one term of weight
+        ``sum Phat_x``: the same value with one cone instead of one per cell.
+        """
+        v = as_columns(v)
+        k = v.shape[1]
+        phat = self.phat.ravel()
+        zero = identically_zero_rows(v)
+        counted = np.flatnonzero((phat > 0) & ~zero)
+        unseen = np.flatnonzero((phat == 0) & ~zero)
+        lumped = float(phat[zero].sum())  # cells where v = 0: one term of weight sum Phat
+        lam, r = self.lam, self.divergence_radius
+        mu = cp.Variable(k, name="mu")
+        gamma = cp.Variable(k, nonneg=True, name="gamma")
+        rows = [v[counted, :]] if counted.size else []
+        weights = list(phat[counted])
+        if lumped > 0:
+            rows.append(cp.Constant(np.zeros((1, k))))
+            weights.append(lumped)
+        values = cp.vstack(rows) if len(rows) > 1 else rows[0]
+        cells = len(weights)
+        h = cp.Variable((cells, k), name="h")
+        mu_grid = np.ones((cells, 1)) @ cp.reshape(mu, (1, k), order="F")
+        gamma_grid = np.ones((cells, 1)) @ cp.reshape(gamma, (1, k), order="F")
+        constraints = _perspective_cones(lam, cp.vec(gamma_grid, order="F"),
+                                         cp.vec(mu_grid - values, order="F"),
+                                         cp.vec(h, order="F"))
+        if unseen.size:
+            constraints.append(np.ones((unseen.size, 1)) @ cp.reshape(mu, (1, k), order="F")
+                               >= v[unseen, :])
+        if np.any(zero & (phat == 0)):
+            constraints.append(mu >= 0)
+        constraints.append(mu + r * gamma + np.asarray(weights) @ h <= as_row(rhs, k))
+        return ConicSupport(constraints, {"mu": mu, "gamma": gamma})
+
+    def derived_support_at_most(self, v: cp.Expression, rhs: Any) -> ConicSupport:
+        """The counterpart derived from :meth:`membership` by conic duality (for comparison).
 
         See :mod:`rldp_models.uncertainty.derived`; the multipliers are ``{"y": ...}``.
         """
         if not self._description:
             self._description.append(conic_description(self))
         return derived_support_at_most(self._description[0], v, rhs)
+
+
+def identically_zero_rows(v: cp.Expression) -> np.ndarray:
+    """Rows of ``v`` that are zero whatever the variables (``v = C @ w``, ``C`` with zero rows)."""
+    rows = np.zeros(v.shape[0], dtype=bool)
+    if isinstance(v, MulExpression) and v.args[0].is_constant() and v.args[0].ndim == 2:
+        coefficient = np.asarray(v.args[0].value)
+        rows = ~np.any(coefficient != 0, axis=1)
+    elif v.is_constant():
+        rows = ~np.any(np.asarray(v.value).reshape(v.shape[0], -1) != 0, axis=1)
+    return rows
+
+
+def _perspective_cones(lam: float, gamma: cp.Expression, gap: cp.Expression,
+                       h: cp.Expression) -> list[Any]:
+    """``h >= gamma phi*(-gap/gamma)`` elementwise, ``gap = mu - v_x`` (module docstring).
+
+    With ``kappa = lambda + 1`` and
+    ``phi*(s) = 1/(lambda kappa) - (-kappa s)^(lambda/kappa) / lambda``:
+    ``gamma phi*(-gap/gamma) = gamma/(lambda kappa)
+    - gamma^(1/kappa) (kappa gap)^(lambda/kappa) / lambda``.
+    """
+    kappa = lam + 1
+    if lam == 0.0:  # gamma (-1 - log(gap/gamma))
+        return [h >= -gamma + cp.rel_entr(gamma, gap)]
+    if lam == -1.0:  # gamma exp(-gap/gamma - 1)
+        extra = cp.Variable(h.shape[0])
+        return [cp.ExpCone(-gap - gamma, gamma, extra), h >= extra]
+    power = cp.Variable(h.shape[0])
+    base = gamma / (lam * kappa)
+    if lam > 0:  # power <= gamma^(1/kappa) (kappa gap)^(lam/kappa)
+        return [cp.PowCone3D(gamma, kappa * gap, power, 1 / kappa), h >= base - power / lam]
+    if lam > -1:  # power >= gamma^(1/kappa) (kappa gap)^(lam/kappa)
+        return [cp.PowCone3D(power, kappa * gap, gamma, kappa), h >= base - power / lam]
+    q = lam / kappa  # > 1: power >= (|kappa| (v - mu)_+)^q / gamma^(q-1)
+    excess = cp.Variable(h.shape[0], nonneg=True)
+    return [excess >= -kappa * -gap, cp.PowCone3D(power, gamma, excess, 1 / q),
+            h >= base - power / lam]
