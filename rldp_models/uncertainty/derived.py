@@ -149,8 +149,9 @@ class DerivedSet:
 
     ``support_at_most`` is :func:`derived_support_at_most` of the set's
     membership (its multipliers are ``{"y": ...}``); ``support``,
-    ``support_multipliers``, ``certified_support_bound`` and the rest are
-    delegated to the wrapped set, so certificates stay the set's exact ones.
+    ``support_multipliers`` and the rest are delegated to the wrapped set, and
+    ``certified_support_bound`` is the wrapped set's at its own multipliers,
+    so certificates stay the set's exact ones.
     """
 
     def __init__(self, uncertainty: UncertaintySet) -> None:
@@ -163,3 +164,8 @@ class DerivedSet:
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
+
+    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> Any:
+        """The wrapped set's certified bound at its own multipliers (the solver's ``y`` is
+        not in the set's dual coordinates)."""
+        return self.wrapped.certified_support_bound(v, self.wrapped.support_multipliers(v))
