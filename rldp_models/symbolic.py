@@ -192,7 +192,9 @@ class PowerConjugate:
 
     ``phi*(s) = 1/(lambda (lambda+1)) - u^(lambda/(lambda+1)) / lambda``.
 
-    ``conjugate`` is that expression in ``(u, lambda)``; ``log_conjugate`` is
+    ``conjugate`` is that expression in ``(u, lambda)``; ``affine_conjugate``
+    the same in ``(W, lambda)`` with ``W = u^(lambda/(lambda+1))`` (affine in
+    ``W``, so interval arithmetic can bound ``W`` itself); ``log_conjugate`` is
     the limit ``lambda -> 0`` (``phi = -log t``, ``phi*(s) = -1 - log u``).
     Where ``u <= 0`` the conjugate is ``+inf`` for ``lambda > -1`` and
     ``1/(lambda (lambda+1))`` (the value ``-phi(0)``) for ``lambda < -1``.
@@ -202,6 +204,8 @@ class PowerConjugate:
 
     phi: sp.Expr
     conjugate: sp.Expr
+    affine_conjugate: sp.Expr
+    power: sp.Symbol
     log_conjugate: sp.Expr
     entropy_conjugate: sp.Expr
     u: sp.Symbol
@@ -225,9 +229,15 @@ def power_divergence_conjugate() -> PowerConjugate:
     lam = sp.Symbol("lambda", real=True, nonzero=True)
     phi = (t ** (-lam) - 1) / (lam * (lam + 1))
     conjugate = _conjugate_at(phi, t, -u / (lam + 1))
+    power = sp.Symbol("W", positive=True)
+    in_power = conjugate.subs(u, power ** ((lam + 1) / lam))
+    affine = sp.simplify(sp.powsimp(sp.expand_power_base(in_power, force=True), force=True))
+    if sp.diff(affine, power, 2) != 0:
+        raise ArithmeticError(f"phi* is not affine in u^(lambda/(lambda+1)): {affine}")
     log_conjugate = sp.simplify(sp.limit(conjugate, lam, 0))
     entropy_conjugate = _conjugate_at(t * sp.log(t), t, s)
-    return PowerConjugate(phi, conjugate, log_conjugate, entropy_conjugate, u, lam, s)
+    return PowerConjugate(phi, conjugate, affine, power, log_conjugate, entropy_conjugate, u,
+                          lam, s)
 
 
 @functools.lru_cache(maxsize=1)

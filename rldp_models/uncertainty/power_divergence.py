@@ -135,8 +135,20 @@ def _numeric_conjugate() -> Callable[..., Any]:
 
 @functools.lru_cache(maxsize=1)
 def _interval_conjugate() -> Callable[..., Any]:
+    """``phi*`` in ``(W, lambda)``, ``W = u^(lambda/(lambda+1))`` (affine in ``W``)."""
     c = symbolic.power_divergence_conjugate()
-    return sp.lambdify((c.u, c.lam), c.conjugate, [{"log": iv.log, "exp": iv.exp}, "mpmath"])
+    return sp.lambdify((c.power, c.lam), c.affine_conjugate, "mpmath")
+
+
+def interval_power(u: Any, exponent: Any) -> Any:
+    """``u^exponent`` over an interval ``u >= 0`` (``u > 0`` when the exponent is negative).
+
+    ``exponent`` is an interval with both ends of one sign; ``0^e = 0`` for ``e > 0``.
+    """
+    if u.a > 0:
+        return u ** exponent
+    top = interval(0.0) if u.b == 0 else iv.mpf(u.b) ** exponent
+    return iv.mpf([0, top.b])
 
 
 @dataclass(frozen=True)
@@ -441,7 +453,8 @@ class PowerDivergenceSet:
                     if -1 < lam < 0 and u.a <= 0:
                         return top
                     u = iv.mpf([max(u.a, 0), max(u.b, 0)])
-                    conjugate = _interval_conjugate()(u, lam_iv)
+                    power = interval_power(u, lam_iv / (lam_iv + 1))
+                    conjugate = _interval_conjugate()(power, lam_iv)
                 total += gamma_iv * interval(float(w)) * conjugate
             return min(upper_mpf(total), top)
 
