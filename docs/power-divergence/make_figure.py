@@ -16,7 +16,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 
 from rldp_models.demo import DEMO_SETTING  # noqa: E402
 from rldp_models.instances import jeffreys_instance  # noqa: E402
