@@ -144,3 +144,41 @@ def test_bad_family_parameters_are_one_line_and_exit_2(tmp_path: Path, capsys, e
                 "--out", str(tmp_path / "x.json"), *extra])
     err = without_warnings(capsys.readouterr().err)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def dinkelbach_conditional_sup(uncertainty: PowerDivergenceSet, q: np.ndarray, s: int) -> float:
+    """A value ``q.R`` attained by a conditional ``R = P(U | s)`` of a ``P`` proved in the set.
+
+    Dinkelbach's iteration on the primal (independent of the dual code): maximise
+    ``e_s(q - kappa).P`` over the set, move ``kappa`` to the ratio at the maximiser.
+    """
+    shape = uncertainty.phat.shape
+    kappa, best = float(np.min(q)), -np.inf
+    for _ in range(6):
+        w = np.zeros(shape)
+        w[s] = q - kappa
+        point, _ = uncertainty.worst_case(w.ravel())  # primal, pulled inside, membership proved
+        row = point.reshape(shape)[s]
+        if row.sum() <= 0:
+            break
+        kappa = float(q @ row / row.sum())
+        best = max(best, kappa)
+    return best
+
+
+@pytest.mark.parametrize("lam", [-0.5, pytest.param(2.0, marks=pytest.mark.slow)])
+def test_conditional_worst_cases_never_exceed_the_certified_privacy_bounds(lam: float) -> None:
+    from rldp_models.uncertainty.set_privacy import conditional_bounds
+
+    crosstab = Crosstab.from_array(COUNTS)
+    uncertainty = PowerDivergenceSet.from_counts(COUNTS, 0.05, lam)
+    solution = preset("NURP", crosstab, 1.0, uncertainty=uncertainty).solve()
+    hi, lo = conditional_bounds(solution.protocol, uncertainty)
+    blocks = solution.protocol.reshape(*COUNTS.shape, -1)
+    for s in range(COUNTS.shape[0]):
+        for y in range(blocks.shape[2]):
+            q = blocks[s, :, y]
+            top = dinkelbach_conditional_sup(uncertainty, q, s)
+            bottom = -dinkelbach_conditional_sup(uncertainty, -q, s)
+            assert top <= hi[s, y] and hi[s, y] - top < 1e-5
+            assert bottom >= lo[s, y] and bottom - lo[s, y] < 1e-5
