@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -67,13 +68,21 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uncertainty set of the robust blocks (default chi2)")
     parser.add_argument("--radius", type=finite_float, default=None, metavar="R",
                         help="radius of the set (default: calibrated from --alpha)")
-    parser.add_argument("--lambda", dest="lam", type=finite_float, default=None, metavar="L",
-                        help="power-divergence (Cressie-Read) lambda of --uncertainty power "
-                             "(1: chi-square, 0: KL)")
-    parser.add_argument("--order", type=finite_float, default=None, metavar="A",
+    parser.add_argument("--lambda", dest="lam", type=number_or_fraction, default=None,
+                        metavar="L", help="power-divergence (Cressie-Read) lambda of "
+                        "--uncertainty power, e.g. 2/3 (1: chi-square, 0: KL)")
+    parser.add_argument("--order", type=number_or_fraction, default=None, metavar="A",
                         help="order a > 0 of --uncertainty renyi, D_a(Phat || P) <= rho "
                              "(2: chi-square)")
     add_radius_arguments(parser)
+
+
+def number_or_fraction(text: str) -> float:
+    """An argparse type: a finite number, also written as a fraction ``p/q`` (``--lambda 2/3``)."""
+    try:
+        return float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError):
+        return finite_float(text)
 
 
 def add_radius_arguments(parser: argparse.ArgumentParser) -> None:

@@ -131,8 +131,16 @@ def test_cli_records_verify(tmp_path: Path, extra: list[str]) -> None:
     assert run(["verify", str(out)]) == 0
 
 
+def test_lambda_may_be_a_fraction() -> None:
+    from rldp_models.cli.solve import number_or_fraction
+
+    assert number_or_fraction("2/3") == 2 / 3 and number_or_fraction("-0.5") == -0.5
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--uncertainty", "power"], "needs --lambda"),
+    (["--uncertainty", "power", "--lambda", "1/0"], "not a number"),
+    (["--uncertainty", "power", "--lambda", "inf"], "not a finite number"),
     (["--uncertainty", "renyi", "--order", "-1"], "order must be"),
     (["--uncertainty", "chi2", "--lambda", "2"], "belong to --uncertainty power"),
 ])
@@ -140,8 +148,11 @@ def test_bad_family_parameters_are_one_line_and_exit_2(tmp_path: Path, capsys, e
                                                          message: str) -> None:
     counts = tmp_path / "counts.csv"
     Crosstab.from_array(COUNTS).to_csv(counts)
-    code = run(["solve", "RURP", "--counts", str(counts), "--eps", "1",
-                "--out", str(tmp_path / "x.json"), *extra])
+    try:
+        code = run(["solve", "RURP", "--counts", str(counts), "--eps", "1",
+                    "--out", str(tmp_path / "x.json"), *extra])
+    except SystemExit as stop:  # argparse's own refusals
+        code = stop.code
     err = without_warnings(capsys.readouterr().err)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
