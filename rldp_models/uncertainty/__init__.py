@@ -12,5 +12,5 @@ from rldp_models.uncertainty.simplex import Simplex
 from rldp_models.uncertainty.total_variation import TotalVariationSet
 
 __all__ = ["SET_NAMES", "BoxSet", "ChiSquareSet", "KLBallSet", "PairProjection",
-           "PairSupportValue", "PolyhedralSet", "PowerDivergenceSet", "Simplex", "SupportValue", "TotalVariationSet",
-           "UncertaintySet", "chi_square_radius", "kl_radius", "named_set"]
+           "PairSupportValue", "PolyhedralSet", "PowerDivergenceSet", "Simplex", "SupportValue",
+           "TotalVariationSet", "UncertaintySet", "chi_square_radius", "kl_radius", "named_set"]
