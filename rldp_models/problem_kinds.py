@@ -11,6 +11,6 @@ PRESETS: dict[str, tuple[bool, bool]] = {
     "RURP": (True, True),
 }
 
-UNCERTAINTY_SETS: tuple[str, ...] = ("chi2", "kl", "tv", "box")
+UNCERTAINTY_SETS: tuple[str, ...] = ("chi2", "kl", "tv", "box", "power", "renyi")
 """Names of the uncertainty sets ``rldp solve --uncertainty`` accepts
 (:mod:`rldp_models.uncertainty.named`)."""

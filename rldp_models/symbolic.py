@@ -179,3 +179,81 @@ def lemma9_bounds() -> tuple[Callable[..., float], Callable[..., float]]:
     probe = {q: sp.Rational(1, 3), b: sp.Rational(1, 2)}
     lower, upper = sorted(roots, key=lambda root: float(root.subs(probe)))
     return (sp.lambdify((q, b), lower, "numpy"), sp.lambdify((q, b), upper, "numpy"))
+
+
+@dataclass(frozen=True)
+class PowerConjugate:
+    """The convex conjugate of the Cressie-Read generator (DESIGN.md, power-divergence sets).
+
+    ``phi(t) = (t^(-lambda) - 1) / (lambda (lambda + 1))`` for ``t >= 0`` has
+    ``phi'(t) = -t^(-lambda-1) / (lambda + 1)``. Writing the slope as
+    ``s = -u / (lambda + 1)`` with ``u > 0``, the maximiser of ``s t - phi(t)``
+    is ``t = u^(-1/(lambda+1))`` and
+
+    ``phi*(s) = 1/(lambda (lambda+1)) - u^(lambda/(lambda+1)) / lambda``.
+
+    ``conjugate`` is that expression in ``(u, lambda)``; ``affine_conjugate``
+    the same in ``(W, lambda)`` with ``W = u^(lambda/(lambda+1))`` (affine in
+    ``W``, so interval arithmetic can bound ``W`` itself); ``log_conjugate`` is
+    the limit ``lambda -> 0`` (``phi = -log t``, ``phi*(s) = -1 - log u``).
+    Where ``u <= 0`` the conjugate is ``+inf`` for ``lambda > -1`` and
+    ``1/(lambda (lambda+1))`` (the value ``-phi(0)``) for ``lambda < -1``.
+    ``lambda = -1`` has no per-cell generator of this form; its set uses
+    ``phi(t) = t log t`` with ``phi*(s) = exp(s - 1)`` (``entropy_conjugate``).
+    """
+
+    phi: sp.Expr
+    conjugate: sp.Expr
+    affine_conjugate: sp.Expr
+    power: sp.Symbol
+    log_conjugate: sp.Expr
+    entropy_conjugate: sp.Expr
+    u: sp.Symbol
+    lam: sp.Symbol
+    s: sp.Symbol
+
+
+def _conjugate_at(phi: sp.Expr, t: sp.Symbol, slope: sp.Expr) -> sp.Expr:
+    """``slope t* - phi(t*)`` at the one stationary point ``phi'(t*) = slope``."""
+    roots = sp.solve(sp.Eq(sp.diff(phi, t), slope), t)
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one stationary point of phi, got {roots}")
+    return sp.simplify(sp.powsimp(slope * roots[0] - phi.subs(t, roots[0]), force=True))
+
+
+@functools.lru_cache(maxsize=1)
+def power_divergence_conjugate() -> PowerConjugate:
+    """Derive ``phi*`` of the Cressie-Read generator for symbolic ``lambda`` (and its limits)."""
+    t, u = sp.symbols("t u", positive=True)
+    s = sp.Symbol("s", real=True)
+    lam = sp.Symbol("lambda", real=True, nonzero=True)
+    phi = (t ** (-lam) - 1) / (lam * (lam + 1))
+    conjugate = _conjugate_at(phi, t, -u / (lam + 1))
+    power = sp.Symbol("W", positive=True)
+    in_power = conjugate.subs(u, power ** ((lam + 1) / lam))
+    affine = sp.simplify(sp.powsimp(sp.expand_power_base(in_power, force=True), force=True))
+    if sp.diff(affine, power, 2) != 0:
+        raise ArithmeticError(f"phi* is not affine in u^(lambda/(lambda+1)): {affine}")
+    log_conjugate = sp.simplify(sp.limit(conjugate, lam, 0))
+    entropy_conjugate = _conjugate_at(t * sp.log(t), t, s)
+    return PowerConjugate(phi, conjugate, affine, power, log_conjugate, entropy_conjugate, u,
+                          lam, s)
+
+
+@functools.lru_cache(maxsize=1)
+def power_gamma_elimination() -> CElimination:
+    """Minimise ``A g + B g^p`` over ``g > 0`` (the scale multiplier of a power-divergence dual).
+
+    With ``p = 1/(lambda+1)``, ``A = r + 1/(lambda (lambda+1))`` and
+    ``B = -S/lambda`` this is the dual of the power-divergence support function
+    at fixed ``mu`` (:mod:`rldp_models.uncertainty.power_divergence`). The
+    numeric functions take ``(A, B, p)``; the caller checks that the
+    stationary point is a minimum (``p (p - 1) B > 0``) and positive.
+    """
+    g = sp.Symbol("g", positive=True)
+    a, b, p = sp.symbols("A B p", real=True)
+    roots = sp.solve(sp.Eq(sp.diff(a * g + b * g**p, g), 0), g)
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one stationary point, got {roots}")
+    g_opt = sp.simplify(roots[0])
+    return CElimination(g_opt, sp.simplify(a * g_opt + b * g_opt**p), (a, b, p))

@@ -98,7 +98,7 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
     InputError
         If the record lacks what is needed or its radius is not the rebuilt set's.
     """
-    from rldp_models.uncertainty.named import named_set
+    from rldp_models.uncertainty.named import named_set, shape_parameters
 
     stated = record.get("uncertainty") or {}
     given = stated.get("radius_from") == "--radius"
@@ -110,7 +110,7 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
 
         radius = bootstrap_checked_radius(stated, crosstab)
     uncertainty = named_set(set_name(record), crosstab, float(record.get("alpha") or 0.05),
-                            radius)
+                            radius, **shape_parameters(stated))
     recorded = stated.get("radius", record.get("radius_B"))
     if recorded is None or not math.isclose(float(recorded), uncertainty.radius, rel_tol=1e-12):
         raise InputError(f"the result's radius {recorded} is not the one of its {set_name(record)}"

@@ -55,18 +55,24 @@ def uncertainty_from_args(args: argparse.Namespace, crosstab: Crosstab, name: st
     """
     from rldp_models.uncertainty.calibration import (BOOTSTRAP_DRAWS, BOOTSTRAP_SEED,
                                                      calibrated_set)
-    from rldp_models.uncertainty.named import named_set
+    from rldp_models.uncertainty.named import named_set, routing_note
 
     name = name or getattr(args, "uncertainty", None) or "chi2"
     alpha = alpha if alpha is not None else args.alpha
     radius = getattr(args, "radius", None)
+    family = {"lam": getattr(args, "lam", None), "order": getattr(args, "order", None)}
+    note = routing_note(name, **family)
+    if note is not None:
+        print(note)
     if args.radius_from == "bootstrap":
         if radius is not None:
             raise InputError("give either --radius or --radius-from bootstrap, not both")
+        if any(value is not None for value in family.values()):
+            raise InputError(f"--radius-from bootstrap has no statistic for --uncertainty {name}")
         draws = BOOTSTRAP_DRAWS if args.bootstrap_draws is None else args.bootstrap_draws
         seed = BOOTSTRAP_SEED if args.bootstrap_seed is None else args.bootstrap_seed
         return calibrated_set(name, crosstab, alpha, draws, seed)
-    return named_set(name, crosstab, alpha, radius)
+    return named_set(name, crosstab, alpha, radius, **family)
 
 
 def radius_record(uncertainty: UncertaintySet, args: argparse.Namespace) -> dict[str, Any]:

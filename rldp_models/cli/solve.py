@@ -1,7 +1,8 @@
 """``rldp solve PROBLEM``: solve NUNP, NURP, RUNP or RURP on a crosstab and write the result.
 
-``--uncertainty chi2|kl|tv|box [--radius R]`` picks the uncertainty set of the
-robust blocks (:mod:`rldp_models.uncertainty.named`; default chi2 with its
+``--uncertainty chi2|kl|tv|box|power|renyi [--radius R]`` picks the uncertainty
+set of the robust blocks (``power`` with ``--lambda L``, ``renyi`` with ``--order A``;
+:mod:`rldp_models.uncertainty.named`; default chi2 with its
 alpha-calibrated radius); ``--radius-from bootstrap`` calibrates the radius by
 a parametric bootstrap instead (:mod:`rldp_models.uncertainty.calibration`;
 ``--bootstrap-draws``, ``--bootstrap-seed``). The result records the set, with
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -66,7 +68,21 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uncertainty set of the robust blocks (default chi2)")
     parser.add_argument("--radius", type=finite_float, default=None, metavar="R",
                         help="radius of the set (default: calibrated from --alpha)")
+    parser.add_argument("--lambda", dest="lam", type=number_or_fraction, default=None,
+                        metavar="L", help="power-divergence (Cressie-Read) lambda of "
+                        "--uncertainty power, e.g. 2/3 (1: chi-square, 0: KL)")
+    parser.add_argument("--order", type=number_or_fraction, default=None, metavar="A",
+                        help="order a > 0 of --uncertainty renyi, D_a(Phat || P) <= rho "
+                             "(2: chi-square)")
     add_radius_arguments(parser)
+
+
+def number_or_fraction(text: str) -> float:
+    """An argparse type: a finite number, also written as a fraction ``p/q`` (``--lambda 2/3``)."""
+    try:
+        return float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError):
+        return finite_float(text)
 
 
 def add_radius_arguments(parser: argparse.ArgumentParser) -> None:

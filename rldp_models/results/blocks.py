@@ -182,7 +182,7 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
     """
     import math
 
-    from rldp_models.uncertainty.named import SET_NAMES, named_set
+    from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 
     name = declaration["set"]
     if name not in SET_NAMES:
@@ -194,7 +194,8 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
     elif str(declaration.get("radius_from", "")).startswith("alpha"):
         if alpha is None:
             raise InputError("the set's radius is calibrated from alpha, but no alpha is recorded")
-        calibrated = named_set(name, crosstab, float(alpha)).radius
+        calibrated = named_set(name, crosstab, float(alpha),
+                               **shape_parameters(declaration)).radius
         if not math.isclose(calibrated, radius, rel_tol=1e-12):
             raise InputError(f"the {name} set's recorded radius {radius} is not the one alpha = "
                              f"{alpha} gives for these counts ({calibrated})")
@@ -202,4 +203,5 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         from rldp_models.uncertainty.chi_square import ChiSquareSet
 
         return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
-    return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius)
+    return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius,
+                     **shape_parameters(declaration))

@@ -7,9 +7,10 @@ from rldp_models.uncertainty.kl_ball import KLBallSet, kl_radius
 from rldp_models.uncertainty.named import SET_NAMES, named_set
 from rldp_models.uncertainty.pair_projection import PairProjection, PairSupportValue
 from rldp_models.uncertainty.polyhedral import PolyhedralSet
+from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
 from rldp_models.uncertainty.simplex import Simplex
 from rldp_models.uncertainty.total_variation import TotalVariationSet
 
 __all__ = ["SET_NAMES", "BoxSet", "ChiSquareSet", "KLBallSet", "PairProjection",
-           "PairSupportValue", "PolyhedralSet", "Simplex", "SupportValue", "TotalVariationSet",
-           "UncertaintySet", "chi_square_radius", "kl_radius", "named_set"]
+           "PairSupportValue", "PolyhedralSet", "PowerDivergenceSet", "Simplex", "SupportValue",
+           "TotalVariationSet", "UncertaintySet", "chi_square_radius", "kl_radius", "named_set"]
