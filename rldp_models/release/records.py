@@ -180,8 +180,8 @@ def _check_columns(columns: Sequence[str], sensitive: str, public: str, keep: Se
 
 def _codes(channel: ReleaseChannel, s: pd.Series, u: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes of S and U values in the channel's labels (``-1``: not a label)."""
-    s_codes = pd.Categorical(s.astype(str), categories=channel.s_labels).codes.astype(np.int64)
-    u_codes = pd.Categorical(u.astype(str), categories=channel.u_labels).codes.astype(np.int64)
+    s_codes = pd.Index(channel.s_labels).get_indexer(s.astype(str)).astype(np.int64)
+    u_codes = pd.Index(channel.u_labels).get_indexer(u.astype(str)).astype(np.int64)
     return s_codes, u_codes
 
 
