@@ -175,7 +175,7 @@ def _pair(x: Any) -> tuple[str, str]:
     if isinstance(x, (list, tuple)) and len(x) == 2:
         return str(x[0]), str(x[1])
     raise InputError(f"the result's inputs are not (s, u) pairs (got {x!r}); "
-                     "release needs a result made from a crosstab")
+                     "release, estimate and compare need a result made from a crosstab")
 
 
 def draw_product(protocol: ProductProtocol, s: np.ndarray, u: np.ndarray,

@@ -18,23 +18,10 @@ from rldp_models.release.loading import load_result
 from rldp_models.release.records import release_frame
 from rldp_models.release.released import released_counts
 from rldp_models.release.targets import target
-from tests.release.adult_results import PUBLIC, SENSITIVE, adult_halves, protocol_results
-from tests.shared_data import ADULT
-
-pytestmark = pytest.mark.skipif(not ADULT.exists(), reason="Adult data not available")
+from tests.release.adult_results import PUBLIC, SENSITIVE
 
 
-@pytest.fixture(scope="module")
-def adult(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("adult")
-    design, records = adult_halves(directory)
-    results = protocol_results(directory, design)
-    rurp = directory / "rurp.json"
-    assert main(["solve", "RURP", "--data", str(design), "--sensitive", SENSITIVE, "--public",
-                 PUBLIC, "--eps", "1", "--distortion", "hamming", "--out", str(rurp),
-                 "-q"]) == 0
-    results["rurp"] = rurp
-    return directory, design, records, results
+
 
 
 def sympy_estimable(numerators: list[list[int]], row: list[Fraction]) -> bool:
@@ -46,7 +33,7 @@ def sympy_estimable(numerators: list[list[int]], row: list[Fraction]) -> bool:
 @pytest.mark.parametrize("name", ["ir", "grr-cr", "ue-cr", "srr", "rurp"])
 @pytest.mark.parametrize("spec", ["U", "S", "X"])
 def test_identifiability_agrees_with_an_independent_rank_test(adult, name, spec) -> None:
-    channel = ReleaseChannel.from_result(load_result(adult[3][name])[0])
+    channel = ReleaseChannel.from_result(load_result(adult.results[name])[0])
     goal = target(spec, channel.input_labels)
     verdict = identifiability(channel, goal.rows, goal.names)
     numerators = exact_channel(channel)
@@ -58,7 +45,7 @@ def test_identifiability_agrees_with_an_independent_rank_test(adult, name, spec)
 def test_issue_examples_are_not_identifiable(adult) -> None:
     # the issue's report: RURP's P_X, UE-CR's rank 11 of 12
     for name, rank in (("rurp", 6), ("ue-cr", 11)):
-        channel = ReleaseChannel.from_result(load_result(adult[3][name])[0])
+        channel = ReleaseChannel.from_result(load_result(adult.results[name])[0])
         goal = target("X", channel.input_labels)
         verdict = identifiability(channel, goal.rows, goal.names)
         assert verdict.rank == rank and not all(verdict.estimable)
@@ -67,9 +54,9 @@ def test_issue_examples_are_not_identifiable(adult) -> None:
 def coverage(adult, name: str, seeds: range, draws: int) -> np.ndarray:
     """Per coordinate of P_U, the share of seeds whose 95% EM and inversion intervals
     cover the released records' own P_U."""
-    result, _ = load_result(adult[3][name])
+    result, _ = load_result(adult.results[name])
     channel = ReleaseChannel.from_result(result)
-    records = pd.read_csv(adult[2], dtype=str, skipinitialspace=True)
+    records = pd.read_csv(adult.records, dtype=str, skipinitialspace=True)
     goal = target("U", channel.input_labels)
     verdict = identifiability(channel, goal.rows, goal.names)
     assert all(verdict.estimable)
@@ -101,9 +88,10 @@ def test_intervals_cover_the_released_records_marginal_fifty_seeds(adult, name) 
 
 def test_cli_estimate_reports_what_is_not_estimable(adult, tmp_path, capsys) -> None:
     released, out = tmp_path / "released.csv", tmp_path / "estimate.csv"
-    assert main(["release", str(adult[3]["ue-cr"]), "--data", str(adult[2]), "--sensitive",
-                 SENSITIVE, "--public", PUBLIC, "--out", str(released), "--seed", "0"]) == 0
-    code = main(["estimate", str(released), "--result", str(adult[3]["ue-cr"]), "--target",
+    assert main(["release", str(adult.results["ue-cr"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(released),
+                 "--seed", "0"]) == 0
+    code = main(["estimate", str(released), "--result", str(adult.results["ue-cr"]), "--target",
                  "X", "--out", str(out), "--draws", "50"])
     err = capsys.readouterr().err
     frame = pd.read_csv(out)
@@ -112,5 +100,5 @@ def test_cli_estimate_reports_what_is_not_estimable(adult, tmp_path, capsys) -> 
     assert frame["em"].isna().equals(~frame["estimable"])
     assert (tmp_path / "estimate.png").exists()
     counts, marked = released_counts(released, ReleaseChannel.from_result(
-        load_result(adult[3]["ue-cr"])[0]).output_texts())
-    assert marked and counts.sum() == len(pd.read_csv(adult[2]))
+        load_result(adult.results["ue-cr"])[0]).output_texts())
+    assert marked and counts.sum() == len(pd.read_csv(adult.records))

@@ -15,22 +15,15 @@ from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.loading import load_result
 from rldp_models.release.records import ReleaseWarning, release_csv, release_frame
 from rldp_models.release.sampling import seeded_random_words
-from tests.release.adult_results import PUBLIC, SENSITIVE, adult_halves, protocol_results
-from tests.shared_data import ADULT
-
-pytestmark = pytest.mark.skipif(not ADULT.exists(), reason="Adult data not available")
+from tests.release.adult_results import PUBLIC, SENSITIVE
 
 
-@pytest.fixture(scope="module")
-def adult(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("adult")
-    design, records = adult_halves(directory)
-    return directory, design, records, protocol_results(directory, design)
+
 
 
 @pytest.mark.parametrize("name", ["ir", "grr-cr", "ue-cr"])
 def test_product_draws_from_the_factors_fit_the_dense_rows(adult, name) -> None:
-    result, _ = load_result(adult[3][name])
+    result, _ = load_result(adult.results[name])
     channel = ReleaseChannel.from_result(result)
     dense = channel.protocol.dense()
     words = seeded_random_words(11)
@@ -47,8 +40,8 @@ def test_product_draws_from_the_factors_fit_the_dense_rows(adult, name) -> None:
 
 
 def test_release_frame_keeps_order_and_drops_columns(adult) -> None:
-    result, _ = load_result(adult[3]["srr"])
-    frame = pd.read_csv(adult[2], dtype=str).head(500)
+    result, _ = load_result(adult.results["srr"])
+    frame = pd.read_csv(adult.records, dtype=str).head(500)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         released = release_frame(result, frame, SENSITIVE, PUBLIC, keep=["age"], seed=1)
@@ -61,7 +54,7 @@ def test_release_frame_keeps_order_and_drops_columns(adult) -> None:
 
 
 def test_uncovered_records_are_refused_naming_them(adult) -> None:
-    result, _ = load_result(adult[3]["ir"])
+    result, _ = load_result(adult.results["ir"])
     frame = pd.DataFrame({SENSITIVE: ["Male", "Robot", "Female"],
                           PUBLIC: ["Husband", "Husband", "Alien"]})
     with pytest.raises(InputError, match="Robot.*Alien|Alien.*Robot"):
@@ -70,11 +63,12 @@ def test_uncovered_records_are_refused_naming_them(adult) -> None:
 
 def test_cli_release_writes_marked_seeded_output_in_order(adult, tmp_path, capsys) -> None:
     out = tmp_path / "released.csv"
-    assert main(["release", str(adult[3]["grr-cr"]), "--data", str(adult[2]), "--sensitive",
-                 SENSITIVE, "--public", PUBLIC, "--out", str(out), "--seed", "5"]) == 0
+    assert main(["release", str(adult.results["grr-cr"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(out),
+                 "--seed", "5"]) == 0
     lines = out.read_text().splitlines()
     assert lines[0].startswith("# NOT FOR RELEASE")
-    assert lines[1] == "Y" and len(lines) == 2 + len(pd.read_csv(adult[2]))
+    assert lines[1] == "Y" and len(lines) == 2 + len(pd.read_csv(adult.records))
     assert "NOT FOR RELEASE" in capsys.readouterr().err
 
 
@@ -83,7 +77,7 @@ def test_cli_release_refuses_uncovered_records_before_writing(adult, tmp_path, c
     pd.DataFrame({SENSITIVE: ["Male", "Robot"], PUBLIC: ["Husband", "Wife"]}).to_csv(
         data, index=False)
     out = tmp_path / "released.csv"
-    code = main(["release", str(adult[3]["ir"]), "--data", str(data), "--sensitive",
+    code = main(["release", str(adult.results["ir"]), "--data", str(data), "--sensitive",
                  SENSITIVE, "--public", PUBLIC, "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and not out.exists() and list(tmp_path.iterdir()) == [data]
@@ -92,26 +86,26 @@ def test_cli_release_refuses_uncovered_records_before_writing(adult, tmp_path, c
 
 def test_cli_release_warns_when_releasing_the_design_records(adult, tmp_path, capsys) -> None:
     out = tmp_path / "released.csv"
-    assert main(["release", str(adult[3]["ir"]), "--data", str(adult[1]), "--sensitive",
+    assert main(["release", str(adult.results["ir"]), "--data", str(adult.design), "--sensitive",
                  SENSITIVE, "--public", PUBLIC, "--out", str(out)]) == 0
     assert "designed on exactly these records" in capsys.readouterr().err
 
 
 def test_release_streams_in_chunks_like_one_pass(adult, tmp_path) -> None:
     # a dense result uses one word per record in record order, whatever the chunks
-    result, _ = load_result(adult[3]["srr"])
+    result, _ = load_result(adult.results["srr"])
     small, large = tmp_path / "small.csv", tmp_path / "large.csv"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        release_csv(result, adult[2], SENSITIVE, PUBLIC, small, seed=3, chunk_records=1000)
-        release_csv(result, adult[2], SENSITIVE, PUBLIC, large, seed=3)
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, small, seed=3, chunk_records=1000)
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, large, seed=3)
     assert small.read_text() == large.read_text()
 
 
 @pytest.mark.parametrize("args", [["--sensitive", "nope", "--public", PUBLIC],
                                   ["--sensitive", SENSITIVE, "--public", SENSITIVE]])
 def test_cli_release_bad_input_is_one_line_exit_2(adult, tmp_path, capsys, args) -> None:
-    code = main(["release", str(adult[3]["ir"]), "--data", str(adult[2]), *args, "--out",
+    code = main(["release", str(adult.results["ir"]), "--data", str(adult.records), *args, "--out",
                  str(tmp_path / "x.csv")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
