@@ -63,7 +63,7 @@ def random_words(seed: int | None) -> RandomWords:
     """The OS's cryptographic source, or (``seed`` given) a seeded generator, with a warning."""
     if seed is None:
         return os_random_words
-    warnings.warn(f"--seed {seed}: drawn with a seeded generator; the output is marked NOT FOR "
+    warnings.warn(f"seed {seed}: drawn with a seeded generator; the output is marked NOT FOR "
                   "RELEASE (anyone with the seed can undo the randomisation)", ReleaseWarning,
                   stacklevel=2)
     return seeded_random_words(seed)
