@@ -3,7 +3,8 @@
 Only the identifiable rows of ``M`` are estimated
 (:mod:`rldp_models.release.identifiability`); the others are reported with why.
 
-* **EM / iterative Bayesian update** (``utility-optimized-ldp.txt`` Sec. 2.5):
+* **EM / iterative Bayesian update** (:func:`rldp_models.estimators.em_batch`;
+  ``utility-optimized-ldp.txt`` Sec. 2.5):
   ``p <- p * A^T (f / (A p))``, normalised, ``A[y, x] = Q[x, y]`` (``A^T``,
   not ``A``), from the uniform ``p``, until the predicted law of ``Y`` moves by
   at most :data:`EM_TOLERANCE` in L1 (the law converges even where ``P_X``
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rldp_models.estimators import em_batch, project_rows_to_simplex
 from rldp_models.release.identifiability import Identifiability
 from rldp_models.release.targets import Target
 
@@ -35,49 +37,10 @@ LEVEL = 0.95
 METHOD = "parametric bootstrap (multinomial from the EM fit), percentile intervals"
 
 
-@dataclass(frozen=True)
-class BatchEM:
-    """EM estimates for a batch of output frequencies."""
-
-    estimates: np.ndarray
-    iterations: int
-    converged: np.ndarray
-
-
-def em_batch(Q: np.ndarray, frequencies: np.ndarray, tol: float = EM_TOLERANCE,
-             max_iter: int = EM_MAX_ITERATIONS) -> BatchEM:
-    """EM (module docstring) for every row of ``frequencies`` (shape ``(B, |Y|)``) at once."""
-    frequencies = np.atleast_2d(frequencies)
-    p = np.full((frequencies.shape[0], Q.shape[0]), 1.0 / Q.shape[0])
-    predicted = p @ Q
-    change = np.full(frequencies.shape[0], np.inf)
-    iteration = 0
-    while iteration < max_iter and change.max() > tol:
-        iteration += 1
-        weights = np.divide(frequencies, predicted, out=np.zeros_like(frequencies),
-                            where=predicted > 0)
-        p = p * (weights @ Q.T)
-        p /= p.sum(axis=1, keepdims=True)
-        updated = p @ Q
-        change = np.abs(updated - predicted).sum(axis=1)
-        predicted = updated
-    return BatchEM(p, iteration, change <= tol)
-
-
 def projected_inversion(Q: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
     """``pinv(Q^T) f`` projected onto the simplex, for every row of ``frequencies``."""
     raw = np.atleast_2d(frequencies) @ np.linalg.pinv(Q.T).T
     return project_rows_to_simplex(raw)
-
-
-def project_rows_to_simplex(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection of each row onto the simplex (Held, Wolfe and Crowder 1974)."""
-    descending = -np.sort(-v, axis=1)
-    cumulative = np.cumsum(descending, axis=1) - 1.0
-    ranks = np.arange(1, v.shape[1] + 1)
-    support = np.sum(descending - cumulative / ranks > 0, axis=1)
-    threshold = cumulative[np.arange(v.shape[0]), support - 1] / support
-    return np.clip(v - threshold[:, None], 0.0, None)
 
 
 @dataclass(frozen=True)
@@ -110,12 +73,12 @@ def estimate(Q: np.ndarray, counts: np.ndarray, target: Target, verdict: Identif
     n = int(counts.sum())
     used = Q.sum(axis=0) > 0
     Q, counts = Q[:, used], counts[used]
-    fit = em_batch(Q, counts / n)
+    fit = em_batch(Q, counts / n, EM_TOLERANCE, EM_MAX_ITERATIONS)
     inversion = projected_inversion(Q, counts / n)
     rng = np.random.default_rng(seed)
     law = np.clip(fit.estimates[0] @ Q, 0.0, None)
     tables = rng.multinomial(n, law / law.sum(), size=draws) / n
-    boot_em = em_batch(Q, tables)
+    boot_em = em_batch(Q, tables, EM_TOLERANCE, EM_MAX_ITERATIONS)
     boot_inv = projected_inversion(Q, tables)
     quantiles = [(1 - level) / 2, (1 + level) / 2]
     em_low, em_high = np.quantile(target.of(boot_em.estimates), quantiles, axis=0)

@@ -11,6 +11,7 @@ import pytest
 import sympy
 
 from rldp_models.cli import main
+from rldp_models.estimators import em_batch
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.estimation import estimate
 from rldp_models.release.identifiability import exact_channel, identifiability
@@ -102,3 +103,13 @@ def test_cli_estimate_reports_what_is_not_estimable(adult, tmp_path, capsys) -> 
     counts, marked = released_counts(released, ReleaseChannel.from_result(
         load_result(adult.results["ue-cr"])[0]).output_texts())
     assert marked and counts.sum() == len(pd.read_csv(adult.records))
+
+
+def test_batch_em_converges_on_the_output_law_where_p_x_is_not_identified() -> None:
+    # two inputs with the same row: P_X is not identified, the output law is
+    Q = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.25, 0.75]])
+    truth = np.array([0.3, 0.2, 0.5])
+    fit = em_batch(Q, truth @ Q)
+    assert fit.converged.all()
+    np.testing.assert_allclose(fit.estimates[0] @ Q, truth @ Q, atol=1e-8)
+    np.testing.assert_allclose(fit.estimates[0][:2].sum(), 0.5, atol=1e-8)
