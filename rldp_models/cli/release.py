@@ -9,7 +9,9 @@ records' order and has one column Y (and the --keep columns, which are
 outside the guarantee). Records whose (s, u) the result does not cover are
 refused before anything is written. --seed N uses a seeded generator, for
 tests and reproductions only: the output's first line marks it NOT FOR RELEASE.
-Large files are streamed in chunks.
+Large files are streamed in chunks. Before releasing, the result's guarantee
+is re-checked exactly from the record and its embedded counts, as rldp verify
+does (exit 1 and nothing written if it fails; --no-verify skips it).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import sys
 import warnings
 
 from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
+from rldp_models.release.records import release_csv
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,14 +39,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="columns copied as they are (outside the guarantee)")
     parser.add_argument("--seed", type=int, metavar="N",
                         help="seeded generator: reproducible, marked NOT FOR RELEASE")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip re-checking the result's guarantee before releasing")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.release.loading import load_result
-    from rldp_models.release.records import release_csv
-
-    result, digest = load_result(args.result)
+    if args.no_verify:
+        result, digest = load_result(args.result)
+    else:
+        try:
+            result, digest, checked = verified_result(args.result)
+        except GuaranteeNotVerified as exc:
+            sys.stderr.write(f"rldp: release: {exc}\n")
+            return ExitCode.FAILED
+        (print if checked.startswith("guarantee") else _warn)(checked)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = release_csv(result, args.data, args.sensitive, args.public, args.out,
@@ -52,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"released {summary.records} records with {result.declaration.name}{marked}")
     print(f"  wrote {summary.out}")
     return ExitCode.OK
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"rldp: warning: {message}\n")
 
 
 def print_warnings(caught: list[warnings.WarningMessage]) -> None:

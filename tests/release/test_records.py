@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -110,3 +111,17 @@ def test_cli_release_bad_input_is_one_line_exit_2(adult, tmp_path, capsys, args)
                  str(tmp_path / "x.csv")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_cli_release_refuses_a_tampered_matrix_on_re_verifying(adult, tmp_path, capsys) -> None:
+    # rows swapped to the identity: still exact dyadic rows, "holds" still claimed, no privacy
+    record = json.loads(adult.results["srr"].read_text())
+    size = len(record["matrix"]["rows"])
+    record["matrix"]["rows"] = np.eye(size).tolist()
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(record))
+    out = tmp_path / "released.csv"
+    code = main(["release", str(tampered), "--data", str(adult.records), "--sensitive",
+                 SENSITIVE, "--public", PUBLIC, "--out", str(out)])
+    assert code == 1 and not out.exists()
+    assert "does not hold on re-checking" in capsys.readouterr().err
