@@ -173,16 +173,19 @@ def em_batch(Q: np.ndarray, frequencies: np.ndarray, tol: float = 1e-9,
     p = np.full((frequencies.shape[0], Q.shape[0]), 1.0 / Q.shape[0])
     predicted = p @ Q
     change = np.full(frequencies.shape[0], np.inf)
+    active = np.arange(frequencies.shape[0])  # rows still moving more than tol
     iteration = 0
-    while iteration < max_iter and change.max() > tol:
+    while iteration < max_iter and active.size:
         iteration += 1
-        weights = np.divide(frequencies, predicted, out=np.zeros_like(frequencies),
-                            where=predicted > 0)
-        p = p * (weights @ Q.T)
-        p /= p.sum(axis=1, keepdims=True)
-        updated = p @ Q
-        change = np.abs(updated - predicted).sum(axis=1)
-        predicted = updated
+        weights = np.divide(frequencies[active], predicted[active],
+                            out=np.zeros((active.size, Q.shape[1])),
+                            where=predicted[active] > 0)
+        step = p[active] * (weights @ Q.T)
+        p[active] = step / step.sum(axis=1, keepdims=True)
+        updated = p[active] @ Q
+        change[active] = np.abs(updated - predicted[active]).sum(axis=1)
+        predicted[active] = updated
+        active = active[change[active] > tol]
     return BatchEM(p, iteration, change <= tol)
 
 
