@@ -14,6 +14,7 @@ draw each output coordinate from its factor's dyadic rows, never building the
 
 from __future__ import annotations
 
+import functools
 import json
 
 from dataclasses import dataclass
@@ -119,6 +120,10 @@ class ReleaseChannel:
             p[row] = crosstab.counts[i, j] / crosstab.n
         return p
 
+    @functools.cached_property
+    def _text_table(self) -> np.ndarray:
+        return np.array(self.output_texts(), dtype=object)
+
     def output_texts(self) -> list[str]:
         """The label text of every output, in column order (refused when there are too many)."""
         if self.protocol is None:
@@ -151,14 +156,13 @@ class ReleaseChannel:
     def texts(self, codes: np.ndarray) -> np.ndarray:
         """The label text of each drawn output (see :func:`label_text`)."""
         if self.dense is not None:
-            table = np.array([label_text(y) for y in self.outputs], dtype=object)
-            return table[codes]
+            return self._text_table[codes]
         assert self.protocol is not None
         if self.output_count <= MAX_LABEL_TABLE:
             index = np.zeros(codes.shape[0], dtype=np.int64)
             for k, size in enumerate(self.protocol.coordinate_sizes):
                 index = index * size + codes[:, k]
-            return np.array(self.output_texts(), dtype=object)[index]
+            return self._text_table[index]
         return np.array([label_text(self.protocol.output_label(tuple(row))) for row in codes],
                         dtype=object)
 

@@ -18,6 +18,11 @@ chi-square set, eq. 3 of ``rldp-privacy-utility-tradeoff.txt``):
   (:func:`~rldp_models.rldp_protocols.checker.rldp_epsilon`; product forms:
   :func:`~rldp_models.rldp_protocols.product_check.product_rldp_level`);
 * ``|Y|`` and the producer's recorded time (seconds).
+
+Product forms too large for a dense matrix (more than
+:data:`~rldp_models.release.identifiability.MAX_EXACT_ENTRIES` entries) get
+``nan`` for the distortions and ``eps at Phat``; their utility and level come
+from the factors.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.exact import log_up
 from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.identifiability import exact_channel
+from rldp_models.release.identifiability import MAX_EXACT_ENTRIES, exact_channel
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.checker import rldp_epsilon
 from rldp_models.rldp_protocols.product_check import product_rldp_level
@@ -56,14 +61,16 @@ def measures(name: str, result: CertifiedResult, crosstab: Crosstab, distortion:
     channel = ReleaseChannel.from_result(result)
     rows = _rows_in_table_order(channel, crosstab)
     phat = crosstab.phat.ravel()
-    Q = channel.matrix()[rows]
-    costs = _expected_costs(channel, Q, crosstab, distortion)
+    dense = channel.output_count * len(rows) <= MAX_EXACT_ENTRIES
+    Q = channel.matrix()[rows] if dense else None
+    costs = _expected_costs(channel, Q, crosstab, distortion) if Q is not None else None
     region = ChiSquareSet.from_counts(crosstab.counts, alpha)
     return {"result": name, "I/H(X)": _utility(channel, Q, crosstab) / _entropy(phat),
             "distortion at Phat": float(phat @ costs) if costs is not None else np.nan,
             "distortion over F": region.support_certificate(costs).value
             if costs is not None else np.nan,
-            "eps at Phat": nominal_level(exact_channel(channel), rows, crosstab),
+            "eps at Phat": nominal_level(exact_channel(channel), rows, crosstab)
+            if dense else np.nan,
             "eps over F": _rldp_level(channel, Q, crosstab, alpha),
             "|Y|": channel.output_count, "time (s)": _seconds(result)}
 
@@ -87,9 +94,10 @@ def _entropy(p: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-def _utility(channel: ReleaseChannel, Q: np.ndarray, crosstab: Crosstab) -> float:
+def _utility(channel: ReleaseChannel, Q: np.ndarray | None, crosstab: Crosstab) -> float:
     if channel.protocol is not None:
         return channel.protocol.utility(crosstab.phat)
+    assert Q is not None
     return mutual_information(crosstab.phat.ravel(), Q)
 
 
@@ -150,10 +158,11 @@ def nominal_level(numerators: list[list[int]], rows: np.ndarray, crosstab: Cross
     return log_up(worst)
 
 
-def _rldp_level(channel: ReleaseChannel, Q: np.ndarray, crosstab: Crosstab,
+def _rldp_level(channel: ReleaseChannel, Q: np.ndarray | None, crosstab: Crosstab,
                 alpha: float) -> float:
     if channel.protocol is not None:
         return product_rldp_level(channel.protocol, crosstab.counts, alpha).certified
+    assert Q is not None
     return rldp_epsilon(Q, crosstab, alpha).certified
 
 
