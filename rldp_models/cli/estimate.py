@@ -98,10 +98,10 @@ def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, m
     if len(missing):
         sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
                          f"{', '.join(missing['target'])}; {missing['reason'].iloc[0]}\n")
-    if not table.converged:
+    if not table.converged and frame["estimable"].any():
         sys.stderr.write("rldp: warning: EM did not converge within its iteration limit on "
                          "every bootstrap table; its intervals may be too wide\n")
-    print(f"intervals: {table.level:.0%}, {method}, {table.draws} tables")
     shown = frame[frame["estimable"]].drop(columns=["estimable", "reason"])
     if len(shown):
+        print(f"intervals: {table.level:.0%}, {method}, {table.draws} tables")
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

@@ -129,8 +129,9 @@ class ReleaseChannel:
         if self.protocol is None:
             return [label_text(y) for y in self.outputs]
         if self.output_count > MAX_LABEL_TABLE:
-            raise InputError(f"{self.protocol.name} has {self.output_count} outputs: too many "
-                             "to list")
+            raise InputError(f"{self.protocol.name} has {self.output_count} outputs, more than "
+                             f"the {MAX_LABEL_TABLE} a dense channel may list (estimation "
+                             "needs one); releasing works at any size")
         sizes = self.protocol.coordinate_sizes
         return [label_text(self.protocol.output_label(_coordinates(sizes, j)))
                 for j in range(self.output_count)]
