@@ -12,7 +12,8 @@ the way.
 Bits come in 64-bit words: from the operating system's cryptographic source
 (:func:`os_random_words`, the source of :mod:`secrets`) for a release, or from
 a seeded PCG64 generator (:func:`seeded_random_words`) for tests and
-reproductions only. ``r`` is a word's top ``m`` bits. Selection is one
+reproductions only. ``r`` is a word's top ``m`` bits. Selection counts the
+thresholds ``K_j <= r`` of each record's row (few outputs), or is one
 :func:`numpy.searchsorted` over the cumulative numerators of all rows laid end
 to end, each row offset by ``row * 2^m`` (exact in ``uint64``).
 """
@@ -29,6 +30,10 @@ from rldp_models.errors import InputError
 
 MAX_BITS = 52
 """Denominator exponent of every row the toolkit writes (``k / 2^52``)."""
+
+COUNTING_OUTPUTS = 24
+"""Up to this many outputs, counting thresholds column by column beats ``searchsorted``
+(``benchmarks/bench_release.py``)."""
 
 RandomWords = Callable[[int], np.ndarray]
 """``words(n)``: ``n`` independent uniform 64-bit words (``uint64``)."""
@@ -112,7 +117,19 @@ class DyadicRows:
         return words >> np.uint64(64 - self.bits)
 
     def select(self, which: np.ndarray, r: np.ndarray) -> np.ndarray:
-        """Output ``i`` with ``K[which, i-1] <= r < K[which, i]`` for each record (exact)."""
+        """Output ``i`` with ``K[which, i-1] <= r < K[which, i]`` for each record (exact):
+        the number of thresholds ``K[which, j] <= r``, counted column by column for few
+        outputs, else found by :meth:`search`."""
+        if self.shape[1] > COUNTING_OUTPUTS:
+            return self.search(which, r)
+        columns = np.ascontiguousarray(self.cumulative[:, :-1].T)
+        chosen = np.zeros(which.size, dtype=np.int64)
+        for column in columns:
+            chosen += column[which] <= r
+        return chosen
+
+    def search(self, which: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """:meth:`select` by one ``searchsorted`` over the offset rows (any number of outputs)."""
         n_rows, n_outputs = self.shape
         block = max(1, (2**64 - 1) // 2**self.bits - 1)  # rows whose offsets fit uint64
         out = np.empty(which.size, dtype=np.int64)

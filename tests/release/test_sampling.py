@@ -29,14 +29,26 @@ def brute_force_output(row: np.ndarray, r: int, bits: int) -> int:
     raise AssertionError("no interval holds the point")
 
 
-def test_every_bit_string_selects_the_output_of_its_threshold_interval() -> None:
+@pytest.mark.parametrize("method", ["select", "search"])
+def test_every_bit_string_selects_the_output_of_its_threshold_interval(method) -> None:
     rows = DyadicRows.from_rows(SMALL_ROWS)
     assert rows.bits == 3
     for row_index, r in itertools.product(range(len(SMALL_ROWS)), range(2**rows.bits)):
         # the word whose top 3 bits are r, the low bits arbitrary (all ones)
         word = np.array([(r << 61) | (2**61 - 1)], dtype=np.uint64)
-        chosen = rows.select(np.array([row_index]), rows.integers(word))[0]
+        chosen = getattr(rows, method)(np.array([row_index]), rows.integers(word))[0]
         assert chosen == brute_force_output(SMALL_ROWS[row_index], r, 3)
+
+
+def test_every_bit_string_of_a_wide_row_selects_its_interval() -> None:
+    # 32 outputs (the searchsorted path) with numerators over 2^7, zeros included
+    numerators = np.random.default_rng(5).multinomial(2**7, np.ones(32) / 32, size=3)
+    matrix = numerators / 2**7
+    rows = DyadicRows.from_rows(matrix)
+    r = np.arange(2**rows.bits, dtype=np.uint64)
+    for row_index, row in enumerate(matrix):
+        chosen = rows.select(np.full(r.size, row_index), r)
+        assert list(chosen) == [brute_force_output(row, int(v), rows.bits) for v in r]
 
 
 def test_bit_strings_cover_each_output_exactly_its_numerator_times() -> None:
@@ -55,10 +67,10 @@ def test_rows_beyond_one_offset_block_are_selected_exactly() -> None:
     rows = DyadicRows.from_rows(matrix)
     which = rng.integers(0, 5000, size=20000)
     r = seeded_random_words(1)(which.size) >> np.uint64(64 - rows.bits)
-    chosen = rows.select(which, r)
     expected = np.array([np.searchsorted(rows.cumulative[w], v, side="right")
                          for w, v in zip(which, r)])
-    assert np.array_equal(chosen, expected)
+    assert np.array_equal(rows.search(which, r), expected)
+    assert np.array_equal(rows.select(which, r), expected)
 
 
 @pytest.mark.parametrize("bad", [[[0.5, 0.5 + 2**-53]], [[0.3, 0.7 - 2**-60, 2**-60]],
