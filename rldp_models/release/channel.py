@@ -193,11 +193,11 @@ def draw_product(protocol: ProductProtocol, s: np.ndarray, u: np.ndarray,
         public = DyadicRows.from_rows(f["public"], "factor public")
         return np.column_stack([secret.draw(s, words), public.draw(u, words)])
     if protocol.name == "grr-cr":
-        t = DyadicRows.from_rows(f["secret"], "factor secret").draw(s, words)
+        reported = DyadicRows.from_rows(f["secret"], "factor secret").draw(s, words)
         values = DyadicRows.from_rows(np.vstack([f["own"].reshape(n_s * n_u, -1), f["other"]]),
                                       "factors own and other")
-        v = values.draw(np.where(t == s, s * n_u + u, n_s * n_u + t), words)
-        return np.column_stack([t, v])
+        v = values.draw(np.where(reported == s, s * n_u + u, n_s * n_u + reported), words)
+        return np.column_stack([reported, v])
     out = np.empty((s.size, n_s), dtype=np.int64)
     for t in range(n_s):
         rows = DyadicRows.from_rows(np.vstack([f["own"][t], f["other"][t:t + 1]]),

@@ -85,7 +85,7 @@ def release_frame(result: CertifiedResult, frame: pd.DataFrame, sensitive: str, 
         Missing columns, or records whose ``(s, u)`` is not covered.
     """
     channel = ReleaseChannel.from_result(result)
-    _check_columns(frame.columns, sensitive, public, keep, "the data")
+    _check_columns(list(frame.columns), sensitive, public, keep, "the data")
     s, u = covered_codes(channel, frame[sensitive], frame[public])
     _warn_kept(keep)
     _warn_if_design_data(result, channel, s, u)
@@ -183,8 +183,8 @@ def _check_columns(columns: Sequence[str], sensitive: str, public: str, keep: Se
 
 def _codes(channel: ReleaseChannel, s: pd.Series, u: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes of S and U values in the channel's labels (``-1``: not a label)."""
-    s_codes = pd.Index(channel.s_labels).get_indexer(s.astype(str)).astype(np.int64)
-    u_codes = pd.Index(channel.u_labels).get_indexer(u.astype(str)).astype(np.int64)
+    s_codes = pd.Index(channel.s_labels).get_indexer(pd.Index(s.astype(str))).astype(np.int64)
+    u_codes = pd.Index(channel.u_labels).get_indexer(pd.Index(u.astype(str))).astype(np.int64)
     return s_codes, u_codes
 
 

@@ -32,7 +32,7 @@ def released_counts(path: str | Path, outputs: list[str],
                          f"({' '.join(str(exc).split())})") from None
     if column not in frame.columns:
         raise InputError(f"{path}: no column {column!r} (the released values)")
-    codes = pd.Index(outputs).get_indexer(frame[column])
+    codes = pd.Index(outputs).get_indexer(pd.Index(frame[column]))
     if np.any(codes < 0):
         unknown = frame[column][codes < 0].iloc[0]
         raise InputError(f"{path}: {int(np.sum(codes < 0))} released values are not outputs of "
