@@ -85,8 +85,10 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"--level must lie in (0, 1), got {args.level}")
     if args.truth and not (args.sensitive and args.public):
         raise InputError("--truth needs --sensitive COL and --public COL")
-    if Path(args.out).resolve() == Path(args.released).resolve():
-        raise InputError(f"--out {args.out} is the released file; choose another name")
+    inputs = {Path(p).resolve() for p in (args.released, args.result, args.truth) if p}
+    for option, path in (("--out", args.out), ("--plot", args.plot)):
+        if path and Path(path).resolve() in inputs:
+            raise InputError(f"{option} {path} is an input file; choose another name")
 
 
 def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, marked: bool,
