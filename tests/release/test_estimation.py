@@ -113,3 +113,38 @@ def test_batch_em_converges_on_the_output_law_where_p_x_is_not_identified() -> N
     assert fit.converged.all()
     np.testing.assert_allclose(fit.estimates[0] @ Q, truth @ Q, atol=1e-8)
     np.testing.assert_allclose(fit.estimates[0][:2].sum(), 0.5, atol=1e-8)
+
+
+def test_a_target_file_is_read_exactly_and_estimated_like_its_parts(adult, tmp_path) -> None:
+    channel = ReleaseChannel.from_result(load_result(adult.results["grr-cr"])[0])
+    labels = channel.input_labels
+    header = ["name", *(f"{s}|{u}" for s, u in labels)]
+    difference = ["husband minus wife", *("1" if u == "Husband" else "-1" if u == "Wife" else "0"
+                                          for _, u in labels)]
+    third = ["a third of Female", *("0.333" if s == "Female" else "0" for s, _ in labels)]
+    path = tmp_path / "target.csv"
+    path.write_text("\n".join(",".join(row) for row in (header, difference, third)) + "\n")
+    goal = target(str(path), labels)
+    assert goal.rows[1][0] == Fraction(333, 1000)  # decimals read exactly
+    marginal = target("U", labels)
+    verdict = identifiability(channel, goal.rows, goal.names)
+    counts = np.array([40, 3, 7, 1, 9, 2, 5, 8, 6, 4, 3, 12])
+    table = estimate(channel.matrix(), counts, goal, verdict, draws=20, seed=0).frame
+    parts = estimate(channel.matrix(), counts, marginal,
+                     identifiability(channel, marginal.rows, marginal.names), draws=20,
+                     seed=0).frame.set_index("target")
+    assert table.loc[0, "em"] == pytest.approx(parts.loc["P_U(Husband)", "em"] -
+                                               parts.loc["P_U(Wife)", "em"], abs=1e-9)
+
+
+def test_a_malformed_target_file_is_one_line_exit_2(adult, tmp_path, capsys) -> None:
+    released = tmp_path / "released.csv"
+    assert main(["release", str(adult.results["ir"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(released),
+                 "--seed", "0", "--no-verify"]) == 0
+    bad = tmp_path / "target.csv"
+    bad.write_text("name,a\nx,1\n")
+    capsys.readouterr()
+    code = main(["estimate", str(released), "--result", str(adult.results["ir"]), "--target",
+                 str(bad), "--out", str(tmp_path / "e.csv")])
+    assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
