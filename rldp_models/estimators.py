@@ -20,6 +20,7 @@ and :func:`fisher_covariance` give their covariances computed from the channel.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -91,17 +92,23 @@ def empirical_estimate(Q: ArrayLike, observed: ArrayLike,
 
 
 def project_to_simplex(v: ArrayLike) -> np.ndarray:
-    """Euclidean projection of ``v`` onto the probability simplex.
+    """Euclidean projection of ``v`` onto the probability simplex
+    (:func:`project_rows_to_simplex` of one row)."""
+    return project_rows_to_simplex(np.asarray(v, dtype=float)[None, :])[0]
+
+
+def project_rows_to_simplex(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection of every row of ``v`` onto the probability simplex.
 
     The projection is ``max(v - tau, 0)`` with the threshold ``tau`` found from
     the sorted entries (Held, Wolfe and Crowder 1974; Duchi et al. 2008).
     """
-    v = np.asarray(v, dtype=float)
-    descending = np.sort(v)[::-1]
-    cumulative = np.cumsum(descending) - 1.0
-    ranks = np.arange(1, v.size + 1)
-    support = ranks[descending - cumulative / ranks > 0][-1]
-    return np.clip(v - cumulative[support - 1] / support, 0.0, None)
+    descending = -np.sort(-v, axis=1)
+    cumulative = np.cumsum(descending, axis=1) - 1.0
+    ranks = np.arange(1, v.shape[1] + 1)
+    support = np.sum(descending - cumulative / ranks > 0, axis=1)
+    threshold = cumulative[np.arange(v.shape[0]), support - 1] / support
+    return np.clip(v - threshold[:, None], 0.0, None)
 
 
 def em_estimate(Q: ArrayLike, observed: ArrayLike, tol: float = 1e-10, max_iter: int = 100_000,
@@ -134,7 +141,52 @@ def em_estimate(Q: ArrayLike, observed: ArrayLike, tol: float = 1e-10, max_iter:
         p = updated
         if change <= tol:
             return EMResult(p, iteration, True)
+    warnings.warn(f"EM stopped after {max_iter} updates without converging; when Q has rank "
+                  f"{np.linalg.matrix_rank(Q)} < {k} inputs the input distribution is not "
+                  "identifiable and only some functions of it can be estimated "
+                  "(rldp_models.release.identifiability decides which, exactly)",
+                  EMNotConverged, stacklevel=2)
     return EMResult(p, max_iter, False)
+
+
+class EMNotConverged(UserWarning):
+    """:func:`em_estimate` stopped at its iteration limit."""
+
+
+class BatchEM(NamedTuple):
+    """Outcome of :func:`em_batch`: one estimate per row, updates made, which converged."""
+
+    estimates: np.ndarray
+    iterations: int
+    converged: np.ndarray
+
+
+def em_batch(Q: np.ndarray, frequencies: np.ndarray, tol: float = 1e-9,
+             max_iter: int = 20_000) -> BatchEM:
+    """EM for every row of ``frequencies`` (shape ``(B, |Y|)``) at once, from the uniform
+    distribution, until the *predicted output law* ``p Q`` moves by at most ``tol`` (L1).
+
+    The output law converges even when ``p`` is not identifiable (``Q`` of rank below
+    ``|X|``), and identifiable functions of ``p`` are functions of it.
+    """
+    frequencies = np.atleast_2d(frequencies)
+    p = np.full((frequencies.shape[0], Q.shape[0]), 1.0 / Q.shape[0])
+    predicted = p @ Q
+    change = np.full(frequencies.shape[0], np.inf)
+    active = np.arange(frequencies.shape[0])  # rows still moving more than tol
+    iteration = 0
+    while iteration < max_iter and active.size:
+        iteration += 1
+        weights = np.divide(frequencies[active], predicted[active],
+                            out=np.zeros((active.size, Q.shape[1])),
+                            where=predicted[active] > 0)
+        step = p[active] * (weights @ Q.T)
+        p[active] = step / step.sum(axis=1, keepdims=True)
+        updated = p[active] @ Q
+        change[active] = np.abs(updated - predicted[active]).sum(axis=1)
+        predicted[active] = updated
+        active = active[change[active] > tol]
+    return BatchEM(p, iteration, change <= tol)
 
 
 def inversion_covariance(Q: ArrayLike, p: ArrayLike, n: int) -> np.ndarray:

@@ -19,8 +19,9 @@ import pytest
 from scipy.stats import chi2
 
 from rldp_models.errors import InputError
-from rldp_models.estimators import (em_estimate, empirical_estimate, fisher_covariance,
-                                    inversion_covariance, output_frequencies, project_to_simplex)
+from rldp_models.estimators import (EMNotConverged, em_estimate, empirical_estimate,
+                                    fisher_covariance, inversion_covariance, output_frequencies,
+                                    project_to_simplex)
 from rldp_models.mechanisms import (Mechanism, RandomizedResponse, UnaryEncoding,
                                     UtilityOptimizedRAPPOR, UtilityOptimizedRR)
 
@@ -142,7 +143,8 @@ def test_em_satisfies_the_likelihood_kkt_conditions_on_the_boundary() -> None:
 def test_em_reports_iterations_and_non_convergence() -> None:
     Q = MECHANISMS["oue"].matrix()
     f = PRIOR @ Q
-    stopped = em_estimate(Q, f, max_iter=3)
+    with pytest.warns(EMNotConverged, match="without converging"):
+        stopped = em_estimate(Q, f, max_iter=3)
     assert stopped == (stopped.estimate, 3, False)
     assert stopped.estimate.sum() == pytest.approx(1.0)
     full = em_estimate(Q, f)

@@ -39,6 +39,9 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.reproduce",
     "rldp_models.cli.coverage",
     "rldp_models.cli.schema",
+    "rldp_models.cli.release",
+    "rldp_models.cli.estimate",
+    "rldp_models.cli.compare",
 )
 
 
@@ -53,6 +56,9 @@ SUBCOMMAND_HELP = {
     "rldp_models.cli.reproduce": ("reproduce", "reproduce a paper figure"),
     "rldp_models.cli.schema": ("schema", "print the JSON Schema of result records"),
     "rldp_models.cli.coverage": ("coverage", "simulated coverage of the uncertainty sets"),
+    "rldp_models.cli.release": ("release", "privatise records with a result, exactly"),
+    "rldp_models.cli.estimate": ("estimate", "estimate distributions from released records"),
+    "rldp_models.cli.compare": ("compare", "compare results on common measures"),
 }
 """Command name and one-line help of each module, so that ``rldp --help`` imports none.
 

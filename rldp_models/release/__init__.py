@@ -1,0 +1,20 @@
+"""From a certified result to released data: exact release, estimation, comparison.
+
+=================================  ===========================================
+module                             idea
+=================================  ===========================================
+:mod:`~.sampling`                  exact draws from dyadic rows with random bits
+:mod:`~.channel`                   a result's rows or factors, ready to draw
+:mod:`~.records`                   releasing a data frame or a CSV in chunks
+:mod:`~.released`                  reading released records back as counts
+:mod:`~.loading`                   a result file and its counts digest
+:mod:`~.targets`                   linear maps ``M`` of ``P_X`` to estimate
+:mod:`~.identifiability`           exact row-space test of ``M`` against ``Q^T``
+:mod:`~.estimation`                EM, projected inversion, bootstrap intervals
+:mod:`~.comparison`                results side by side on one table of counts
+:mod:`~.figures`                   the PNGs of ``estimate`` and ``compare``
+=================================  ===========================================
+
+The command line: ``rldp release``, ``rldp estimate``, ``rldp compare``
+(``docs/release.md``).
+"""

@@ -1,0 +1,52 @@
+"""The figures of ``rldp estimate`` and ``rldp compare``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "") -> None:
+    """Each estimable coordinate: EM and projected inversion with intervals, and the truth."""
+    shown = frame[frame["estimable"]]
+    figure, axes = plt.subplots(figsize=(max(5.0, 0.7 * len(frame) + 2), 4))
+    x = np.arange(len(shown))
+    for offset, method, colour in ((-0.12, "em", "tab:blue"),
+                                   (0.12, "inversion", "tab:orange")):
+        values = shown[method].to_numpy()
+        errors = np.vstack([values - shown[f"{method}_low"], shown[f"{method}_high"] - values])
+        axes.errorbar(x + offset, values, yerr=np.clip(errors, 0, None), fmt="o", capsize=3,
+                      color=colour, label="EM" if method == "em" else "projected inversion")
+    if "truth" in shown:
+        axes.scatter(x, shown["truth"], marker="x", color="black", zorder=3, label="truth")
+    axes.set_xticks(x, shown["target"], rotation=35, ha="right")
+    axes.set_ylabel("estimate (95% bootstrap interval)" if len(shown) else "")
+    missing = int((~frame["estimable"]).sum())
+    axes.set_title(title + (f" ({missing} not estimable, not shown)" if missing else ""))
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def plot_comparison(frame: pd.DataFrame, path: str | Path) -> None:
+    """Utility ``I/H(X)`` against worst-case distortion and certified eps over ``F``."""
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    names = frame["result"]
+    left.barh(names, frame["I/H(X)"], color="tab:blue")
+    left.set_xlabel("I_Phat(X;Y) / H(X)")
+    left.invert_yaxis()
+    right.barh(names, frame["eps over F"], color="tab:red", label="certified eps over F")
+    right.scatter(frame["eps at Phat"], names, color="black", zorder=3, label="eps at Phat")
+    right.set_xlabel("eps")
+    right.invert_yaxis()
+    right.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -1,0 +1,42 @@
+"""Reading released records back: the counts of each output of a result's channel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rldp_models.errors import InputError
+from rldp_models.release.records import RELEASED_COLUMN
+
+
+def released_counts(path: str | Path, outputs: list[str],
+                    column: str = RELEASED_COLUMN) -> tuple[np.ndarray, bool]:
+    """Counts of every output (label texts ``outputs``) in the released CSV ``path``, and
+    whether the file is marked not for release (its ``#`` first line).
+
+    Raises
+    ------
+    InputError
+        Unreadable file, no ``column``, or values that are not outputs of the channel.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            marked = handle.readline().startswith("#")
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skiprows=int(marked),
+                            usecols=lambda name: name == column)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
+        raise InputError(f"{path}: cannot read released records "
+                         f"({' '.join(str(exc).split())})") from None
+    if column not in frame.columns:
+        raise InputError(f"{path}: no column {column!r} (the released values)")
+    codes = pd.Index(outputs).get_indexer(pd.Index(frame[column]))
+    if np.any(codes < 0):
+        unknown = frame[column][codes < 0].iloc[0]
+        raise InputError(f"{path}: {int(np.sum(codes < 0))} released values are not outputs of "
+                         f"the result (first: {unknown!r}); was it released with another result?")
+    if codes.size == 0:
+        raise InputError(f"{path}: no released records")
+    return np.bincount(codes, minlength=len(outputs)), marked

@@ -1,0 +1,127 @@
+"""Releasing records: order, coverage refusal, kept columns, the design-data warning, the CLI."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import chisquare
+
+from rldp_models.cli import main
+from rldp_models.errors import InputError
+from rldp_models.release.channel import ReleaseChannel
+from rldp_models.release.loading import load_result
+from rldp_models.release.records import ReleaseWarning, release_csv, release_frame
+from rldp_models.release.sampling import seeded_random_words
+from tests.release.adult_results import PUBLIC, SENSITIVE
+
+
+
+
+
+@pytest.mark.parametrize("name", ["ir", "grr-cr", "ue-cr"])
+def test_product_draws_from_the_factors_fit_the_dense_rows(adult, name) -> None:
+    result, _ = load_result(adult.results[name])
+    channel = ReleaseChannel.from_result(result)
+    dense = channel.protocol.dense()
+    words = seeded_random_words(11)
+    for s, u in [(0, 0), (1, 3)]:
+        codes = channel.draw(np.full(100_000, s), np.full(100_000, u), words)
+        index = np.zeros(len(codes), dtype=np.int64)
+        for k, size in enumerate(channel.protocol.coordinate_sizes):
+            index = index * size + codes[:, k]
+        observed = np.bincount(index, minlength=channel.output_count)
+        row = dense[channel.row_of[s, u]]
+        support = row > 0
+        assert observed[~support].sum() == 0
+        assert chisquare(observed[support], 100_000 * row[support]).pvalue > 1e-3
+
+
+def test_release_frame_keeps_order_and_drops_columns(adult) -> None:
+    result, _ = load_result(adult.results["srr"])
+    frame = pd.read_csv(adult.records, dtype=str).head(500)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        released = release_frame(result, frame, SENSITIVE, PUBLIC, keep=["age"], seed=1)
+    assert list(released.columns) == ["age", "Y"]
+    assert list(released["age"]) == list(frame["age"])
+    messages = " ".join(str(w.message) for w in caught if w.category is ReleaseWarning)
+    assert "outside the guarantee" in messages and "NOT FOR RELEASE" in messages
+    with pytest.warns(ReleaseWarning, match="NOT FOR RELEASE"):
+        again = release_frame(result, frame, SENSITIVE, PUBLIC, seed=1)
+    assert list(again["Y"]) == list(released["Y"])
+
+
+def test_uncovered_records_are_refused_naming_them(adult) -> None:
+    result, _ = load_result(adult.results["ir"])
+    frame = pd.DataFrame({SENSITIVE: ["Male", "Robot", "Female"],
+                          PUBLIC: ["Husband", "Husband", "Alien"]})
+    with pytest.raises(InputError, match="Robot.*Alien|Alien.*Robot"):
+        release_frame(result, frame, SENSITIVE, PUBLIC)
+
+
+def test_cli_release_writes_marked_seeded_output_in_order(adult, tmp_path, capsys) -> None:
+    out = tmp_path / "released.csv"
+    assert main(["release", str(adult.results["grr-cr"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(out),
+                 "--seed", "5"]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("# NOT FOR RELEASE")
+    assert lines[1] == "Y" and len(lines) == 2 + len(pd.read_csv(adult.records))
+    assert "NOT FOR RELEASE" in capsys.readouterr().err
+
+
+def test_cli_release_refuses_uncovered_records_before_writing(adult, tmp_path, capsys) -> None:
+    data = tmp_path / "bad.csv"
+    pd.DataFrame({SENSITIVE: ["Male", "Robot"], PUBLIC: ["Husband", "Wife"]}).to_csv(
+        data, index=False)
+    out = tmp_path / "released.csv"
+    code = main(["release", str(adult.results["ir"]), "--data", str(data), "--sensitive",
+                 SENSITIVE, "--public", PUBLIC, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists() and list(tmp_path.iterdir()) == [data]
+    assert len(err.strip().splitlines()) == 1 and "Robot" in err
+
+
+def test_cli_release_warns_when_releasing_the_design_records(adult, tmp_path, capsys) -> None:
+    out = tmp_path / "released.csv"
+    assert main(["release", str(adult.results["ir"]), "--data", str(adult.design), "--sensitive",
+                 SENSITIVE, "--public", PUBLIC, "--out", str(out)]) == 0
+    assert "designed on exactly these records" in capsys.readouterr().err
+
+
+def test_release_streams_in_chunks_like_one_pass(adult, tmp_path) -> None:
+    # a dense result uses one word per record in record order, whatever the chunks
+    result, _ = load_result(adult.results["srr"])
+    small, large = tmp_path / "small.csv", tmp_path / "large.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, small, seed=3, chunk_records=1000)
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, large, seed=3)
+    assert small.read_text() == large.read_text()
+
+
+@pytest.mark.parametrize("args", [["--sensitive", "nope", "--public", PUBLIC],
+                                  ["--sensitive", SENSITIVE, "--public", SENSITIVE]])
+def test_cli_release_bad_input_is_one_line_exit_2(adult, tmp_path, capsys, args) -> None:
+    code = main(["release", str(adult.results["ir"]), "--data", str(adult.records), *args, "--out",
+                 str(tmp_path / "x.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_cli_release_refuses_a_tampered_matrix_on_re_verifying(adult, tmp_path, capsys) -> None:
+    # rows swapped to the identity: still exact dyadic rows, "holds" still claimed, no privacy
+    record = json.loads(adult.results["srr"].read_text())
+    size = len(record["matrix"]["rows"])
+    record["matrix"]["rows"] = np.eye(size).tolist()
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(record))
+    out = tmp_path / "released.csv"
+    code = main(["release", str(tampered), "--data", str(adult.records), "--sensitive",
+                 SENSITIVE, "--public", PUBLIC, "--out", str(out)])
+    assert code == 1 and not out.exists()
+    assert "does not hold on re-checking" in capsys.readouterr().err
