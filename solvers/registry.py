@@ -165,6 +165,21 @@ def _can_emit(model: Any, form: str) -> bool:
     return form == "cvxpy" and _is_cvxpy_problem(model)
 
 
+def fastest(forms: frozenset[str], preference: tuple[str, ...]) -> str:
+    """The first backend of ``preference`` that is available here and consumes one of ``forms``.
+
+    ``forms`` are what a model declares it can be emitted as (e.g.
+    ``ProtocolProgram.solver_forms()``); ``preference`` is the caller's measured
+    order, fastest first. Falls back to :data:`DEFAULT_SOLVER`.
+    """
+    _load_entry_points()
+    for name in preference:
+        backend = _BACKENDS.get(name)
+        if backend is not None and backend.form in forms and backend.availability().ok:
+            return name
+    return DEFAULT_SOLVER
+
+
 def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResult:
     """Solve ``model`` with the backend registered as ``solver``.
 

@@ -8,6 +8,7 @@ and the named constraint groups and multipliers the components add.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,12 @@ import cvxpy as cp
 import numpy as np
 
 from rldp_models.data import Crosstab
+from rldp_models.uncertainty.base import UncertaintySet
+
+
+def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
+    """All ordered pairs ``(s1, s2)`` with ``s1 != s2``."""
+    return [(s1, s2) for s1, s2 in itertools.product(range(n_s), repeat=2) if s1 != s2]
 
 
 @dataclass
@@ -60,7 +67,7 @@ class BuildContext:
     multipliers: dict[str, dict[str, cp.Variable]] = field(default_factory=dict)
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     parameters: dict[str, cp.Parameter] = field(default_factory=dict)
-    uncertainty: Any = None  # the program's uncertainty set (rldp_models.uncertainty.base)
+    uncertainty: UncertaintySet | None = None  # the program's set (rldp_models.uncertainty.base)
 
     def __post_init__(self) -> None:
         n_s, n_u = self.crosstab.shape
