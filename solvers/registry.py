@@ -11,7 +11,7 @@ import inspect
 import time
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from solvers.conic import ConicProgram, conic_from_linear_program
 from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
@@ -72,7 +72,7 @@ def _load_entry_points() -> None:
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         loaded = entry.load()
         backend = loaded() if inspect.isclass(loaded) or inspect.isfunction(loaded) else loaded
-        register(backend, replace=True)
+        register(cast(Backend, backend), replace=True)  # an entry point's object: trusted
 
 
 def registered() -> list[str]:

@@ -14,7 +14,7 @@ follows, and its optional hooks, are :mod:`rldp_models.programs.contract`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import cvxpy as cp
 import numpy as np
@@ -44,6 +44,7 @@ from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 __all__ = ["ConstraintFamily", "NominalDistortion", "NominalSecretPrivacy", "Objective",
            "RobustDistortion", "RobustSecretPrivacy", "RowStochastic", "ordered_secret_pairs"]
@@ -89,8 +90,8 @@ class RobustDistortion(Objective):
     def build(self, context: BuildContext) -> cp.Expression:
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
-        cone = context.uncertainty.support_at_most(context.expected_distortion_per_cell(),
-                                                   worst, context.value)
+        cone = context.robust_set().support_at_most(context.expected_distortion_per_cell(),
+                                                    worst, context.value)
         context.add(self.name, cone.constraints, cone.multipliers)
         return worst
 
@@ -140,6 +141,12 @@ class RowStochastic(ConstraintFamily):
         conic_rows.stochastic_rows(builder, self.name)
 
 
+def _exact_pair_set(uncertainty: UncertaintySet) -> "ChiSquareSet":
+    """A set with the ``EXACT_PAIR`` capability: Theorem 3's pair projections are the
+    chi-square set's, so today that is what such a set is."""
+    return cast("ChiSquareSet", uncertainty)
+
+
 def conditional_expectation_bounds(context: BuildContext,
                                    name: str) -> tuple[cp.Variable, cp.Variable]:
     """Variables ``hi[s, y] >= sup_{R in C_s} P(y|s, .).R`` and ``lo[s, y] <= inf ...``.
@@ -154,7 +161,7 @@ def conditional_expectation_bounds(context: BuildContext,
     for s in range(context.n_s):
         for side, block, rhs, bound in (("sup", context.block(s), hi[s], hi),
                                         ("inf", -context.block(s), -lo[s], lo)):
-            cone = conditional_at_most(context.uncertainty, block, rhs, s)
+            cone = conditional_at_most(context.robust_set(), block, rhs, s)
             context.add(f"{name}/{side}[{s}]", cone.constraints,
                         {**cone.multipliers, "bound": bound[s]})
     return hi, lo
@@ -293,7 +300,8 @@ class RobustSecretPrivacy(GuaranteeFamily):
                                          self._solver_bounds(multipliers))
         pairs = {pair: multipliers.get(self._group(*pair))
                  for pair in ordered_secret_pairs(program.crosstab.shape[0])}
-        return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
+        return check_robust_privacy(protocol, program.crosstab.counts,
+                                    _exact_pair_set(program.uncertainty),
                                     self.eps, {k: v for k, v in pairs.items() if v is not None},
                                     refine=False)
 
@@ -310,10 +318,11 @@ class RobustSecretPrivacy(GuaranteeFamily):
         if program.uncertainty is None or not self._exact_pairs(program.uncertainty):
             return None
         pairs = ordered_secret_pairs(program.crosstab.shape[0])
-        found = [multipliers.get(self._group(*pair)) for pair in pairs]
-        if any(values is None for values in found):
+        found = [multipliers[group] for group in map(lambda pair: self._group(*pair), pairs)
+                 if group in multipliers]
+        if len(found) < len(pairs):
             return None
-        rows = pair_rows(protocol, program.uncertainty, self.eps, pairs)
+        rows = pair_rows(protocol, _exact_pair_set(program.uncertainty), self.eps, pairs)
         c = np.maximum(np.concatenate([np.ravel(values["c"]) for values in found]), 0.0)
         t = np.concatenate([np.reshape(values["t"], (2, -1)) for values in found], axis=1)
         t1, t2 = np.maximum(t[0], rows.v1.max(axis=1)), np.maximum(t[1], rows.v2.max(axis=1))

@@ -79,7 +79,7 @@ class ConicBuilder:
 
     def __post_init__(self) -> None:
         n_x = int(np.prod(self.program.crosstab.shape))
-        self.protocol = self.variable("protocol", (n_x, len(self.program.outputs)))
+        self.protocol = self.variable("protocol", (n_x, len(self.program.output_labels)))
 
     def name_objective(self, name: str) -> None:
         """Report the objective's value under ``name`` (e.g. ``"worst_case_distortion"``)."""

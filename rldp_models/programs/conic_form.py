@@ -148,7 +148,7 @@ def _check_supported(program: "ProtocolProgram", linking: str, power: str) -> No
 def _structure_key(program: "ProtocolProgram", data: ProblemData, linking: str,
                    power: str) -> tuple:
     """Everything the model's sparsity and constants depend on (not the data it refills)."""
-    return (program.crosstab.shape, data.zero_secrets, tuple(program.outputs),
+    return (program.crosstab.shape, data.zero_secrets, program.output_labels,
             program.distortion_matrix.tobytes(), program.objective,
             tuple(program.constraints), linking, power)
 

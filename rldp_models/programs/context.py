@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import cvxpy as cp
 import numpy as np
 
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 from rldp_models.uncertainty.base import UncertaintySet
 
 
@@ -64,7 +65,7 @@ class BuildContext:
     parametric: bool
     P: cp.Variable = field(init=False)
     constraints: dict[str, list[Any]] = field(default_factory=dict)
-    multipliers: dict[str, dict[str, cp.Variable]] = field(default_factory=dict)
+    multipliers: dict[str, dict[str, cp.Expression]] = field(default_factory=dict)
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     parameters: dict[str, cp.Parameter] = field(default_factory=dict)
     uncertainty: UncertaintySet | None = None  # the program's set (rldp_models.uncertainty.base)
@@ -102,11 +103,17 @@ class BuildContext:
         d_rows = np.tile(self.distortion, (self.n_s, 1))
         return cp.sum(cp.multiply(self.P, d_rows), axis=1)
 
+    def robust_set(self) -> UncertaintySet:
+        """The program's uncertainty set, which a robust block needs."""
+        if self.uncertainty is None:
+            raise InputError("robust blocks need an uncertainty set")
+        return self.uncertainty
+
     def add(self, name: str, constraints: list[Any],
-            multipliers: dict[str, cp.Variable] | None = None) -> None:
+            multipliers: Mapping[str, cp.Expression] | None = None) -> None:
         """Register a named constraint group (and its multipliers)."""
         if name in self.constraints:
             raise ValueError(f"constraint group {name!r} is already defined")
         self.constraints[name] = list(constraints)
         if multipliers:
-            self.multipliers[name] = multipliers
+            self.multipliers[name] = dict(multipliers)

@@ -102,6 +102,12 @@ class ProtocolProgram:
         return self.objective.robust or any(c.robust for c in self.constraints)
 
     @property
+    def output_labels(self) -> tuple[str, ...]:
+        """The output alphabet (``outputs``, or the U labels by default)."""
+        assert self.outputs is not None  # set by __post_init__
+        return tuple(self.outputs)
+
+    @property
     def guarantees(self) -> list[GuaranteeFamily]:
         """The blocks that state a guarantee (checked exactly; the result records them)."""
         return guarantee_families(self.constraints)
@@ -128,7 +134,7 @@ class ProtocolProgram:
     def to_cvxpy(self) -> solvers.CvxpyModel:
         """The program as a cvxpy problem with named variables and constraint groups."""
         if self._model is None:
-            context = BuildContext(self.crosstab, tuple(self.outputs), self.distortion_matrix,
+            context = BuildContext(self.crosstab, self.output_labels, self.distortion_matrix,
                                    self.problem_data(), self.parametric,
                                    uncertainty=self.uncertainty)
             objective = as_objective(self.objective).build(context)
@@ -203,7 +209,7 @@ class ProtocolProgram:
         """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""
         return conic_program(self)
 
-    def multipliers(self) -> dict[str, dict[str, cp.Variable]]:
+    def multipliers(self) -> dict[str, dict[str, cp.Expression]]:
         """Named multiplier variables of the robust blocks (after :meth:`to_cvxpy`)."""
         self.to_cvxpy()
         assert self._context is not None

@@ -136,7 +136,7 @@ def _run_checks(program: "ProtocolProgram", protocol: np.ndarray,
 
 def _best_constant_protocol(program: "ProtocolProgram") -> np.ndarray:
     """The protocol ignoring its input with the best objective: private at every eps >= 0."""
-    n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.outputs)
+    n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.output_labels)
     candidates = [np.tile(np.eye(n_y)[y], (n_x, 1)) for y in range(n_y)]
     objective = as_objective(program.objective)
     return min(candidates, key=lambda q: objective.evaluate(q, program))
@@ -146,7 +146,7 @@ def _mixed(program: "ProtocolProgram", multipliers: Multipliers, weight: float) 
     """Multipliers of the mixed protocol, from the families that know how to mix theirs."""
     mixed: Multipliers = {}
     for family in program.guarantees:
-        mixed.update(family.mixed_multipliers(multipliers, weight, len(program.outputs)))
+        mixed.update(family.mixed_multipliers(multipliers, weight, len(program.output_labels)))
     return mixed
 
 
@@ -186,7 +186,7 @@ def _predicted_weight(program: "ProtocolProgram", protocol: np.ndarray,
             return 0.0
         if margin < -PREDICTION_SLACK:
             continue
-        needed = _needed_weight(margin + PREDICTION_SLACK, family.eps, len(program.outputs))
+        needed = _needed_weight(margin + PREDICTION_SLACK, family.eps, len(program.output_labels))
         if needed is None:
             return 0.0
         weight = max(weight, min(1.0, PREDICTION_SAFETY * needed))
@@ -210,7 +210,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult) -> Protocol
     raw = np.clip(result.primal["protocol"], 0.0, None)
     solution.multipliers = _multiplier_values(program, result)
     predicted = _predicted_weight(program, exact_stochastic_rows(raw), solution.multipliers)
-    n_y = len(program.outputs)
+    n_y = len(program.output_labels)
 
     def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
         if weight is None:
@@ -225,6 +225,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult) -> Protocol
                       first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
                       check_unmixed=not predicted, fallback=_best_constant_protocol(program))
     protocol, checks, repair = finished.matrix, finished.verdict, finished.repair
+    assert repair.value_before is not None and repair.value_after is not None  # value= given
     if repair.method != "none":
         method = "mix-uniform" if repair.method == "mix" else "best-constant"
         solution.repair = Repair(method, repair.weight, repair.value_before, repair.value_after)

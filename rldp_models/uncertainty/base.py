@@ -108,10 +108,18 @@ class UncertaintySet(Protocol):
     """
 
     capabilities: ClassVar[frozenset[Capability]]
-    name: str
-    phat: np.ndarray
-    radius: float
-    alpha: float | None
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def phat(self) -> np.ndarray: ...
+
+    @property
+    def radius(self) -> float: ...
+
+    @property
+    def alpha(self) -> float | None: ...
 
     def contains(self, p: np.ndarray, tol: float = 0.0) -> bool: ...
 
@@ -121,7 +129,7 @@ class UncertaintySet(Protocol):
 
     def membership(self, p: cp.Expression) -> list[Any]: ...
 
-    def support_at_most(self, v: cp.Expression, rhs: cp.Expression,
+    def support_at_most(self, v: cp.Expression, rhs: cp.Expression | np.ndarray,
                         value: Callable[[str], Any] | None = None) -> ConicSupport: ...
 
     def support_multipliers(self, v: np.ndarray) -> dict[str, Any]: ...
