@@ -253,3 +253,22 @@ def test_the_pyomo_rows_are_the_cvxpy_rows(crosstab: Crosstab) -> None:
 def _lhs_minus_rhs(constraint: cp.Constraint) -> np.ndarray:
     sign = -1.0 if type(constraint).__name__ == "NonNeg" else 1.0
     return sign * np.asarray(constraint.expr.value, dtype=float)
+
+
+def test_secret_blind_has_direct_rows_and_lip_a_linear_form(crosstab: Crosstab) -> None:
+    from rldp_models.programs.information_privacy import RobustInformationPrivacy, SecretBlind
+
+    chi2 = ChiSquareSet.from_counts(crosstab.counts, 0.05)
+    blind = [SecretBlind(), RobustSecretPrivacy(1.0)]
+    direct = ProtocolProgram(crosstab, RobustDistortion(), blind, chi2).solve()
+    reference = ProtocolProgram(crosstab, RobustDistortion(), blind, chi2).solve(
+        solver="clarabel")
+    assert direct.result.solver == "clarabel-direct" and direct.guarantee_holds
+    assert direct.objective == pytest.approx(reference.objective, rel=1e-6)
+    box = named_set("box", crosstab, 0.05)
+    lip = [RobustInformationPrivacy(1.0)]
+    by_highs = ProtocolProgram(crosstab, RobustDistortion(), lip, box).solve(solver="highs")
+    by_clarabel = ProtocolProgram(crosstab, RobustDistortion(), lip, box).solve(
+        solver="clarabel")
+    assert by_highs.guarantee_holds and by_clarabel.guarantee_holds
+    assert by_highs.objective == pytest.approx(by_clarabel.objective, rel=1e-6)
