@@ -127,12 +127,14 @@ def _rows(constraint: Any, columns: dict[int, int], n: int) -> LinearRows:
     if not expr.is_affine():
         raise solvers.UnsupportedModelError(f"the constraint {constraint} is not affine")
     m = int(expr.size)
-    jacobian = sp.lil_matrix((m, n))
+    rows, cols, vals = [], [], []
     for variable, gradient in expr.grad.items():
-        block = sp.csr_matrix(np.atleast_2d(gradient)) if not sp.issparse(gradient) \
-            else sp.csr_matrix(gradient)
-        start = columns[variable.id]
-        jacobian[:, start:start + variable.size] = block.T
+        block = sp.coo_matrix(np.atleast_2d(gradient) if not sp.issparse(gradient) else gradient)
+        rows.append(block.col)  # grad is (variable, expression): transposed
+        cols.append(block.row + columns[variable.id])
+        vals.append(block.data)
+    jacobian = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(m, n))
     constant = np.ravel(np.broadcast_to(np.asarray(expr.value, dtype=float), expr.shape),
                         order="F")
     order = np.arange(m).reshape(expr.shape, order="F").ravel() if expr.shape else np.arange(m)
