@@ -5,13 +5,15 @@ A program declares the model forms it can take (``ProtocolProgram.solver_forms``
 block is linear, ``"cvxpy"`` always); :data:`FASTEST_FIRST` is the order measured
 in ``benchmarks/bench_default_backend.py`` on this project's machine (2 cores):
 
-* the direct conic path (``clarabel-direct``) is fastest wherever it applies —
-  NUNP 3x4 about 2x, RURP 5x10 2-3x faster than the cvxpy path (no cvxpy
-  compile), and for the nominal LPs faster than emitting a Pyomo model too;
+* the direct conic path (``clarabel-direct``) is fastest wherever it applies:
+  solve and exact finish 2.7x (NUNP 3x4), 5.7x (NURP 3x4), 5.4x (RURP 3x4),
+  1.8x (RURP 5x10), 1.6x (NUNP 7x14) faster than the cvxpy path;
 * for LP variants without direct rows (robust programs over box, l1 and
-  polyhedral sets) the cvxpy path with Clarabel is faster than HiGHS through
-  Pyomo at these sizes (emitting the Pyomo model costs more than the LP solve),
-  so ``highs`` is only chosen by ``--solver``.
+  polyhedral sets) neither LP nor conic path wins throughout: HiGHS through
+  Pyomo takes 4.7 s against 7.6 s for RURP-box 5x10 but 5.6 s against 2.6 s
+  for RURP-tv 5x10, and loses every 3x4 case (emitting the Pyomo model costs
+  more than the LP solve there), so they keep the cvxpy path and ``highs`` is
+  chosen by ``--solver``.
 
 When the fastest path does not apply, the choice falls back and says so in
 one line through the ``rldp_models`` logger at WARNING level: on stderr when
