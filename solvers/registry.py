@@ -159,6 +159,11 @@ def _is_cvxpy_problem(model: Any) -> bool:
 
 
 def _can_emit(model: Any, form: str) -> bool:
+    """Whether ``model`` can be given to a backend of ``form``: the forms it declares
+    (``solver_forms()``, e.g. a protocol program's, from its blocks), else its emitters."""
+    declared = getattr(model, "solver_forms", None)
+    if callable(declared):
+        return form in declared()
     model_type, emitter_name = _FORMS[form]
     if isinstance(model, model_type) or hasattr(model, emitter_name):
         return True
