@@ -129,7 +129,7 @@ def _rows(constraint: Any, columns: dict[int, int], n: int) -> LinearRows:
     m = int(expr.size)
     rows, cols, vals = [], [], []
     for variable, gradient in expr.grad.items():
-        block = sp.coo_matrix(np.atleast_2d(gradient) if not sp.issparse(gradient) else gradient)
+        block = _coo(gradient)
         rows.append(block.col)  # grad is (variable, expression): transposed
         cols.append(block.row + columns[variable.id])
         vals.append(block.data)
@@ -140,6 +140,13 @@ def _rows(constraint: Any, columns: dict[int, int], n: int) -> LinearRows:
     order = np.arange(m).reshape(expr.shape, order="F").ravel() if expr.shape else np.arange(m)
     return LinearRows(sign * sp.csr_matrix(jacobian)[order], sign * constant[order],
                       np.full(m, equal))
+
+
+def _coo(gradient: Any) -> sp.coo_matrix:
+    """One of cvxpy's gradient blocks (sparse, dense or a scalar) in COO form."""
+    if isinstance(gradient, np.ndarray) or np.isscalar(gradient):
+        return sp.coo_matrix(np.atleast_2d(np.asarray(gradient, dtype=float)))
+    return sp.coo_matrix(gradient)
 
 
 def _stack(parts: list[LinearRows]) -> LinearRows:
