@@ -11,7 +11,7 @@ import inspect
 import time
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from solvers.conic import ConicProgram, conic_from_linear_program
 from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
@@ -72,7 +72,7 @@ def _load_entry_points() -> None:
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         loaded = entry.load()
         backend = loaded() if inspect.isclass(loaded) or inspect.isfunction(loaded) else loaded
-        register(backend, replace=True)
+        register(cast(Backend, backend), replace=True)  # an entry point's object: trusted
 
 
 def registered() -> list[str]:
@@ -159,10 +159,30 @@ def _is_cvxpy_problem(model: Any) -> bool:
 
 
 def _can_emit(model: Any, form: str) -> bool:
+    """Whether ``model`` can be given to a backend of ``form``: the forms it declares
+    (``solver_forms()``, e.g. a protocol program's, from its blocks), else its emitters."""
+    declared = getattr(model, "solver_forms", None)
+    if callable(declared):
+        return form in declared()
     model_type, emitter_name = _FORMS[form]
     if isinstance(model, model_type) or hasattr(model, emitter_name):
         return True
     return form == "cvxpy" and _is_cvxpy_problem(model)
+
+
+def fastest(forms: frozenset[str], preference: tuple[str, ...]) -> str:
+    """The first backend of ``preference`` that is available here and consumes one of ``forms``.
+
+    ``forms`` are what a model declares it can be emitted as (e.g.
+    ``ProtocolProgram.solver_forms()``); ``preference`` is the caller's measured
+    order, fastest first. Falls back to :data:`DEFAULT_SOLVER`.
+    """
+    _load_entry_points()
+    for name in preference:
+        backend = _BACKENDS.get(name)
+        if backend is not None and backend.form in forms and backend.availability().ok:
+            return name
+    return DEFAULT_SOLVER
 
 
 def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResult:

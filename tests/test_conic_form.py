@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cvxpy as cp
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,8 +12,15 @@ import scipy.sparse as sp
 import solvers
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
-from rldp_models.programs import NominalDistortion, ProtocolProgram, preset
+from rldp_models.programs import (
+    BuildContext,
+    NominalDistortion,
+    NominalSecretPrivacy,
+    ProtocolProgram,
+    preset,
+)
 from rldp_models.programs.conic_form import conic_program
+from rldp_models.programs.contract import Objective
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +53,7 @@ def test_record_less_secret_and_both_linkings(zero_row_crosstab: Crosstab) -> No
 
 def test_multipliers_have_the_cvxpy_names_and_shapes(crosstab: Crosstab) -> None:
     cvxpy_program = preset("RURP", crosstab, 0.7, 0.05)
-    cvxpy_program.solve()
+    cvxpy_program.solve(solver="clarabel")  # the cvxpy path (the default is the direct one)
     expected = {group: {k: np.shape(v.value) for k, v in named.items()}
                 for group, named in cvxpy_program.multipliers().items()}
     direct = preset("RURP", crosstab, 0.7, 0.05).solve(solver="clarabel-direct")
@@ -72,14 +80,36 @@ def test_scs_direct_reaches_the_optimum_approximately(crosstab: Crosstab) -> Non
 
 
 @dataclass(frozen=True)
-class _CustomObjective(NominalDistortion):
-    """A user-written block: no conic writer for it."""
+class _CustomObjective(Objective):
+    """A user-written block that declares no direct conic form (the contract's default)."""
+
+    robust: bool = False
+
+    def build(self, context: BuildContext) -> cp.Expression:
+        return NominalDistortion().build(context)
+
+    def evaluate(self, protocol: np.ndarray, program: ProtocolProgram) -> float:
+        return NominalDistortion().evaluate(protocol, program)
+
+
+@dataclass(frozen=True)
+class _InheritedObjective(NominalDistortion):
+    """A user block that inherits the library block's direct rows (and says so by inheriting)."""
 
 
 def test_user_blocks_are_refused_with_a_pointer_to_cvxpy(crosstab: Crosstab) -> None:
     program = ProtocolProgram(crosstab, _CustomObjective(), [], eps=1.0)
     with pytest.raises(solvers.UnsupportedModelError, match="cvxpy"):
         solvers.solve(program, solver="clarabel-direct")
+
+
+def test_a_user_block_with_direct_rows_is_served(crosstab: Crosstab) -> None:
+    blocks = [NominalSecretPrivacy(1.0)]
+    direct = solvers.solve(ProtocolProgram(crosstab, _InheritedObjective(), blocks),
+                           solver="clarabel-direct")
+    reference = solvers.solve(ProtocolProgram(crosstab, NominalDistortion(), blocks),
+                              solver="clarabel")
+    assert direct.objective == pytest.approx(reference.objective, rel=1e-6)
 
 
 def test_inconsistent_conic_program_is_rejected() -> None:

@@ -4,9 +4,10 @@ RURP (robust utility, robust privacy at eps, eqs. 10, 22, 30) plus one extra
 requirement: between two designated secret values the release must also meet
 the *nominal* guarantee (eq. 6 at Phat) at a stricter level eps2, in both
 directions. The new requirement is a constraint family defined in this
-script: an object with ``name``, ``robust``, ``build(context)`` and an
-optional exact ``check(protocol, program, multipliers)``; the library solves,
-rounds, runs every check (the library's and this one) and repairs if needed.
+script against the block contract (``rldp_models.programs.contract``): a
+``GuaranteeFamily`` with ``build(context)`` and an exact
+``check(protocol, program, multipliers)``; the library solves, rounds, runs
+every check (the library's and this one) and repairs if needed.
 
 Run:  python docs/examples/custom_variant.py   (exit code 0 iff all assertions hold)
 """
@@ -23,11 +24,12 @@ from rldp_models.privacy.guarantees import GuaranteeCheck, check_nominal_privacy
 from rldp_models.privacy.metrics import output_given_secret
 from rldp_models.programs import (BuildContext, ProtocolProgram, RobustDistortion,
                                   RobustSecretPrivacy, preset)
+from rldp_models.programs.contract import GuaranteeFamily, Multipliers
 from rldp_models.uncertainty import ChiSquareSet
 
 
 @dataclass(frozen=True)
-class StrictPairPrivacy:
+class StrictPairPrivacy(GuaranteeFamily):
     """P(y|s1) <= e^eps2 P(y|s2) and P(y|s2) <= e^eps2 P(y|s1) at Phat, for all y."""
 
     s1: int
@@ -35,6 +37,10 @@ class StrictPairPrivacy:
     eps2: float
     name: str = "strict_pair"
     robust: bool = False          # linear constraints; needs no uncertainty set
+
+    @property
+    def eps(self) -> float:       # the level of the guarantee this block states
+        return self.eps2
 
     def build(self, context: BuildContext) -> None:
         conditional = context.value("conditional")        # Phat_{U|s}, shape (|S|, |U|)
@@ -44,7 +50,7 @@ class StrictPairPrivacy:
         context.add(self.name, [p1 <= factor * p2, p2 <= factor * p1])
 
     def check(self, protocol: np.ndarray, program: ProtocolProgram,
-              multipliers: dict) -> GuaranteeCheck:
+              multipliers: Multipliers) -> GuaranteeCheck:
         """Exact check: the library's nominal checker on the two rows of the crosstab."""
         n_u = program.crosstab.shape[1]
         rows = [self.s1, self.s2]

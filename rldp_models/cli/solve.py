@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__)
     add_program_arguments(parser)
     parser.add_argument("--solver", default=None,
-                        help="solver name (default: the registry's default, clarabel; see "
-                             "'rldp solvers')")
+                        help="solver name (default: the fastest the program's blocks allow, "
+                             "clarabel-direct where they all have direct conic rows, else "
+                             "clarabel; see 'rldp solvers')")
     parser.add_argument("--out", required=True, metavar="OUT.json")
     add_embed_argument(parser)
     parser.set_defaults(func=run)
@@ -111,14 +112,16 @@ def radius_from(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rldp_models.programs.backend_choice import default_solver
     from rldp_models.results.program_result import solution_result
 
     import solvers
 
-    args.solver = args.solver or solvers.DEFAULT_SOLVER
-    solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
+    if args.solver is not None:
+        solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
     crosstab = load_crosstab(args)
     program = program_from_args(args, crosstab)
+    args.solver = args.solver or default_solver(program)
     solution = program.solve(solver=args.solver)
     if solution.protocol is None:
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "

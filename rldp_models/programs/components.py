@@ -7,14 +7,14 @@ and a new robust variant is a new combination, or a new block written by the
 user with the same method (see the docs' "Write your own robust variant").
 
 Objectives return the cvxpy expression to minimise. Constraint families call
-``context.add(name, constraints, multipliers)``.
+``context.add(name, constraints, multipliers)``. The contract every block
+follows, and its optional hooks, are :mod:`rldp_models.programs.contract`.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, cast
 
 import cvxpy as cp
 import numpy as np
@@ -27,40 +27,34 @@ from rldp_models.privacy.guarantees import (
     pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
-from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.base import conditional_at_most
-from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.programs import conic_rows
+from rldp_models.programs.conic_builder import ConicBuilder
+from rldp_models.programs.context import BuildContext, ordered_secret_pairs
+from rldp_models.programs.contract import (
+    ConstraintFamily,
+    GuaranteeFamily,
+    Multipliers,
+    Objective,
+    set_capabilities,
+)
+from rldp_models.uncertainty.base import Capability, UncertaintySet, conditional_at_most
 from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
 from rldp_models.uncertainty.set_privacy import check_product_privacy
 
+if TYPE_CHECKING:
+    from rldp_models.programs.protocol_program import ProtocolProgram
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
 
-class Objective(Protocol):
-    """Something to minimise, and its exact value at a given protocol."""
+__all__ = ["ConstraintFamily", "NominalDistortion", "NominalSecretPrivacy", "Objective",
+           "RobustDistortion", "RobustSecretPrivacy", "RowStochastic", "ordered_secret_pairs"]
 
-    robust: bool
-
-    def build(self, context: BuildContext) -> cp.Expression: ...
-
-    def evaluate(self, protocol: np.ndarray, program: Any) -> float: ...
-
-
-class ConstraintFamily(Protocol):
-    """A named group of constraints on the protocol.
-
-    A family may also define ``check(protocol, program, multipliers)``
-    returning a :class:`~rldp_models.privacy.guarantees.GuaranteeCheck`; the
-    solution runs every such check, independently of the solver.
-    """
-
-    name: str
-    robust: bool
-
-    def build(self, context: BuildContext) -> None: ...
+LINEAR_AND_DIRECT = frozenset({Capability.LINEAR, Capability.DIRECT_CONIC})
+"""What a block with only linear constraints and direct rows provides over any set."""
 
 
 @dataclass(frozen=True)
-class NominalDistortion:
+class NominalDistortion(Objective):
     """``E_{(S,U) ~ Phat} d(U, Y)``: the objective of NUNP and NURP (eqs. 7-8)."""
 
     robust: bool = False
@@ -70,12 +64,18 @@ class NominalDistortion:
         return cp.sum(cp.multiply(cp.vec(phat, order="C"),
                                   context.expected_distortion_per_cell()))
 
-    def evaluate(self, protocol: np.ndarray, program: Any) -> float:
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        return LINEAR_AND_DIRECT
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        conic_rows.nominal_distortion_cost(builder)
+
+    def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
         return distortion_star(protocol, program.crosstab.phat, program.distortion_matrix)
 
 
 @dataclass(frozen=True)
-class RobustDistortion:
+class RobustDistortion(Objective):
     """``max_{P in F} E_P d(U, Y)``: the objective of RUNP and RURP (eqs. 9-10).
 
     Written as ``min D`` subject to ``delta*(v | F) <= D`` with ``v`` the
@@ -90,20 +90,42 @@ class RobustDistortion:
     def build(self, context: BuildContext) -> cp.Expression:
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
-        cone = context.uncertainty.support_at_most(context.expected_distortion_per_cell(),
-                                                   worst, context.value)
+        cone = context.robust_set().support_at_most(context.expected_distortion_per_cell(),
+                                                    worst, context.value)
         context.add(self.name, cone.constraints, cone.multipliers)
         return worst
 
-    def evaluate(self, protocol: np.ndarray, program: Any) -> float:
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        """Linear over a linear set; direct rows (Theorem 2) over a set that has them."""
+        return set_capabilities(uncertainty) & LINEAR_AND_DIRECT
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        conic_rows.robust_distortion_rows(builder, self.name)
+
+    def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
         """The worst case over the set by the closed form of Theorem 2."""
         per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
                                              (program.crosstab.shape[0], 1)), axis=1)
+        assert program.uncertainty is not None  # a robust program has a set
         return program.uncertainty.support(per_cell)
+
+    def certificate_multipliers(self, protocol: np.ndarray, program: "ProtocolProgram",
+                                multipliers: Multipliers) -> Multipliers:
+        """The solver's multipliers, unless the closed form's (Theorem 2 at ``protocol``)
+        give a smaller certified bound, as they do after a repair."""
+        uncertainty = program.uncertainty
+        assert uncertainty is not None  # a robust program has a set
+        per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
+                                             (program.crosstab.shape[0], 1)), axis=1)
+        candidates = [uncertainty.support_multipliers(per_cell)]
+        if self.name in multipliers:
+            candidates.append(multipliers[self.name])
+        return {self.name: min(candidates,
+                               key=lambda m: uncertainty.certified_support_bound(per_cell, m))}
 
 
 @dataclass(frozen=True)
-class RowStochastic:
+class RowStochastic(ConstraintFamily):
     """``sum_y P(y | x) = 1`` for every x (``P >= 0`` is on the variable)."""
 
     name: str = "stochastic"
@@ -111,6 +133,18 @@ class RowStochastic:
 
     def build(self, context: BuildContext) -> None:
         context.add(self.name, [cp.sum(context.P, axis=1) == 1])
+
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        return LINEAR_AND_DIRECT
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        conic_rows.stochastic_rows(builder, self.name)
+
+
+def _exact_pair_set(uncertainty: UncertaintySet) -> "ChiSquareSet":
+    """A set with the ``EXACT_PAIR`` capability: Theorem 3's pair projections are the
+    chi-square set's, so today that is what such a set is."""
+    return cast("ChiSquareSet", uncertainty)
 
 
 def conditional_expectation_bounds(context: BuildContext,
@@ -127,7 +161,7 @@ def conditional_expectation_bounds(context: BuildContext,
     for s in range(context.n_s):
         for side, block, rhs, bound in (("sup", context.block(s), hi[s], hi),
                                         ("inf", -context.block(s), -lo[s], lo)):
-            cone = conditional_at_most(context.uncertainty, block, rhs, s)
+            cone = conditional_at_most(context.robust_set(), block, rhs, s)
             context.add(f"{name}/{side}[{s}]", cone.constraints,
                         {**cone.multipliers, "bound": bound[s]})
     return hi, lo
@@ -156,13 +190,8 @@ def mixed_bounds(multipliers: dict[str, Any], name: str, weight: float,
             if group.startswith(name + "/") and "bound" in values}
 
 
-def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
-    """All ordered pairs ``(s1, s2)`` with ``s1 != s2``."""
-    return [(s1, s2) for s1, s2 in itertools.product(range(n_s), repeat=2) if s1 != s2]
-
-
 @dataclass(frozen=True)
-class NominalSecretPrivacy:
+class NominalSecretPrivacy(GuaranteeFamily):
     """``P(Y=y | S=s1) <= e^eps P(Y=y | S=s2)`` at ``Phat`` (eq. 6), all y, s1 != s2.
 
     A secret with no records has no empirical conditional; its conditional is
@@ -185,8 +214,14 @@ class NominalSecretPrivacy:
                     constraints.append(high <= factor * low)
         context.add(self.name, constraints)
 
-    def check(self, protocol: np.ndarray, program: Any,
-              multipliers: dict[str, Any]) -> GuaranteeCheck:
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        return LINEAR_AND_DIRECT
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        conic_rows.nominal_privacy_rows(builder, self.name, self.eps)
+
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
         return check_nominal_privacy(protocol, program.crosstab.counts, self.eps)
 
     @staticmethod
@@ -198,13 +233,15 @@ class NominalSecretPrivacy:
 
 
 @dataclass(frozen=True)
-class RobustSecretPrivacy:
+class RobustSecretPrivacy(GuaranteeFamily):
     """Eq. (6) for every ``P`` in the uncertainty set (eq. 23).
 
     Chi-square set, via Theorem 4 (eq. 30): for each ordered pair
     ``(s1, s2)`` and each output ``y``,
     ``delta*(P(y|s1, .), -e^eps P(y|s2, .) | F_{U|s1,s2}) <= 0``.
     Multipliers ``c`` and ``t`` are kept per pair (shape (|Y|,) and (2, |Y|)).
+
+    A set with the ``EXACT_PAIR`` capability is treated so (the chi-square set).
 
     Any other set, via the product of its conditional projections ((**) of
     :mod:`rldp_models.uncertainty.base`, a sufficient condition): variables
@@ -218,8 +255,19 @@ class RobustSecretPrivacy:
     name: str = "robust_privacy"
     robust: bool = True
 
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        """Direct rows in the exact pair form (Theorem 4); linear in product form over a
+        linear set (the product form has no direct rows)."""
+        offered = set_capabilities(uncertainty)
+        if Capability.EXACT_PAIR in offered:
+            return offered & {Capability.DIRECT_CONIC}
+        return offered & {Capability.LINEAR}
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        conic_rows.robust_privacy_rows(builder, self.name, self.eps)
+
     def build(self, context: BuildContext) -> None:
-        if not isinstance(context.uncertainty, ChiSquareSet):
+        if not self._exact_pairs(context.uncertainty):
             self._build_product(context)
             return
         phat = context.value("phat")
@@ -239,20 +287,26 @@ class RobustSecretPrivacy:
         for s1, s2 in ordered_secret_pairs(context.n_s):
             context.add(f"{self.name}/pair[{s1},{s2}]", [hi[s1] <= factor * lo[s2]])
 
-    def check(self, protocol: np.ndarray, program: Any,
-              multipliers: dict[str, Any]) -> GuaranteeCheck:
+    @staticmethod
+    def _exact_pairs(uncertainty: UncertaintySet | None) -> bool:
+        return Capability.EXACT_PAIR in set_capabilities(uncertainty)
+
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
         """The exact check with the solver's multipliers; repairs are cheaper than refining."""
-        if not isinstance(program.uncertainty, ChiSquareSet):
+        assert program.uncertainty is not None  # a robust program has a set
+        if not self._exact_pairs(program.uncertainty):
             return check_product_privacy(protocol, program.uncertainty, self.eps,
                                          self._solver_bounds(multipliers))
         pairs = {pair: multipliers.get(self._group(*pair))
                  for pair in ordered_secret_pairs(program.crosstab.shape[0])}
-        return check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
+        return check_robust_privacy(protocol, program.crosstab.counts,
+                                    _exact_pair_set(program.uncertainty),
                                     self.eps, {k: v for k, v in pairs.items() if v is not None},
                                     refine=False)
 
-    def estimated_worst_margin(self, protocol: np.ndarray, program: Any,
-                               multipliers: dict[str, Any]) -> float | None:
+    def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",
+                               multipliers: Multipliers) -> float | None:
         """The largest constraint value at the solver's multipliers, in floating point.
 
         Theorem 4's expression (eq. 29) at each pair's ``(c, t)`` (``t_i``
@@ -261,13 +315,14 @@ class RobustSecretPrivacy:
         verdict is always the exact :meth:`check`. ``None`` for the product
         form, when a pair has no multipliers, or when they are not finite.
         """
-        if not isinstance(program.uncertainty, ChiSquareSet):
+        if program.uncertainty is None or not self._exact_pairs(program.uncertainty):
             return None
         pairs = ordered_secret_pairs(program.crosstab.shape[0])
-        found = [multipliers.get(self._group(*pair)) for pair in pairs]
-        if any(values is None for values in found):
+        found = [multipliers[group] for group in map(lambda pair: self._group(*pair), pairs)
+                 if group in multipliers]
+        if len(found) < len(pairs):
             return None
-        rows = pair_rows(protocol, program.uncertainty, self.eps, pairs)
+        rows = pair_rows(protocol, _exact_pair_set(program.uncertainty), self.eps, pairs)
         c = np.maximum(np.concatenate([np.ravel(values["c"]) for values in found]), 0.0)
         t = np.concatenate([np.reshape(values["t"], (2, -1)) for values in found], axis=1)
         t1, t2 = np.maximum(t[0], rows.v1.max(axis=1)), np.maximum(t[1], rows.v2.max(axis=1))
@@ -277,8 +332,8 @@ class RobustSecretPrivacy:
         worst = float(np.max(values))
         return worst if np.isfinite(worst) else None
 
-    def mixed_multipliers(self, multipliers: dict[str, Any], weight: float,
-                          n_outputs: int) -> dict[str, Any]:
+    def mixed_multipliers(self, multipliers: Multipliers, weight: float,
+                          n_outputs: int) -> Multipliers:
         """Multipliers for ``(1 - weight) P + weight U`` from those of ``P``.
 
         The uniform protocol's constraint is certified by ``c = 0``,

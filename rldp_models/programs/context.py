@@ -8,13 +8,21 @@ and the named constraint groups and multipliers the components add.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import cvxpy as cp
 import numpy as np
 
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
+from rldp_models.uncertainty.base import UncertaintySet
+
+
+def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
+    """All ordered pairs ``(s1, s2)`` with ``s1 != s2``."""
+    return [(s1, s2) for s1, s2 in itertools.product(range(n_s), repeat=2) if s1 != s2]
 
 
 @dataclass
@@ -57,10 +65,10 @@ class BuildContext:
     parametric: bool
     P: cp.Variable = field(init=False)
     constraints: dict[str, list[Any]] = field(default_factory=dict)
-    multipliers: dict[str, dict[str, cp.Variable]] = field(default_factory=dict)
+    multipliers: dict[str, dict[str, cp.Expression]] = field(default_factory=dict)
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     parameters: dict[str, cp.Parameter] = field(default_factory=dict)
-    uncertainty: Any = None  # the program's uncertainty set (rldp_models.uncertainty.base)
+    uncertainty: UncertaintySet | None = None  # the program's set (rldp_models.uncertainty.base)
 
     def __post_init__(self) -> None:
         n_s, n_u = self.crosstab.shape
@@ -95,11 +103,17 @@ class BuildContext:
         d_rows = np.tile(self.distortion, (self.n_s, 1))
         return cp.sum(cp.multiply(self.P, d_rows), axis=1)
 
+    def robust_set(self) -> UncertaintySet:
+        """The program's uncertainty set, which a robust block needs."""
+        if self.uncertainty is None:
+            raise InputError("robust blocks need an uncertainty set")
+        return self.uncertainty
+
     def add(self, name: str, constraints: list[Any],
-            multipliers: dict[str, cp.Variable] | None = None) -> None:
+            multipliers: Mapping[str, cp.Expression] | None = None) -> None:
         """Register a named constraint group (and its multipliers)."""
         if name in self.constraints:
             raise ValueError(f"constraint group {name!r} is already defined")
         self.constraints[name] = list(constraints)
         if multipliers:
-            self.multipliers[name] = multipliers
+            self.multipliers[name] = dict(multipliers)

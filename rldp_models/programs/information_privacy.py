@@ -23,7 +23,7 @@ at the columns ``P[:, y]``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
@@ -34,12 +34,23 @@ from rldp_models.programs.components import (
     mixed_bounds,
     solver_bounds,
 )
+from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import BuildContext
+from rldp_models.programs.contract import (
+    ConstraintFamily,
+    GuaranteeFamily,
+    Multipliers,
+    set_capabilities,
+)
+from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.set_privacy import check_product_lip
+
+if TYPE_CHECKING:
+    from rldp_models.programs.protocol_program import ProtocolProgram
 
 
 @dataclass(frozen=True)
-class SecretBlind:
+class SecretBlind(ConstraintFamily):
     """``P(y | s, u) = P(y | s', u)`` for all secrets: the release ignores ``S``."""
 
     name: str = "secret_blind"
@@ -49,9 +60,23 @@ class SecretBlind:
         first = context.block(0)
         context.add(self.name, [context.block(s) == first for s in range(1, context.n_s)])
 
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        return frozenset({Capability.LINEAR, Capability.DIRECT_CONIC})
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        """``P[(s, u), y] - P[(0, u), y] = 0`` for every secret ``s > 0``, as zero-cone rows."""
+        n_s, n_u = builder.program.crosstab.shape
+        cells = builder.protocol.reshape(n_s, n_u, -1)
+        size = cells[0].size
+        for s in range(1, n_s):
+            local = np.arange(size)
+            builder.add("zero", self.name, np.concatenate([local, local]),
+                        np.concatenate([cells[s].ravel(), cells[0].ravel()]),
+                        np.repeat([1.0, -1.0], size), 0.0, size)
+
 
 @dataclass(frozen=True)
-class RobustInformationPrivacy:
+class RobustInformationPrivacy(GuaranteeFamily):
     """LIP for every ``P`` in the uncertainty set, in the product form of the module docstring.
 
     Groups: ``<name>/sup[s]``, ``<name>/inf[s]`` (conditional bounds),
@@ -68,8 +93,8 @@ class RobustInformationPrivacy:
         n_y = len(context.outputs)
         up = cp.Variable(n_y, name=f"{self.name}_marginal_sup")
         low = cp.Variable(n_y, name=f"{self.name}_marginal_inf")
-        above = context.uncertainty.support_at_most(context.P, up)
-        below = context.uncertainty.support_at_most(-context.P, -low)
+        above = context.robust_set().support_at_most(context.P, up)
+        below = context.robust_set().support_at_most(-context.P, -low)
         context.add(f"{self.name}/marginal", above.constraints + below.constraints)
         factor = float(np.exp(self.eps))
         ones = np.ones((context.n_s, 1))
@@ -78,13 +103,18 @@ class RobustInformationPrivacy:
                                            ones @ cp.reshape(up, (1, n_y), order="F")
                                            <= factor * lo])
 
-    def check(self, protocol: np.ndarray, program: Any,
-              multipliers: dict[str, Any]) -> GuaranteeCheck:
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        """Linear over a linear set (conditional and marginal bounds are its LP duals)."""
+        return set_capabilities(uncertainty) & {Capability.LINEAR}
+
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
         """Proved bounds (interval arithmetic) on both sides of every ratio."""
+        assert program.uncertainty is not None  # a robust program has a set
         return check_product_lip(protocol, program.uncertainty, self.eps,
                                  solver_bounds(multipliers, self.name))
 
-    def mixed_multipliers(self, multipliers: dict[str, Any], weight: float,
-                          n_outputs: int) -> dict[str, Any]:
+    def mixed_multipliers(self, multipliers: Multipliers, weight: float,
+                          n_outputs: int) -> Multipliers:
         """The conditional bounds of ``(1 - weight) P + weight U`` (see :func:`mixed_bounds`)."""
         return mixed_bounds(multipliers, self.name, weight, n_outputs)

@@ -1,10 +1,13 @@
 """Declarative protocol programs ``P(Y | S, U)`` and their solutions.
 
 A :class:`ProtocolProgram` is an objective plus constraint families (see
-:mod:`rldp_models.programs.components`) over one crosstab, one distortion and
-one output alphabet. It emits itself as a cvxpy model (always) or a Pyomo
-model (when every block is linear), is solved through the solver registry, and
-returns a :class:`ProtocolSolution` whose protocol has been checked exactly —
+:mod:`rldp_models.programs.components`, and the contract they follow,
+:mod:`rldp_models.programs.contract`) over one crosstab, one distortion and
+one output alphabet. It emits itself as a cvxpy model (always), in the direct
+conic form (when every block provides its rows) or as a Pyomo LP (when every
+block is linear), is solved through the solver registry — by default with the
+fastest backend its blocks allow (:mod:`rldp_models.programs.backend_choice`) —
+and returns a :class:`ProtocolSolution` whose protocol has been checked exactly,
 and repaired if the solver's answer missed the guarantee by a hair.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import copy as _copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import cvxpy as cp
 import numpy as np
@@ -21,14 +24,23 @@ import solvers
 from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
-from rldp_models.programs.components import ConstraintFamily, Objective, RowStochastic
-from rldp_models.programs.conic_form import conic_program
+from rldp_models.programs.backend_choice import default_solver
+from rldp_models.programs.components import RowStochastic
+from rldp_models.programs.conic_form import conic_program, program_blocks
 from rldp_models.programs.context import BuildContext, ProblemData
-from rldp_models.uncertainty.base import UncertaintySet
-from rldp_models.uncertainty.chi_square import ChiSquareSet
-
-if TYPE_CHECKING:
-    from rldp_models.programs.solution import ProtocolSolution
+from rldp_models.programs.contract import (
+    ConstraintFamily,
+    GuaranteeFamily,
+    Objective,
+    as_family,
+    as_objective,
+    guarantee_families,
+    program_eps,
+)
+from rldp_models.programs.linear_form import pyomo_model
+from rldp_models.programs.solution import ProtocolSolution, finish_solution
+from rldp_models.uncertainty.base import Capability, UncertaintySet
+from rldp_models.uncertainty.named import named_set
 
 
 @dataclass
@@ -50,8 +62,10 @@ class ProtocolProgram:
         ``"squared"``, ``"absolute"``, ``"hamming"`` or a ``(|U|, |Y|)`` matrix.
     outputs : sequence of str, optional
         Output alphabet; default the U labels.
-    eps : float
-        The privacy level, reported with results.
+    eps : float, optional
+        The privacy level reported with results. Derived from the guarantee
+        blocks when not given; when given it must be one of theirs
+        (:func:`~rldp_models.programs.contract.program_eps`).
     name : str
     parametric : bool
         Build the cvxpy model with parameters so :meth:`update` can change the
@@ -64,13 +78,14 @@ class ProtocolProgram:
     uncertainty: UncertaintySet | None = None
     distortion: str | np.ndarray = "squared"
     outputs: Sequence[str] | None = None
-    eps: float = 0.0
+    eps: float | None = None  # a float after __post_init__
     name: str = "custom"
     parametric: bool = False
     _context: BuildContext | None = field(default=None, init=False, repr=False)
     _model: solvers.CvxpyModel | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self.eps = program_eps(self.constraints, self.eps)
         if not np.isfinite(self.eps) or self.eps < 0:
             raise InputError(f"eps must be a finite number >= 0, got {self.eps}")
         self.outputs = tuple(self.crosstab.u_labels if self.outputs is None
@@ -78,14 +93,38 @@ class ProtocolProgram:
         if len(self.outputs) < 1:
             raise InputError("the output alphabet must not be empty")
         self.distortion_matrix = distortion_matrix(self.distortion, self.crosstab, self.outputs)
-        robust = self.objective.robust or any(c.robust for c in self.constraints)
-        if robust and self.uncertainty is None:
+        if self.is_robust and self.uncertainty is None:
             raise InputError(f"{self.name}: robust blocks need an uncertainty set")
 
     # ------------------------------------------------------------------ data
     @property
     def is_robust(self) -> bool:
         return self.objective.robust or any(c.robust for c in self.constraints)
+
+    @property
+    def output_labels(self) -> tuple[str, ...]:
+        """The output alphabet (``outputs``, or the U labels by default)."""
+        assert self.outputs is not None  # set by __post_init__
+        return tuple(self.outputs)
+
+    @property
+    def guarantees(self) -> list[GuaranteeFamily]:
+        """The blocks that state a guarantee (checked exactly; the result records them)."""
+        return guarantee_families(self.constraints)
+
+    def capabilities(self) -> frozenset[Capability]:
+        """What every block of the program provides over its set (the forms it can take)."""
+        common = frozenset(Capability)
+        for block in program_blocks(self):
+            common &= block.capabilities(self.uncertainty)
+        return common
+
+    def solver_forms(self) -> frozenset[str]:
+        """The registry's model forms this program can be emitted as (:func:`solvers.fastest`)."""
+        offered = self.capabilities()
+        return frozenset({"cvxpy"}
+                         | ({"conic"} if Capability.DIRECT_CONIC in offered else set())
+                         | ({"pyomo"} if Capability.LINEAR in offered else set()))
 
     def problem_data(self) -> ProblemData:
         radius = self.uncertainty.radius if self.uncertainty is not None else 0.0
@@ -95,11 +134,11 @@ class ProtocolProgram:
     def to_cvxpy(self) -> solvers.CvxpyModel:
         """The program as a cvxpy problem with named variables and constraint groups."""
         if self._model is None:
-            context = BuildContext(self.crosstab, tuple(self.outputs), self.distortion_matrix,
+            context = BuildContext(self.crosstab, self.output_labels, self.distortion_matrix,
                                    self.problem_data(), self.parametric,
                                    uncertainty=self.uncertainty)
-            objective = self.objective.build(context)
-            for family in (RowStochastic(), *self.constraints):
+            objective = as_objective(self.objective).build(context)
+            for family in (RowStochastic(), *map(as_family, self.constraints)):
                 family.build(context)
             problem = cp.Problem(cp.Minimize(objective),
                                  [c for group in context.constraints.values() for c in group])
@@ -108,21 +147,16 @@ class ProtocolProgram:
         return self._model
 
     def to_pyomo(self) -> solvers.PyomoModel:
-        """The program as a Pyomo LP; only for programs whose blocks are all linear."""
-        from rldp_models.programs.pyomo_emitter import emit_pyomo
-
-        if self.is_robust:
-            raise solvers.UnsupportedModelError(
-                f"{self.name} has conic (robust) blocks and cannot be written as a Pyomo LP; "
-                f"use a conic solver: {', '.join(solvers.available('cvxpy'))}")
-        return emit_pyomo(self)
+        """The program as a Pyomo LP; only when every block has a linear form over the set
+        (:mod:`rldp_models.programs.linear_form`)."""
+        return pyomo_model(self)
 
     # ------------------------------------------------------------------ sweeps
     def update(self, crosstab: Crosstab, uncertainty: UncertaintySet | None = None) -> None:
         """Swap in new counts (and set) and keep the built model when its shape allows.
 
-        Without ``uncertainty``, the chi-square set is rebuilt from the new counts
-        at the current set's ``alpha``.
+        Without ``uncertainty``, the current set is recalibrated from the new
+        counts at its ``alpha`` (:func:`rldp_models.uncertainty.named_set`).
 
         A parametric model keeps its compiled form unless the set of secrets
         without records changes (nominal privacy has another shape then).
@@ -131,14 +165,15 @@ class ProtocolProgram:
             raise InputError("update needs a crosstab of the same shape")
         old_zero = self.problem_data().zero_secrets
         if uncertainty is None and self.uncertainty is not None:
-            if self.uncertainty.alpha is None or not isinstance(self.uncertainty, ChiSquareSet):
-                raise InputError("update needs a new uncertainty set: the current one is not "
-                                 "a chi-square set with an alpha to recalibrate from")
-            uncertainty = ChiSquareSet.from_counts(crosstab.counts, self.uncertainty.alpha)
+            if self.uncertainty.alpha is None:
+                raise InputError("update needs a new uncertainty set: the current one has no "
+                                 "alpha to recalibrate from")
+            uncertainty = named_set(self.uncertainty.name, crosstab, self.uncertainty.alpha)
         self.crosstab, self.uncertainty = crosstab, uncertainty
         data = self.problem_data()
-        # only the chi-square blocks read their data through parameters; other sets rebuild
-        baked_in = uncertainty is not None and not isinstance(uncertainty, ChiSquareSet)
+        # only sets whose counterpart reads parameters are refilled; the others rebuild
+        baked_in = uncertainty is not None and \
+            Capability.PARAMETRIC not in uncertainty.capabilities
         if not self.parametric or self._context is None or data.zero_secrets != old_zero \
                 or baked_in:
             self._model, self._context = None, None
@@ -154,26 +189,27 @@ class ProtocolProgram:
         return copy
 
     # ------------------------------------------------------------------ solving
-    def solve(self, solver: str = solvers.DEFAULT_SOLVER, **options: Any) -> "ProtocolSolution":
+    def solve(self, solver: str | None = None, **options: Any) -> ProtocolSolution:
         """Solve, check the guarantee exactly, repair if needed.
 
         Parameters
         ----------
-        solver : str
-            Registry name (:func:`solvers.available`).
+        solver : str, optional
+            Registry name (:func:`solvers.available`). Default: the fastest
+            backend the program's blocks allow
+            (:func:`~rldp_models.programs.backend_choice.default_solver`; a
+            one-line note on stderr when that is not the fastest path).
         **options
             Passed to the solver.
         """
-        from rldp_models.programs.solution import finish_solution
-
-        result = solvers.solve(self, solver=solver, **options)
+        result = solvers.solve(self, solver=solver or default_solver(self), **options)
         return finish_solution(self, result)
 
     def to_conic(self) -> solvers.ConicProgram:
         """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""
         return conic_program(self)
 
-    def multipliers(self) -> dict[str, dict[str, cp.Variable]]:
+    def multipliers(self) -> dict[str, dict[str, cp.Expression]]:
         """Named multiplier variables of the robust blocks (after :meth:`to_cvxpy`)."""
         self.to_cvxpy()
         assert self._context is not None

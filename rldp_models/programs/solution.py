@@ -21,13 +21,19 @@ check fails does the weight double as before.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows
 from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.programs.conic_form import MULTIPLIER_NAMES
+from rldp_models.programs.contract import Multipliers, as_objective
+from rldp_models.programs.linear_form import load_cvxpy_values
 from solvers import SolveResult, Status
+
+if TYPE_CHECKING:
+    from rldp_models.programs.protocol_program import ProtocolProgram
 
 PREDICTION_SAFETY = 1.1  # first weight = 1.1 x the weight a predicted margin needs
 PREDICTION_SLACK = 1e-10  # margins are predicted as at least this much larger
@@ -73,7 +79,7 @@ class ProtocolSolution:
         the certificate of the result file.
     """
 
-    program: Any
+    program: "ProtocolProgram"
     result: SolveResult
     protocol: np.ndarray | None = None
     objective: float | None = None
@@ -92,16 +98,21 @@ class ProtocolSolution:
     def protocol_cube(self) -> np.ndarray:
         """The protocol as ``[s][u][y]``."""
         n_s, n_u = self.program.crosstab.shape
+        if self.protocol is None:
+            raise ValueError(f"{self.program.name}: the solver returned no protocol")
         return self.protocol.reshape(n_s, n_u, -1)
 
 
-def _multiplier_values(program: Any, result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
+def _multiplier_values(program: "ProtocolProgram",
+                       result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
     """The robust blocks' multipliers: from a conic-form result's ``"<group>.<name>"``
     primal entries when present (:mod:`rldp_models.programs.conic_form`), else from
-    the cvxpy model's variables."""
+    the cvxpy model's variables (given an LP solver's values first,
+    :func:`~rldp_models.programs.linear_form.load_cvxpy_values`)."""
     from_result = _conic_multipliers(result)
     if from_result:
         return from_result
+    load_cvxpy_values(program, result.primal)
     values = {}
     for group, named in program.multipliers().items():
         if all(var.value is not None for var in named.values()):
@@ -110,8 +121,6 @@ def _multiplier_values(program: Any, result: SolveResult) -> dict[str, dict[str,
 
 
 def _conic_multipliers(result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
-    from rldp_models.programs.conic_form import MULTIPLIER_NAMES
-
     values: dict[str, dict[str, np.ndarray]] = {}
     for name, value in result.primal.items():
         group, _, key = name.rpartition(".")
@@ -120,25 +129,24 @@ def _conic_multipliers(result: SolveResult) -> dict[str, dict[str, np.ndarray]]:
     return values
 
 
-def _run_checks(program: Any, protocol: np.ndarray,
-                multipliers: dict[str, dict[str, np.ndarray]]) -> list[GuaranteeCheck]:
-    return [family.check(protocol, program, multipliers)
-            for family in program.constraints if hasattr(family, "check")]
+def _run_checks(program: "ProtocolProgram", protocol: np.ndarray,
+                multipliers: Multipliers) -> list[GuaranteeCheck]:
+    return [family.check(protocol, program, multipliers) for family in program.guarantees]
 
 
-def _best_constant_protocol(program: Any) -> np.ndarray:
+def _best_constant_protocol(program: "ProtocolProgram") -> np.ndarray:
     """The protocol ignoring its input with the best objective: private at every eps >= 0."""
-    n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.outputs)
+    n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.output_labels)
     candidates = [np.tile(np.eye(n_y)[y], (n_x, 1)) for y in range(n_y)]
-    return min(candidates, key=lambda q: program.objective.evaluate(q, program))
+    objective = as_objective(program.objective)
+    return min(candidates, key=lambda q: objective.evaluate(q, program))
 
 
-def _mixed(program: Any, multipliers: dict, weight: float) -> dict:
+def _mixed(program: "ProtocolProgram", multipliers: Multipliers, weight: float) -> Multipliers:
     """Multipliers of the mixed protocol, from the families that know how to mix theirs."""
-    mixed = {}
-    for family in program.constraints:
-        if hasattr(family, "mixed_multipliers"):
-            mixed.update(family.mixed_multipliers(multipliers, weight, len(program.outputs)))
+    mixed: Multipliers = {}
+    for family in program.guarantees:
+        mixed.update(family.mixed_multipliers(multipliers, weight, len(program.output_labels)))
     return mixed
 
 
@@ -163,7 +171,8 @@ def _needed_weight(margin: float, eps: float, n_y: int) -> float | None:
     return margin / (margin - uniform_margin)
 
 
-def _predicted_weight(program: Any, protocol: np.ndarray, multipliers: dict) -> float:
+def _predicted_weight(program: "ProtocolProgram", protocol: np.ndarray,
+                      multipliers: Multipliers) -> float:
     """A first mixing weight from the families' float estimates; 0.0 to check first.
 
     0.0 when every family predicts a clear pass, or when one cannot predict
@@ -171,23 +180,20 @@ def _predicted_weight(program: Any, protocol: np.ndarray, multipliers: dict) -> 
     first, as without a prediction.
     """
     weight = 0.0
-    for family in program.constraints:
-        if not hasattr(family, "check"):
-            continue
-        estimate = getattr(family, "estimated_worst_margin", None)
-        margin = estimate(protocol, program, multipliers) if estimate is not None else None
+    for family in program.guarantees:
+        margin = family.estimated_worst_margin(protocol, program, multipliers)
         if margin is None:
             return 0.0
         if margin < -PREDICTION_SLACK:
             continue
-        needed = _needed_weight(margin + PREDICTION_SLACK, family.eps, len(program.outputs))
+        needed = _needed_weight(margin + PREDICTION_SLACK, family.eps, len(program.output_labels))
         if needed is None:
             return 0.0
         weight = max(weight, min(1.0, PREDICTION_SAFETY * needed))
     return weight
 
 
-def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
+def finish_solution(program: "ProtocolProgram", result: SolveResult) -> ProtocolSolution:
     """Round, check exactly, and if needed repair the solver's protocol.
 
     Through the one finish path of every producer
@@ -204,7 +210,7 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
     raw = np.clip(result.primal["protocol"], 0.0, None)
     solution.multipliers = _multiplier_values(program, result)
     predicted = _predicted_weight(program, exact_stochastic_rows(raw), solution.multipliers)
-    n_y = len(program.outputs)
+    n_y = len(program.output_labels)
 
     def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
         if weight is None:
@@ -213,11 +219,13 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
             _mixed(program, solution.multipliers, weight)
         return _run_checks(program, protocol, multipliers)
 
+    objective = as_objective(program.objective)
     finished = finish(raw, certify, lambda checks: all(check.holds for check in checks),
-                      value=lambda protocol: program.objective.evaluate(protocol, program),
+                      value=lambda protocol: objective.evaluate(protocol, program),
                       first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
                       check_unmixed=not predicted, fallback=_best_constant_protocol(program))
     protocol, checks, repair = finished.matrix, finished.verdict, finished.repair
+    assert repair.value_before is not None and repair.value_after is not None  # value= given
     if repair.method != "none":
         method = "mix-uniform" if repair.method == "mix" else "best-constant"
         solution.repair = Repair(method, repair.weight, repair.value_before, repair.value_after)
@@ -232,8 +240,8 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
     return solution
 
 
-def _certificate_multipliers(program: Any, protocol: np.ndarray, checks: list[GuaranteeCheck],
-                             multipliers: dict) -> dict:
+def _certificate_multipliers(program: "ProtocolProgram", protocol: np.ndarray,
+                             checks: list[GuaranteeCheck], multipliers: Multipliers) -> Multipliers:
     """The multipliers that prove the returned protocol's constraints and objective.
 
     Privacy groups get those the exact check used (the solver's, mixed ones
@@ -243,17 +251,9 @@ def _certificate_multipliers(program: Any, protocol: np.ndarray, checks: list[Gu
     they do after a repair.
     """
     found = dict(multipliers)
-    families = [family for family in program.constraints if hasattr(family, "check")]
-    for family, check in zip(families, checks):
+    for family, check in zip(program.guarantees, checks):
         for pair, values in check.multipliers.items():
             found[f"{family.name}[{pair}]"] = values
-    objective = program.objective
-    if getattr(objective, "robust", False) and hasattr(program.uncertainty, "support_multipliers"):
-        n_s = program.crosstab.shape[0]
-        per_cell = np.sum(protocol * np.tile(program.distortion_matrix, (n_s, 1)), axis=1)
-        candidates = [program.uncertainty.support_multipliers(per_cell)]
-        if objective.name in multipliers:
-            candidates.append(multipliers[objective.name])
-        found[objective.name] = min(candidates, key=lambda m: program.uncertainty
-                                    .certified_support_bound(per_cell, m))
+    found.update(as_objective(program.objective).certificate_multipliers(protocol, program,
+                                                                          multipliers))
     return found

@@ -1,11 +1,12 @@
 """Solving one program on many data sets, building the model once (the sweep fast path).
 
-With a cvxpy solver (``"clarabel"``, the default) the model is built with
-cvxpy parameters (DPP) for the data it reads — ``Phat``, the conditionals,
-``B + 1``, ``rho`` — so each new data set only updates parameter values and
-re-solves the compiled problem. With ``"clarabel-direct"`` the canonical conic
-form (:mod:`rldp_models.programs.conic_form`) is refilled in place and the
-kept Clarabel solver takes the new numbers. Either model is rebuilt only when
+With ``"clarabel-direct"`` (the default for the presets: the program's
+default backend, :mod:`rldp_models.programs.backend_choice`) the canonical
+conic form (:mod:`rldp_models.programs.conic_form`) is refilled in place and
+the kept Clarabel solver takes the new numbers. With a cvxpy solver
+(``"clarabel"``) the model is built with cvxpy parameters (DPP) for the data it
+reads — ``Phat``, the conditionals, ``B + 1``, ``rho`` — so each new data set
+only updates parameter values and re-solves the compiled problem. Either model is rebuilt only when
 the set of secrets without records changes (the model has another shape then).
 """
 
@@ -13,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+import solvers
+
 from rldp_models.data import Crosstab
+from rldp_models.programs.backend_choice import default_solver
 from rldp_models.programs.conic_form import forget_conic_program
 from rldp_models.programs.presets import preset
 from rldp_models.programs.solution import ProtocolSolution, finish_solution
@@ -21,7 +25,7 @@ from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 
 def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float = 0.05,
-          solver: str = "clarabel", certify: bool = True,
+          solver: str | None = None, certify: bool = True,
           **options: Any) -> Iterator[ProtocolSolution]:
     """Solve ``problem`` on each crosstab in turn, reusing the compiled model.
 
@@ -31,9 +35,10 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
     crosstabs : iterable of Crosstab
         All of one shape.
     eps, alpha : float
-    solver : str
-        ``"clarabel"`` (cvxpy parameters) or ``"clarabel-direct"`` (conic form
-        refilled in place); any registered conic solver works.
+    solver : str, optional
+        ``"clarabel-direct"`` (conic form refilled in place) or ``"clarabel"``
+        (cvxpy parameters); any registered conic solver works. Default: the
+        program's default backend.
     certify : bool
         Round, check exactly and repair each protocol (as :meth:`ProtocolProgram.solve`
         does). With ``False`` the solutions carry the solver's raw result only.
@@ -44,8 +49,6 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
     ------
     ProtocolSolution
     """
-    import solvers
-
     program = None
     for crosstab in crosstabs:
         uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
@@ -54,6 +57,7 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
                              parametric=True, **options)
         else:
             program.update(crosstab, uncertainty)
+        solver = solver or default_solver(program)
         result = solvers.solve(program, solver=solver)
         solution = finish_solution(program, result) if certify else \
             ProtocolSolution(program, result)

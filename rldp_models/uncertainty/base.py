@@ -52,8 +52,9 @@ used exactly instead of a polytope around it.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
 import cvxpy as cp
 import mpmath
@@ -66,14 +67,59 @@ DOUBLE_ROUNDING = 2.0**-52
 """Relative error bound of one double subtraction (twice the unit round-off)."""
 
 
+class Capability(enum.Enum):
+    """What a set (or a program block) can do besides the cvxpy form everything has.
+
+    Declared, never discovered: a set lists them in its class attribute
+    ``capabilities``; a block answers :meth:`rldp_models.programs.contract.Block.capabilities`
+    for the program's set. Builders and the backend choice ask for these, never
+    for a type.
+
+    EXACT_PAIR
+        The set's pair projections are known exactly (Theorem 3 of the
+        robust-optimization paper: the chi-square set), so robust privacy is
+        the exact constraint (eq. 30) rather than the product form (**).
+    LINEAR
+        The set's robust counterpart ``support_at_most`` is a system of linear
+        constraints (LP duality: box, polyhedral and l1 sets); a block with this
+        capability adds only linear constraints, so the program has a Pyomo/LP form.
+    DIRECT_CONIC
+        The block (or, for a set, the library blocks over it) writes its rows
+        straight into the canonical conic form (:mod:`rldp_models.programs.conic_form`).
+    PARAMETRIC
+        The set's counterpart reads its data through the builder's parameters
+        (``value``), so a parametric model is refilled, not rebuilt, for new counts.
+    """
+
+    EXACT_PAIR = "exact-pair"
+    LINEAR = "linear"
+    DIRECT_CONIC = "direct-conic"
+    PARAMETRIC = "parametric"
+
+
+NO_CAPABILITIES: frozenset[Capability] = frozenset()
+
+
 @runtime_checkable
 class UncertaintySet(Protocol):
-    """What the program builder and the certificate checker need from a set (module docstring)."""
+    """What the program builder and the certificate checker need from a set (module docstring).
 
-    name: str
-    phat: np.ndarray
-    radius: float
-    alpha: float | None
+    ``capabilities`` declares what the set can do beyond the cvxpy form (:class:`Capability`).
+    """
+
+    capabilities: ClassVar[frozenset[Capability]]
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def phat(self) -> np.ndarray: ...
+
+    @property
+    def radius(self) -> float: ...
+
+    @property
+    def alpha(self) -> float | None: ...
 
     def contains(self, p: np.ndarray, tol: float = 0.0) -> bool: ...
 
@@ -83,7 +129,7 @@ class UncertaintySet(Protocol):
 
     def membership(self, p: cp.Expression) -> list[Any]: ...
 
-    def support_at_most(self, v: cp.Expression, rhs: cp.Expression,
+    def support_at_most(self, v: cp.Expression, rhs: cp.Expression | np.ndarray,
                         value: Callable[[str], Any] | None = None) -> ConicSupport: ...
 
     def support_multipliers(self, v: np.ndarray) -> dict[str, Any]: ...

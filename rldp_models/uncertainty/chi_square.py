@@ -22,6 +22,7 @@ from scipy.stats import chi2
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.scalar_search import (
     direct_solver_options,
     minimise_convex_on_half_line,
@@ -87,6 +88,8 @@ class ChiSquareSet:
     radius: float
     alpha: float | None = None
     name: ClassVar[str] = "chi2"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {Capability.EXACT_PAIR, Capability.DIRECT_CONIC, Capability.PARAMETRIC})
     radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 

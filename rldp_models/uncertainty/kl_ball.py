@@ -30,7 +30,7 @@ direct worst case solves the primal exponential-cone program
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
 import mpmath
@@ -41,6 +41,7 @@ from scipy.stats import chi2
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import direct_solver_options
@@ -73,6 +74,7 @@ class KLBallSet:
     radius: float
     alpha: float | None = None
     name: str = "kl"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()  # exponential cones: cvxpy
     radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 

@@ -18,7 +18,7 @@ of the dual. Conditionals and pairs follow from :mod:`rldp_models.uncertainty.ba
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
 import mpmath
@@ -28,6 +28,7 @@ from scipy.optimize import linprog
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
 from rldp_models.uncertainty.base import as_columns, as_row
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 
 
@@ -80,6 +81,7 @@ class PolyhedralSet:
     radius: float = float("nan")
     alpha: float | None = None
     name: str = "polyhedral"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.LINEAR})
     radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 

@@ -22,7 +22,7 @@ from the cells where ``v`` is smallest first. ``r >= 2`` is the whole simplex.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
 import mpmath
@@ -30,6 +30,7 @@ import numpy as np
 
 from rldp_models.exact import interval, iv
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 
@@ -52,6 +53,7 @@ class TotalVariationSet:
     radius: float
     alpha: float | None = None
     name: str = "tv"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.LINEAR})
     radius_source: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """How the radius was chosen when not by the asymptotic default (e.g. a bootstrap)."""
 

@@ -1,0 +1,273 @@
+"""The block contract: what the library calls on an objective or a constraint family.
+
+A protocol program (:class:`~rldp_models.programs.protocol_program.ProtocolProgram`)
+is one :class:`Objective` plus :class:`ConstraintFamily` objects. Every hook the
+library calls is declared here; optional ones have defaults and are announced
+by :meth:`Block.capabilities`, never discovered by ``hasattr``.
+
+Writing a block (e.g. i19's ``forall(F, expr <= 0)``) takes two methods:
+
+* ``build(context)`` — add cvxpy constraints with ``context.add(name, constraints,
+  multipliers)`` (:class:`~rldp_models.programs.context.BuildContext`); an
+  objective returns the cvxpy expression to minimise. Required.
+* ``check(protocol, program, multipliers)`` — for a :class:`GuaranteeFamily`
+  only (a block that states a privacy guarantee, at its ``eps``): the exact
+  check, independent of the solver, returning a
+  :class:`~rldp_models.privacy.guarantees.GuaranteeCheck`. An objective
+  instead implements ``evaluate(protocol, program)``, its exact value.
+
+Everything else is optional:
+
+========================  ==================================================  ==============
+hook                      what it is for                                      default
+========================  ==================================================  ==============
+``capabilities(set)``     which forms the block provides over ``set``         cvxpy only
+                          (:class:`~rldp_models.uncertainty.base.Capability`)
+``build_conic(builder)``  its rows in the direct conic form (declare           refuses
+                          ``DIRECT_CONIC``)
+linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   --
+                          are then linear and are read as the LP's rows
+                          (:mod:`rldp_models.programs.linear_form`)
+``mixed_multipliers``     multipliers of ``(1-w) P + w U`` from those of P     none (the check
+                          (the repair, :mod:`rldp_models.programs.solution`)   finds its own)
+``certificate_multipliers``  an objective's multipliers proving its value    none
+                          at the returned protocol
+``estimated_worst_margin``  a float guess of the worst margin at the          None (check
+                          solver's multipliers, to pick the first repair      first)
+``parameters()``          the record's declaration of the block               dataclass fields
+``from_parameters(p)``    rebuilds it from a record (``rldp verify``)         ``cls(**p)``
+========================  ==================================================  ==============
+
+Blocks are usually frozen dataclasses (hashable: a kept conic model is keyed by
+them). The program's guarantees are its :class:`GuaranteeFamily` blocks, and
+its ``eps`` is theirs (:func:`program_eps`).
+
+Blocks written before this contract (objects with the same method names that
+do not derive from these classes) keep working through :func:`as_family`,
+which wraps them for the library's calls; their declaration is unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
+
+import cvxpy as cp
+import numpy as np
+
+from rldp_models.errors import InputError
+from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.programs.conic_builder import ConicBuilder
+from rldp_models.programs.context import BuildContext
+from rldp_models.uncertainty.base import NO_CAPABILITIES, Capability, UncertaintySet
+from solvers.errors import UnsupportedModelError
+
+if TYPE_CHECKING:
+    from rldp_models.programs.protocol_program import ProtocolProgram
+
+Multipliers = dict[str, dict[str, Any]]
+"""Multiplier values by constraint group, then by name (e.g. ``{"privacy[0,1]": {"c": ...}}``)."""
+
+BlockT = TypeVar("BlockT", bound="Block")
+
+
+def set_capabilities(uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+    """The capabilities a set declares; a program without a set is fully linear and direct."""
+    if uncertainty is None:
+        return frozenset(Capability)
+    return uncertainty.capabilities
+
+
+class Block(ABC):
+    """What every block of a program is: named, robust or not, built into cvxpy."""
+
+    robust: bool
+
+    @abstractmethod
+    def build(self, context: BuildContext) -> Any:
+        """Add the block to the cvxpy model under construction."""
+
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        """The forms this block provides over ``uncertainty``; default: the cvxpy form only."""
+        return NO_CAPABILITIES
+
+    def build_conic(self, builder: ConicBuilder) -> None:
+        """Write the block's rows into the direct conic form (when it declares ``DIRECT_CONIC``)."""
+        raise UnsupportedModelError(f"{type(self).__name__} has no direct conic form")
+
+    def parameters(self) -> dict[str, Any]:
+        """The block's declaration in a record: its dataclass fields by default."""
+        if dataclasses.is_dataclass(self):
+            return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        return {}
+
+    @classmethod
+    def from_parameters(cls: type[BlockT], parameters: dict[str, Any]) -> BlockT:
+        """The block a record declares (the inverse of :meth:`parameters`)."""
+        return cls(**parameters)
+
+
+class Objective(Block):
+    """Something to minimise, and its exact value at a given protocol."""
+
+    @abstractmethod
+    def build(self, context: BuildContext) -> cp.Expression:
+        """The cvxpy expression to minimise."""
+
+    @abstractmethod
+    def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
+        """The objective at ``protocol`` (exactly stochastic rows), not the solver's number."""
+
+    def certificate_multipliers(self, protocol: np.ndarray, program: "ProtocolProgram",
+                                multipliers: Multipliers) -> Multipliers:
+        """Multipliers proving the objective's value at the returned ``protocol``; none
+        by default (a nominal objective needs none)."""
+        return {}
+
+
+class ConstraintFamily(Block):
+    """A named group of constraints on the protocol."""
+
+    name: str
+
+    @abstractmethod
+    def build(self, context: BuildContext) -> None:
+        """Call ``context.add(self.name, constraints, multipliers)``."""
+
+
+class GuaranteeFamily(ConstraintFamily):
+    """A constraint family that states a guarantee at ``eps`` and checks it exactly.
+
+    The solution runs every guarantee family's :meth:`check` on the returned
+    protocol, independently of the solver; the result records the verdicts.
+    """
+
+    eps: float
+
+    @abstractmethod
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
+        """The exact check; ``multipliers`` are the solver's (possibly empty) as a hint."""
+
+    def mixed_multipliers(self, multipliers: Multipliers, weight: float,
+                          n_outputs: int) -> Multipliers:
+        """Multipliers proving the guarantee of ``(1 - weight) P + weight U``; none by default."""
+        return {}
+
+    def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",
+                               multipliers: Multipliers) -> float | None:
+        """A floating-point guess of the worst constraint value; None: check exactly first."""
+        return None
+
+
+class _LegacyFamily(ConstraintFamily):
+    """A constraint family not derived from the contract, read by its method names."""
+
+    def __init__(self, block: Any) -> None:
+        self.block = block
+        self.name = str(block.name)
+        self.robust = bool(block.robust)
+
+    def build(self, context: BuildContext) -> None:
+        self.block.build(context)
+
+
+class _LegacyGuarantee(GuaranteeFamily, _LegacyFamily):
+    """A legacy constraint family with an exact ``check``."""
+
+    def __init__(self, block: Any) -> None:
+        _LegacyFamily.__init__(self, block)
+        self.eps = float(getattr(block, "eps", np.nan))
+
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
+        result: GuaranteeCheck = self.block.check(protocol, program, multipliers)
+        return result
+
+    def mixed_multipliers(self, multipliers: Multipliers, weight: float,
+                          n_outputs: int) -> Multipliers:
+        mix = getattr(self.block, "mixed_multipliers", None)
+        return {} if mix is None else dict(mix(multipliers, weight, n_outputs))
+
+    def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",
+                               multipliers: Multipliers) -> float | None:
+        estimate = getattr(self.block, "estimated_worst_margin", None)
+        return None if estimate is None else estimate(protocol, program, multipliers)
+
+
+class _LegacyObjective(Objective):
+    """An objective not derived from the contract, read by its method names."""
+
+    def __init__(self, block: Any) -> None:
+        self.block = block
+        self.robust = bool(block.robust)
+
+    def build(self, context: BuildContext) -> cp.Expression:
+        expression: cp.Expression = self.block.build(context)
+        return expression
+
+    def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
+        return float(self.block.evaluate(protocol, program))
+
+
+def as_objective(block: Any) -> Objective:
+    """``block`` under the contract: itself, or a wrapper (as :func:`as_family`)."""
+    if isinstance(block, Objective):
+        return block
+    if not callable(getattr(block, "build", None)) or \
+            not callable(getattr(block, "evaluate", None)):
+        raise InputError(f"{type(block).__name__} is not an objective: it needs build and "
+                         f"evaluate methods (see rldp_models.programs.contract)")
+    return _LegacyObjective(block)
+
+
+def as_family(block: Any) -> ConstraintFamily:
+    """``block`` under the contract: itself, or a wrapper for a block written before it.
+
+    The one place where a block's hooks are looked up by name; the wrapper is
+    for the library's calls only (records still declare the block itself).
+    """
+    if isinstance(block, ConstraintFamily):
+        return block
+    if not callable(getattr(block, "build", None)):
+        raise InputError(f"{type(block).__name__} is not a constraint family: it has no build "
+                         f"method (see rldp_models.programs.contract)")
+    if callable(getattr(block, "check", None)):
+        return _LegacyGuarantee(block)
+    return _LegacyFamily(block)
+
+
+def block_label(block: Block) -> str:
+    """The class name of a block, or of the block a legacy wrapper holds (for messages)."""
+    held = block.block if isinstance(block, (_LegacyFamily, _LegacyObjective)) else block
+    return type(held).__name__
+
+
+def guarantee_families(constraints: Iterable[Any]) -> list[GuaranteeFamily]:
+    """The families among ``constraints`` that state a guarantee, in order."""
+    families = (as_family(block) for block in constraints)
+    return [family for family in families if isinstance(family, GuaranteeFamily)]
+
+
+def program_eps(constraints: Sequence[Any], stated: float | None) -> float:
+    """The program's eps, derived from its guarantee blocks.
+
+    With no ``stated`` eps: the guarantee families' eps when they agree, their
+    smallest when they differ (the strictest guarantee the program makes), 0.0
+    without any. A ``stated`` eps must be one of the blocks' (it names the level
+    of one of the guarantees), else the two statements disagree.
+
+    Raises
+    ------
+    InputError
+        If ``stated`` is not the eps of any guarantee block.
+    """
+    levels = sorted({family.eps for family in guarantee_families(constraints)
+                     if np.isfinite(family.eps)})
+    if stated is None:
+        return levels[0] if levels else 0.0
+    if levels and stated not in levels:
+        raise InputError(f"the program states eps = {stated:g} but its guarantee blocks are at "
+                         f"eps = {', '.join(f'{e:g}' for e in levels)}")
+    return float(stated)

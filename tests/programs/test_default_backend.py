@@ -1,0 +1,39 @@
+"""Fast by default: the backend chosen from the program's capabilities answers as the cvxpy
+path does (Clarabel through cvxpy, the independent side) on the preset sweep, and its records
+verify."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rldp_models.cli import main
+from rldp_models.instances import jeffreys_instance
+from rldp_models.programs import PRESETS, preset
+from rldp_models.results.program_result import solution_result
+
+INSTANCES = [(3, 4, 60, 11), (2, 5, 40, 12), (4, 3, 80, 13)]  # (|S|, |U|, n, seed)
+
+
+@pytest.mark.parametrize("shape", INSTANCES, ids=lambda s: f"{s[0]}x{s[1]}-seed{s[3]}")
+@pytest.mark.parametrize("problem", PRESETS)
+def test_default_backend_equals_the_cvxpy_path(problem: str, shape: tuple[int, ...]) -> None:
+    crosstab = jeffreys_instance(*shape).crosstab
+    default = preset(problem, crosstab, 0.8).solve()
+    reference = preset(problem, crosstab, 0.8).solve(solver="clarabel")
+    assert default.result.solver == "clarabel-direct"  # every preset block has direct rows
+    assert default.guarantee_holds and reference.guarantee_holds
+    assert default.result.objective == pytest.approx(reference.result.objective, rel=1e-6,
+                                                     abs=1e-8)
+    assert default.objective == pytest.approx(reference.objective, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("problem", PRESETS)
+def test_records_of_the_default_backend_verify(problem: str, tmp_path: Path) -> None:
+    crosstab = jeffreys_instance(3, 4, 60, 11).crosstab
+    solution = preset(problem, crosstab, 0.8).solve()
+    assert solution.result.solver == "clarabel-direct"
+    path = tmp_path / f"{problem}.json"
+    solution_result(solution).write(path)
+    assert main(["verify", str(path)]) == 0
