@@ -168,7 +168,10 @@ def gallery_page(experiments: dict, findings: dict) -> str:
         "statement about every instance is refuted by one counterexample and confirmed only "
         "over at least the paper's number of instances. The figures are computed by "
         "`python docs/gallery/build_gallery.py --full ID` (the paper's sizes); each has its "
-        "CSV and the run's summary beside it.",
+        "CSV and the run's summary beside it. Times are wall times of the tasks on a 2-core "
+        "machine shared by eight engineers (load 7-19, two workers under nice), so they "
+        "measure the machine as much as the code; a figure not run in full gives its measured "
+        "CPU time per task instead.",
         "",
         *summary_table(experiments, findings),
         "",
