@@ -190,7 +190,8 @@ def summary_table(experiments: dict, findings: dict) -> list[str]:
     for experiment_id, experiment in experiments.items():
         finding = findings.get(experiment_id)
         if finding is None or "counts" not in finding:
-            cost = f" ({_md(finding['cost'])})" if finding and "cost" in finding else ""
+            cost = f" (~{finding['cpu_seconds']:,} CPU s)" if finding and "cpu_seconds" in finding \
+                else ""
             lines.append(f"| [{experiment_id}](#{experiment_id}) | {_md(experiment.paper)} | "
                          f"not run{cost} | | | | |")
             continue
