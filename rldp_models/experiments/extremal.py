@@ -176,7 +176,7 @@ def plot_average(table: pd.DataFrame) -> Figure:
         colour, marker = STYLE[method]
         rows = table[table["method"] == method]
         right.scatter(rows["eps"], rows["ratio"], color=colour, marker=marker, s=12, alpha=0.5,
-                      label=method)
+                      label=method, rasterized=True)  # thousands of points: an image in SVG
     for axes, label in ((left, normalized), (right, to_optimum)):
         axes.set_xscale("log")
         axes.set_xlabel("eps")
@@ -203,7 +203,7 @@ def plot_best_of_two(table: pd.DataFrame, paper_bounds: dict[int, float]) -> Fig
     for axes, k in zip(panels, alphabets):
         rows = best[best["k"] == k]
         axes.scatter(rows["eps"], rows["best"], s=10, alpha=0.5, color="tab:purple",
-                     label="better of binary and RR")
+                     label="better of binary and RR", rasterized=True)
         if k in paper_bounds:
             axes.axhline(paper_bounds[k], color="grey", linestyle="--", linewidth=1,
                          label="paper's least share")
