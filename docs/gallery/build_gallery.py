@@ -11,9 +11,10 @@ Each experiment runs through :func:`rldp_models.experiments.runner.run_experimen
 (quick form by default, ``--full`` for the paper's sizes; the gallery commits
 full forms) into a scratch directory; its PNG, SVG, CSV and summary
 (``<id>-summary.txt``, the runner's Markdown under a name mkdocs does not take
-for a page) are copied here and its finding (text, claims with verdicts, counts)
-is stored in ``findings.json``. The page opens with the table of every figure
-(claims reproduced / not reproduced / not resolved, time) and lists every
+for a page) are copied here, the CSV gzipped (``<id>.csv.gz``), and its finding
+(text, claims with verdicts, counts) is stored in ``findings.json``. The page
+opens with the table of every figure (claims reproduced / not reproduced / not
+resolved, time) and lists every
 registered experiment in registry order, so one not run yet appears with its
 command and without a figure, and ``mkdocs build --strict`` never meets a
 missing image.
@@ -22,10 +23,12 @@ missing image.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 GALLERY = Path(__file__).resolve().parent
@@ -50,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         chosen = []
     failed = False
     with tempfile.TemporaryDirectory() as scratch:
+        done: set[str] = set()
         for experiment_id in chosen:
+            if experiment_id in done:  # its table came from an experiment with the same tasks
+                continue
             experiment = registry.get(experiment_id)
             options = {"data": str(data)} if experiment.needs_data else None
             if experiment.needs_data and not data.is_file():
@@ -64,14 +70,51 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{experiment_id}: ERROR {' '.join(str(exc).split())}", file=sys.stderr)
                 failed = True
                 continue
-            for suffix in ("png", "svg", "csv"):
-                shutil.copyfile(result.paths[suffix], GALLERY / f"{experiment_id}.{suffix}")
-            shutil.copyfile(result.paths["md"], GALLERY / f"{experiment_id}-summary.txt")
-            findings[experiment_id] = finding_record(result, args.full)
-            print(f"{experiment_id}: {findings[experiment_id]['counts']}")
+            shared = shared_results(result, [registry.get(i) for i in chosen], not args.full,
+                                    options, scratch)
+            for produced in [result, *shared]:
+                experiment_id = produced.experiment.id
+                for suffix in ("png", "svg"):
+                    shutil.copyfile(produced.paths[suffix], GALLERY / f"{experiment_id}.{suffix}")
+                store_csv(produced.paths["csv"], experiment_id)
+                shutil.copyfile(produced.paths["md"], GALLERY / f"{experiment_id}-summary.txt")
+                findings[experiment_id] = finding_record(produced, args.full)
+                done.add(experiment_id)
+                print(f"{experiment_id}: {findings[experiment_id]['counts']}")
     FINDINGS.write_text(json.dumps(findings, indent=1) + "\n")
     PAGE.write_text(gallery_page(experiments, findings), encoding="utf-8")
     return 1 if failed else 0
+
+
+def store_csv(path: Path, experiment_id: str) -> None:
+    """Keep the run's CSV as ``<id>.csv.gz``: a quarter of the size, read by pandas as it is;
+    no time stamp in the header, so the same table gives the same bytes."""
+    with open(path, "rb") as source, open(GALLERY / f"{experiment_id}.csv.gz", "wb") as out, \
+            gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9, mtime=0) as packed:
+        shutil.copyfileobj(source, packed)
+
+
+def shared_results(result, experiments: list, quick: bool, options: dict | None,
+                   scratch: str) -> list:
+    """Results of the other ``experiments`` whose tasks and task runner are ``result``'s
+    (e.g. robust-opt Figs. 2c and 2d plot two columns of the same runs): judged and drawn
+    from ``result``'s table instead of running the same tasks again."""
+    from rldp_models.experiments.outputs import write_outputs
+    from rldp_models.experiments.runner import RunResult, experiment_tasks
+
+    source = result.experiment
+    tasks = experiment_tasks(source, quick, options)
+    shared = []
+    for experiment in experiments:
+        if experiment.id == source.id or experiment.run_task is not source.run_task \
+                or experiment_tasks(experiment, quick, options) != tasks:
+            continue
+        table = result.table.assign(experiment=experiment.id)
+        partial = RunResult(experiment, table, experiment.summarise(table), result.seconds,
+                            _Label(f"{result.executor.label}, the runs of {source.id}"),
+                            quick, {})
+        shared.append(replace(partial, paths=write_outputs(partial, Path(scratch))))
+    return shared
 
 
 def rejudge(experiment, record: dict) -> dict:
@@ -82,7 +125,7 @@ def rejudge(experiment, record: dict) -> dict:
     from rldp_models.experiments.outputs import save_figure, summary_markdown
     from rldp_models.experiments.runner import RunResult
 
-    table = pd.read_csv(GALLERY / f"{experiment.id}.csv")
+    table = pd.read_csv(GALLERY / f"{experiment.id}.csv.gz")
     result = RunResult(experiment, table, experiment.summarise(table),
                        record.get("seconds", 0.0), _Label(record.get("executor", "")),
                        record.get("form") != "full", {})
@@ -125,7 +168,10 @@ def gallery_page(experiments: dict, findings: dict) -> str:
         "statement about every instance is refuted by one counterexample and confirmed only "
         "over at least the paper's number of instances. The figures are computed by "
         "`python docs/gallery/build_gallery.py --full ID` (the paper's sizes); each has its "
-        "CSV and the run's summary beside it.",
+        "CSV and the run's summary beside it. Times are wall times of the tasks on a 2-core "
+        "machine shared by eight engineers (load 7-19, two workers under nice), so they "
+        "measure the machine as much as the code; a figure not run in full gives its measured "
+        "CPU time per task instead.",
         "",
         *summary_table(experiments, findings),
         "",
@@ -144,8 +190,10 @@ def summary_table(experiments: dict, findings: dict) -> list[str]:
     for experiment_id, experiment in experiments.items():
         finding = findings.get(experiment_id)
         if finding is None or "counts" not in finding:
+            cost = f" (~{finding['cpu_seconds']:,} CPU s)" if finding and "cpu_seconds" in finding \
+                else ""
             lines.append(f"| [{experiment_id}](#{experiment_id}) | {_md(experiment.paper)} | "
-                         "not run | | | | |")
+                         f"not run{cost} | | | | |")
             continue
         counts = finding["counts"]
         for verdict in VERDICTS:
@@ -163,7 +211,7 @@ def _section(experiment, finding: dict | None, has_image: bool) -> list[str]:
              f"*Paper's claim.* {_md(experiment.claim)}", ""]
     if has_image and finding is not None and "claims" in finding:
         lines += [f"![{experiment.id}](gallery/{experiment.id}.png)", "",
-                  f"[SVG](gallery/{experiment.id}.svg) · [CSV](gallery/{experiment.id}.csv) · "
+                  f"[SVG](gallery/{experiment.id}.svg) · [CSV](gallery/{experiment.id}.csv.gz) · "
                   f"[summary](gallery/{experiment.id}-summary.txt) · {finding['form']} form, "
                   f"{finding['seconds']} s ({finding['executor']})", "",
                   f"*Finding.* {_md(finding['text'])}", "",
@@ -172,8 +220,10 @@ def _section(experiment, finding: dict | None, has_image: bool) -> list[str]:
                     f"**{c['verdict']}**{': ' + _md(c['reason']) if c['reason'] else ''} |"
                     for c in finding["claims"]], ""]
     else:
-        lines += ["*Not in the gallery yet:* run "
-                  f"`python docs/gallery/build_gallery.py --full {experiment.id}`.", ""]
+        cost = (f" Measured cost: {_md(finding['cost'])}." if finding and "cost" in finding
+                else "")
+        lines += ["*Full form not run yet:* "
+                  f"`python docs/gallery/build_gallery.py --full {experiment.id}`.{cost}", ""]
     lines += ["```bash", f"rldp reproduce {experiment.id} --out results{data}          "
               "# paper's sizes", f"rldp reproduce {experiment.id} --out results --quick{data}  "
               "# CI form", "```", ""]

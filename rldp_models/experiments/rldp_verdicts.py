@@ -11,7 +11,7 @@ import pandas as pd
 
 from rldp_models.experiments.base import Claim, Finding, Verdict
 from rldp_models.experiments.rldp_methods import LABELS
-from rldp_models.experiments.verdicts import mean_sign_claim, threshold_claim
+from rldp_models.experiments.verdicts import mean_sign_claim, measured_claim, threshold_claim
 from rldp_models.experiments.rldp_figures import (TOLERANCE, best_of, first_winning_eps,
                                                   format_means, mean_curves)
 
@@ -43,25 +43,68 @@ def _at_eps(means: pd.DataFrame, eps_values: tuple[float, ...] = (0.5, 4.0, 8.0)
     return "; ".join(parts)
 
 
-def _shape_checks(means: pd.DataFrame) -> tuple[dict[str, bool], str]:
+def _lead(row: pd.Series, method: str) -> str:
+    """``method``'s mean and the best rival's in ``row`` (indexed by method)."""
+    rivals = row.drop(method).dropna()
+    best = rivals.idxmax()
+    return (f"{LABELS.get(method, method)} {row[method]:.3f}, best other "
+            f"{LABELS.get(best, best)} {rivals[best]:.3f}")
+
+
+def best_claim(claim: str, row: pd.Series, method: str) -> Claim:
+    """``claim``: ``method`` has the highest mean utility in ``row`` (within
+    :data:`TOLERANCE`), with both numbers."""
+    return measured_claim(claim, best_of(row, method, list(row.index)), _lead(row, method))
+
+
+def everywhere_best_claim(claim: str, panel: pd.DataFrame, method: str) -> Claim:
+    """``claim``: ``method`` best at every eps of ``panel`` (eps rows); the eps where its
+    margin over the best rival is least is quoted."""
+    margin = panel[method] - panel.drop(columns=method).max(axis=1)
+    eps = margin.idxmin()
+    return measured_claim(claim, all(best_of(row, method, list(panel.columns))
+                                     for _, row in panel.iterrows()),
+                          f"least margin at eps = {eps:g}: {_lead(panel.loc[eps], method)}")
+
+
+def _shape_checks(means: pd.DataFrame) -> tuple[dict[str, Claim], str]:
     """Per ``(a1, a2)`` panel: PolyOpt on top (where run); SRR best from a larger eps for
     larger ``a1 a2`` and best at the largest eps of the smallest shape. Also the text."""
-    checks = {}
+    checks: dict[str, Claim] = {}
     shapes = sorted({(a1, a2) for a1, a2, _ in means.index}, key=lambda s: s[0] * s[1])
     crossover = []
     for a1, a2 in shapes:
         panel = means.xs((a1, a2), level=["a1", "a2"]).dropna(axis=1, how="all")
         if "polyopt" in panel:
-            checks[f"polyopt_best_{a1}x{a2}"] = all(
-                best_of(row, "polyopt", list(panel.columns)) for _, row in panel.iterrows())
+            claim = f"{a1}x{a2}: PolyOpt has the highest mean I/H(X) at every eps"
+            checks[claim] = everywhere_best_claim(claim, panel, "polyopt")
         crossover.append(first_winning_eps(panel.drop(columns="polyopt", errors="ignore"), "srr"))
     first = means.xs(shapes[0], level=["a1", "a2"]).drop(columns="polyopt", errors="ignore")
-    checks[f"srr_best_low_complexity_at_largest_eps_{shapes[0][0]}x{shapes[0][1]}"] = best_of(
-        first.iloc[-1], "srr", list(first.columns))
-    checks["srr_wins_later_for_larger_alphabets"] = crossover == sorted(crossover)
-    text = "SRR best (among the low-complexity protocols) from eps = " + ", ".join(
-        f"{c:g} ({a}x{b})" for (a, b), c in zip(shapes, crossover))
+    claim = (f"{shapes[0][0]}x{shapes[0][1]}: SRR best of the low-complexity protocols at the "
+             f"largest eps ({first.index[-1]:g})")
+    checks[claim] = best_claim(claim, first.iloc[-1], "srr")
+    listed = ", ".join(f"{c:g} ({a}x{b})" for (a, b), c in zip(shapes, crossover))
+    claim = "SRR becomes best from a larger eps for larger alphabets"
+    checks[claim] = measured_claim(claim, crossover == sorted(crossover),
+                                   f"eps from which SRR stays best: {listed}")
+    text = "SRR best (among the low-complexity protocols) from eps = " + listed
     return checks, text
+
+
+def grr_below_srr_claim(means: pd.DataFrame) -> Claim:
+    """Sec. VIII-B: GRR slightly below SRR (never above it) at every shape and eps."""
+    excess = means["grr"] - means["srr"]
+    return measured_claim("GRR never above SRR (mean I/H(X), every shape and eps)",
+                          bool((excess <= TOLERANCE).all()),
+                          f"largest mean GRR - SRR: {excess.max():.3g}")
+
+
+def ue_cr_lead_claim(row: pd.Series, where: str) -> Claim:
+    """UE-CR ahead of IR and GRR-CR in ``row`` (the smallest eps of a small alphabet)."""
+    rival = max(row["ir"], row["grr-cr"])
+    return measured_claim(f"UE-CR ahead of IR and GRR-CR at the smallest eps ({where})",
+                          bool(row["ue-cr"] > rival),
+                          f"UE-CR {row['ue-cr']:.3f}, best of IR and GRR-CR {rival:.3f}")
 
 
 def fig2_verdict(table: pd.DataFrame) -> Finding:
@@ -69,12 +112,12 @@ def fig2_verdict(table: pd.DataFrame) -> Finding:
     small = table[(table["a1"] == 3) & (table["a2"] == 3)]
     means = _by_method(small, ["a1", "a2"])
     smallest = means.xs(means.index.get_level_values("eps").min(), level="eps").iloc[0]
-    checks: dict[str, bool | Claim] = {
-        f"polyopt_best_at_eps_{eps:g}": best_of(row, "polyopt", list(means.columns))
-        for (_, _, eps), row in means.iterrows()}
-    checks["ue_cr_ahead_of_ir_and_grr_cr_at_smallest_eps"] = bool(
-        smallest["ue-cr"] > max(smallest["ir"], smallest["grr-cr"]))
-    checks["grr_not_above_srr"] = bool((means["grr"] <= means["srr"] + TOLERANCE).all())
+    checks: dict[str, bool | Claim] = {}
+    for (_, _, eps), row in means.iterrows():
+        claim = f"3x3, eps = {eps:g}: PolyOpt has the highest mean I/H(X)"
+        checks[claim] = best_claim(claim, row, "polyopt")
+    checks["ue-cr lead"] = ue_cr_lead_claim(smallest, "3x3")
+    checks["grr below srr"] = grr_below_srr_claim(means)
     checks.update(polyopt_time_claims(table))
     times = table[table["method"] == "polyopt"].groupby(["a1", "a2"])["seconds"].agg(
         ["mean", "max", "count"])
@@ -142,14 +185,20 @@ def fig3_verdict(table: pd.DataFrame) -> Finding:
     checks, crossover = _shape_checks(means)
     shapes = sorted({(a1, a2) for a1, a2, _ in means.index}, key=lambda s: s[0] * s[1])
     last = means.groupby(level=["a1", "a2"]).tail(1)
-    checks["srr_best_at_largest_eps_every_shape"] = all(
-        best_of(row, "srr", list(means.columns)) for _, row in last.iterrows())
-    checks["grr_not_above_srr"] = bool((means["grr"] <= means["srr"] + TOLERANCE).all())
+    worst = min(last.iterrows(), key=lambda item: item[1]["srr"]
+                - item[1].drop("srr").max())
+    checks["srr best at largest eps"] = measured_claim(
+        "SRR best at the largest eps on every shape",
+        all(best_of(row, "srr", list(means.columns)) for _, row in last.iterrows()),
+        f"least margin at {worst[0][0]}x{worst[0][1]}: {_lead(worst[1], 'srr')}")
+    checks["grr below srr"] = grr_below_srr_claim(means)
     first = means.xs(shapes[0], level=["a1", "a2"])
-    checks["ue_cr_ahead_at_smallest_eps_smallest_shape"] = bool(
-        first["ue-cr"].iloc[0] > max(first["ir"].iloc[0], first["grr-cr"].iloc[0]))
-    checks["ue_cr_worst_of_ir_cr_at_largest_eps"] = bool(
-        (last["ue-cr"] <= last[["ir", "grr-cr"]].min(axis=1)).all())
+    checks["ue-cr lead"] = ue_cr_lead_claim(first.iloc[0], f"{shapes[0][0]}x{shapes[0][1]}")
+    ue_margin = last[["ir", "grr-cr"]].min(axis=1) - last["ue-cr"]
+    checks["ue-cr worst at largest eps"] = measured_claim(
+        "UE-CR the worst of IR, GRR-CR and UE-CR at the largest eps on every shape",
+        bool((ue_margin >= 0).all()),
+        f"least margin of the lesser of IR and GRR-CR over UE-CR: {ue_margin.min():.3g}")
     gap = (means["ir"] - means["grr-cr"]).abs().max()
     text = ("Paper: SRR best for large eps, from a larger eps for larger a_1, a_2; GRR slightly "
             "below SRR; UE-CR ahead of IR/GRR-CR for small alphabets at small eps, worst at "
@@ -163,7 +212,7 @@ def fig4_verdict(table: pd.DataFrame) -> Finding:
     (the paper states it for small alphabets only)."""
     finding = fig3_verdict(table)
     return Finding(finding.text, tuple(c for c in finding.claims
-                                       if c.claim != "ue_cr_ahead_at_smallest_eps_smallest_shape"))
+                                       if not c.claim.startswith("UE-CR ahead")))
 
 
 def fig7_verdict(table: pd.DataFrame) -> Finding:
@@ -173,10 +222,20 @@ def fig7_verdict(table: pd.DataFrame) -> Finding:
     small, large = means.xs(ns[0], level="n"), means.xs(ns[-1], level="n")
     gain = (large - small).sum()
     change = ((large - small).abs() / small).max()
-    checks = {f"{m}_improves_with_n": bool((large[m] >= small[m] - TOLERANCE).all())
-              for m in ("ir", "grr-cr", "ue-cr")}
-    checks["srr_grr_insensitive_to_n"] = bool(max(change["srr"], change["grr"]) < SRR_FLAT)
-    checks["cr_gains_more_than_ir"] = bool(min(gain["grr-cr"], gain["ue-cr"]) > gain["ir"])
+    least = (large - small).min()
+    checks = {m: measured_claim(
+        f"{LABELS[m]} improves with n (n = {ns[0]} to {ns[-1]}) at every eps",
+        bool((large[m] >= small[m] - TOLERANCE).all()),
+        f"least change of mean I/H(X) over eps: {least[m]:.3g}") for m in ("ir", "grr-cr", "ue-cr")}
+    checks["flat"] = measured_claim(
+        f"SRR and GRR insensitive to n (relative change below {SRR_FLAT:.0%})",
+        bool(max(change["srr"], change["grr"]) < SRR_FLAT),
+        f"largest relative change: SRR {change['srr']:.1%}, GRR {change['grr']:.1%}")
+    checks["cr gains"] = measured_claim(
+        "GRR-CR and UE-CR gain more from n than IR",
+        bool(min(gain["grr-cr"], gain["ue-cr"]) > gain["ir"]),
+        f"gain summed over eps: IR {gain['ir']:.3g}, GRR-CR {gain['grr-cr']:.3g}, UE-CR "
+        f"{gain['ue-cr']:.3g}")
     text = (f"Paper: larger n raises IR, GRR-CR, UE-CR (CR more than IR), not SRR/GRR. Measured "
             f"gain n={ns[0]} -> {ns[-1]} summed over eps: {format_means(gain)}; largest relative "
             f"change SRR {change['srr']:.1%}, GRR {change['grr']:.1%}.{_failures(table)}")
@@ -188,11 +247,17 @@ def fig8_verdict(table: pd.DataFrame) -> Finding:
     means = mean_curves(table, ["method", "alpha"]).unstack("alpha")  # rows (method, eps)
     alphas = sorted(means.columns)
     spread = (means.max(axis=1) - means.min(axis=1))
-    checks = {"ir_unchanged_by_alpha": bool((spread.xs("ir", level="method") <= 1e-9).all())}
+    ir_spread = float(spread.xs("ir", level="method").max())
+    checks = {"ir": measured_claim("IR unchanged by alpha", ir_spread <= 1e-9,
+                                   f"IR's largest spread of mean I/H(X) over alpha: "
+                                   f"{ir_spread:.1e} (threshold 1e-9)")}
     for m in ("grr-cr", "ue-cr"):
         rows = means.xs(m, level="method")[alphas]
-        checks[f"{m}_grows_with_alpha"] = bool((rows.diff(axis=1).iloc[:, 1:] >= -TOLERANCE)
-                                               .all().all())
+        steps = rows.diff(axis=1).iloc[:, 1:]
+        checks[m] = measured_claim(
+            f"{LABELS[m]}'s mean I/H(X) grows with alpha at every eps",
+            bool((steps >= -TOLERANCE).all().all()),
+            f"least step between consecutive alphas: {float(steps.min().min()):.3g}")
     low_eps = means.index.get_level_values("eps").min()
     loss = {m: 1 - means.loc[(m, low_eps), alphas[0]] / means.loc[(m, low_eps), alphas[-1]]
             for m in ("grr-cr", "ue-cr")}
@@ -259,8 +324,10 @@ def fig11_verdict(table: pd.DataFrame) -> Finding:
     checks, crossover = _shape_checks(means)
     if (6, 42) in {(a1, a2) for a1, a2, _ in means.index}:
         panel = means.xs((6, 42), level=["a1", "a2"])
-        checks["ir_above_grr_cr_6x42_at_largest_eps"] = bool(
-            panel["ir"].iloc[-1] > panel["grr-cr"].iloc[-1])
+        checks["ir above grr-cr"] = measured_claim(
+            f"6x42: IR above GRR-CR at the largest eps ({panel.index[-1]:g})",
+            bool(panel["ir"].iloc[-1] > panel["grr-cr"].iloc[-1]),
+            f"IR {panel['ir'].iloc[-1]:.3f}, GRR-CR {panel['grr-cr'].iloc[-1]:.3f}")
     text = ("Paper: synthetic data of the Adult shapes ranks the protocols as the real data "
             "(Fig. 10), except that IR beats GRR-CR at 6x42. Measured over "
             f"{table.seed.nunique()} distributions: {crossover}; mean I/H(X): "

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import existence_claim, rate_claim
+from rldp_models.experiments.verdicts import existence_claim, measured_claim, rate_claim
 from rldp_models.problem_kinds import PRESETS
 
 SETTING = {"n_s": 3, "n_u": 5, "eps": 0.5, "alpha": 0.05, "seed": 2022}
@@ -213,15 +213,23 @@ def summarise_scatter(table: pd.DataFrame) -> Finding:
     share = {p: float((table.loc[table["method"] == p, "eps_star"] > eps).mean())
              for p in PROGRAMS}
     checks: dict[str, bool | Claim] = {
-        "NUNP median eps* > eps": leak["NUNP"] > eps,
-        "RUNP median eps* > eps": leak["RUNP"] > eps,
-        "NURP median eps* <= eps": leak["NURP"] <= eps,
-        "RURP median eps* <= eps": leak["RURP"] <= eps,
-        "robust privacy costs utility (median D*)":
-            min(cost["NURP"], cost["RURP"]) > max(cost["NUNP"], cost["RUNP"]),
-        "robust utility changes little once privacy is robust":
-            abs(cost["RURP"] - cost["NURP"]) < cost["NURP"] - cost["NUNP"],
+        f"{p} median eps* {'<=' if p.endswith('RP') else '>'} eps": measured_claim(
+            f"{p} median eps* {'<=' if p.endswith('RP') else '>'} eps",
+            leak[p] <= eps if p.endswith("RP") else leak[p] > eps,
+            f"median eps* {leak[p]:.3g} (eps = {eps:g}); eps* > eps in {share[p]:.0%} of "
+            f"{int((table['method'] == p).sum())} instances")
+        for p in PROGRAMS
     }
+    robust_cost, plain_cost = min(cost["NURP"], cost["RURP"]), max(cost["NUNP"], cost["RUNP"])
+    checks["robust privacy costs utility (median D*)"] = measured_claim(
+        "robust privacy costs utility (median D*)",
+        robust_cost > plain_cost,
+        f"least robust median D* {robust_cost:.3g}, largest non-robust {plain_cost:.3g}")
+    checks["robust utility changes little once privacy is robust"] = measured_claim(
+        "robust utility changes little once privacy is robust",
+        abs(cost["RURP"] - cost["NURP"]) < cost["NURP"] - cost["NUNP"],
+        f"|median D* RURP - NURP| = {abs(cost['RURP'] - cost['NURP']):.3g} against the cost of "
+        f"robust privacy NURP - NUNP = {cost['NURP'] - cost['NUNP']:.3g}")
     if SCATTER_SIZES["2a"] in set(table["n"]):
         checks.update(robust_leak_claims(table, SCATTER_SIZES["2a"]))
     text = (
@@ -246,16 +254,37 @@ def summarise_eps_curves(table: pd.DataFrame) -> Finding:
     stats = mean_and_spread(table, "eps_star").set_index(["method", "n"])["mean"]
     sizes = sorted(table["n"].unique())
     small, large = sizes[0], sizes[-1]
+    def at(p: str) -> str:
+        return ", ".join(f"{stats[p, n]:.3g}" for n in sizes)
+
+    def least_margin(first: str, second: str) -> float:
+        return min(abs(stats[first, n] - stats["NUNP", n]) - abs(stats[first, n]
+                   - stats[second, n]) for n in sizes)
+
+    at_n = f"at n = {', '.join(f'{n:,}' for n in sizes)}"
     checks: dict[str, bool | Claim] = {
-        "NUNP mean eps* > eps at every n": all(stats["NUNP", n] > eps for n in sizes),
-        "RURP mean eps* <= eps at every n": all(stats["RURP", n] <= eps for n in sizes),
-        "RURP very conservative at the smallest n (mean eps* < eps/2)":
+        "NUNP mean eps* > eps at every n": measured_claim(
+            "NUNP mean eps* > eps at every n", all(stats["NUNP", n] > eps for n in sizes),
+            f"NUNP mean eps* {at('NUNP')} {at_n} (eps = {eps:g})"),
+        "RURP mean eps* <= eps at every n": measured_claim(
+            "RURP mean eps* <= eps at every n", all(stats["RURP", n] <= eps for n in sizes),
+            f"RURP mean eps* {at('RURP')} {at_n} (eps = {eps:g})"),
+        "RURP very conservative at the smallest n (mean eps* < eps/2)": measured_claim(
+            "RURP very conservative at the smallest n (mean eps* < eps/2)",
             bool(stats["RURP", small] < eps / 2),
-        "RURP mean eps* grows towards eps with n":
+            f"RURP mean eps* {stats['RURP', small]:.3g} at n = {small:,} (eps/2 = {eps / 2:g})"),
+        "RURP mean eps* grows towards eps with n": measured_claim(
+            "RURP mean eps* grows towards eps with n",
             bool(stats["RURP", large] > stats["RURP", small]),
+            f"RURP mean eps* {stats['RURP', small]:.3g} at n = {small:,}, "
+            f"{stats['RURP', large]:.3g} at n = {large:,}"),
         "robust utility has little impact (|NURP - RURP| < |NUNP - NURP| at every n)":
-            all(abs(stats["NURP", n] - stats["RURP", n]) < abs(stats["NUNP", n] - stats["NURP", n])
-                for n in sizes),
+            measured_claim(
+                "robust utility has little impact (|NURP - RURP| < |NUNP - NURP| at every n)",
+                all(abs(stats["NURP", n] - stats["RURP", n])
+                    < abs(stats["NUNP", n] - stats["NURP", n]) for n in sizes),
+                "least margin |NUNP - NURP| - |NURP - RURP| of mean eps* over n: "
+                f"{least_margin('NURP', 'RURP'):.3g} (must be > 0)"),
     }
     checks.update(robust_leak_claims(table, small))
     text = (
@@ -277,14 +306,23 @@ def summarise_distortion_curves(table: pd.DataFrame) -> Finding:
     def gap(n: int) -> float:
         return stats["RURP", n] - stats["NUNP", n]
 
+    least_cost = min(min(stats["NURP", n] - stats["NUNP", n], stats["RURP", n] - stats["RUNP", n])
+                     for n in sizes)
+    least_margin = min(stats["NURP", n] - stats["NUNP", n] - abs(stats["RURP", n]
+                       - stats["NURP", n]) for n in sizes)
     checks = {
-        "robust privacy costs utility at every n (NURP > NUNP, RURP > RUNP)":
-            all(stats["NURP", n] > stats["NUNP", n] and stats["RURP", n] > stats["RUNP", n]
-                for n in sizes),
-        "the cost of robust privacy shrinks with n": bool(gap(large) < gap(small)),
+        "robust privacy costs utility at every n (NURP > NUNP, RURP > RUNP)": measured_claim(
+            "robust privacy costs utility at every n (NURP > NUNP, RURP > RUNP)",
+            least_cost > 0, f"least difference of mean D* over n: {least_cost:.3g} (must be > 0)"),
+        "the cost of robust privacy shrinks with n": measured_claim(
+            "the cost of robust privacy shrinks with n", bool(gap(large) < gap(small)),
+            f"mean D* RURP - NUNP: {gap(small):.3g} at n = {small:,}, {gap(large):.3g} at "
+            f"n = {large:,}"),
         "robust utility has little impact (|RURP - NURP| < NURP - NUNP at every n)":
-            all(abs(stats["RURP", n] - stats["NURP", n]) < stats["NURP", n] - stats["NUNP", n]
-                for n in sizes),
+            measured_claim(
+                "robust utility has little impact (|RURP - NURP| < NURP - NUNP at every n)",
+                least_margin > 0, "least margin (NURP - NUNP) - |RURP - NURP| of mean D* over "
+                f"n: {least_margin:.3g} (must be > 0)"),
     }
     text = (
         "The paper: robust privacy costs utility, most for small n where the uncertainty on P_SU "

@@ -159,3 +159,15 @@ def threshold_claim(claim: str, value: float, threshold: float, above: bool, wha
     holds = value > threshold if above else value < threshold
     return Claim(claim, measured, Verdict.REPRODUCED if holds else Verdict.NOT_REPRODUCED,
                  "" if holds else reason)
+
+
+def measured_claim(claim: str, holds: bool, measured: str,
+                   reason: str = "the measured values lie on the other side of the claim"
+                   ) -> Claim:
+    """A claim the table decides outright (a median, a mean over the paper's own number of
+    instances, an exact certificate), with the numbers it was decided on.
+
+    ``reason`` explains a failure; reproduced claims carry none.
+    """
+    return Claim(claim, measured, Verdict.REPRODUCED if holds else Verdict.NOT_REPRODUCED,
+                 "" if holds else reason)

@@ -14,7 +14,7 @@ import pytest
 
 from rldp_models.experiments.base import Verdict
 from rldp_models.experiments.robust_opt import (EXPERIMENTS, SETTING, iqr_inliers,
-                                               robust_leak_claims)
+                                               robust_leak_claims, summarise_scatter)
 from rldp_models.experiments.runner import run_experiment
 
 BY_ID = {experiment.id: experiment for experiment in EXPERIMENTS}
@@ -157,3 +157,18 @@ def test_full_curve_form(tmp_path) -> None:
     finding = BY_ID["robust-opt-fig2c"].summarise(table)
     assert finding.count(Verdict.NOT_RESOLVED) == 0, finding.claims
     assert BY_ID["robust-opt-fig2d"].summarise(table).holds
+
+
+def test_scatter_claims_state_their_medians_and_fail_on_a_planted_leak() -> None:
+    """A table where NURP's median eps* exceeds eps: that claim is not reproduced and its
+    measured text quotes the median; the others keep theirs."""
+    eps = SETTING["eps"]
+    values = {"NUNP": (3 * eps, 0.1), "RUNP": (3 * eps, 0.1), "NURP": (2 * eps, 0.5),
+              "RURP": (eps / 2, 0.5)}
+    table = pd.DataFrame([{"method": m, "n": 15_000, "instance": k, "eps_star": e, "D_star": d}
+                          for m, (e, d) in values.items() for k in range(5)])
+    claims = {c.claim: c for c in summarise_scatter(table).claims}
+    leak = claims["NURP median eps* <= eps"]
+    assert leak.verdict is Verdict.NOT_REPRODUCED and f"median eps* {2 * eps:.3g}" in leak.measured
+    assert claims["RURP median eps* <= eps"].verdict is Verdict.REPRODUCED
+    assert all(c.measured for c in claims.values())

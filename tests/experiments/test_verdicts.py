@@ -8,6 +8,7 @@ from scipy import stats
 
 from rldp_models.experiments.base import Claim, Finding, Verdict
 from rldp_models.experiments.verdicts import (existence_claim, mean_interval, mean_sign_claim,
+                                              measured_claim,
                                               proportion_interval, rate_claim, threshold_claim,
                                               universal_claim)
 
@@ -79,3 +80,16 @@ def test_finding_counts_and_holds() -> None:
     assert finding.checks == {"a": True, "b": False, "c": False}
     unresolved_only = Finding("t", (Claim("c", "m", Verdict.NOT_RESOLVED, "r"),))
     assert unresolved_only.holds
+
+
+def test_measured_claim_keeps_the_numbers_and_explains_a_failure() -> None:
+    """An outright claim states what it was decided on either way; only a failure has a
+    reason."""
+    held = measured_claim("median eps* <= eps", True, "median eps* 0.41 (eps = 0.5)")
+    assert (held.verdict, held.measured, held.reason) == (
+        Verdict.REPRODUCED, "median eps* 0.41 (eps = 0.5)", "")
+    failed = measured_claim("median eps* <= eps", False, "median eps* 0.62 (eps = 0.5)",
+                            "leaks")
+    assert (failed.verdict, failed.measured, failed.reason) == (
+        Verdict.NOT_REPRODUCED, "median eps* 0.62 (eps = 0.5)", "leaks")
+    assert measured_claim("c", False, "m").reason  # a default reason, never empty
