@@ -1,0 +1,264 @@
+"""The Lagrangian dual of :mod:`~rldp_models.certificates.optimality` read from a conic solve.
+
+The canonical conic form (:mod:`rldp_models.programs.conic_form`, solved by
+``clarabel-direct`` or ``scs-direct``) returns a dual ``z`` per row group. A
+group's action on the protocol, ``(A_G^T z_G)[P]``, is what the dual charges
+each ``P[x, y]``:
+
+* robust privacy ``[s1, s2]``: ``lambda_y p1(u)`` on ``P[(s1, u), y]`` and
+  ``-e^eps lambda_y p2(u)`` on ``P[(s2, u), y]`` — dual feasibility on the
+  columns of Theorem 4's ``t`` gives ``sum_u p_i(u) = 1``, on ``c``, ``r``,
+  ``q``, ``b`` that ``(p1, p2)`` lies in the pair projection;
+* the robust objective's cones act on ``v`` by ``p0`` (Theorem 2), a member of F;
+* a nominal privacy row (eq. 6) by its multiplier times the row.
+
+The solver's members are members only up to its tolerance, so each is moved
+toward the set's centre (the empirical distribution or conditionals, strictly
+inside for ``B > 0``) by the smallest weight in ``10^-12, 10^-11, ... 1`` for
+which membership is proved in ball arithmetic, after rounding to
+:data:`DIGITS` significant digits (what the record stores). Terms with
+``lambda <= DROP_BELOW`` are left out (``lambda = 0`` is a valid multiplier).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import flint
+import numpy as np
+import scipy.sparse as sp
+
+from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
+                                                 normalised)
+
+DIGITS = 12
+"""Significant digits of the stored weights and members."""
+DROP_BELOW = 1e-12
+"""Multipliers at or below this are dropped (the bound moves by at most that per term)."""
+SHRINK_WEIGHTS = (0.0, *(10.0**-k for k in range(12, 0, -1)), 1.0)
+"""Fallback moves toward the set's centre when the projected member is not proved."""
+TARGET = 1e-11
+"""How far inside its set a member is pulled (the stored digits must keep it inside)."""
+NEWTON_STEPS = 4
+CONIC_GROUP = "protocol>=0"
+"""A row group only the direct conic form has: its presence says the duals are conic."""
+
+
+class NoConicDual(ValueError):
+    """The result carries no dual of the direct conic form (a cvxpy or LP solver)."""
+
+
+def conic_instance(program: Any) -> Instance:
+    """The :class:`Instance` of a protocol program (duck-typed: no import of the programs)."""
+    radius = program.uncertainty.radius if program.uncertainty is not None else 0.0
+    return Instance(np.asarray(program.crosstab.counts), float(radius), float(program.eps),
+                    np.asarray(program.distortion_matrix, dtype=float),
+                    bool(program.objective.robust),
+                    any(family.robust for family in program.constraints))
+
+
+def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any) -> LagrangianDual:
+    """The Lagrangian dual of a direct conic solve of ``program``.
+
+    Parameters
+    ----------
+    program : ProtocolProgram
+    duals : dict
+        ``SolveResult.dual`` (row groups of ``conic``).
+    conic : solvers.ConicProgram
+        The program's conic form as solved (``program.to_conic()``).
+
+    Raises
+    ------
+    NoConicDual
+        When the duals are not those of the direct conic form.
+    """
+    if CONIC_GROUP not in duals:
+        raise NoConicDual("the solver's duals are not those of the direct conic form (use "
+                          "clarabel-direct or scs-direct for a proven gap)")
+    instance = conic_instance(program)
+    charges = _Charges(conic, duals)
+    parts = [_privacy_terms(program, instance, charges, family)
+             for family in program.constraints]
+    terms = np.concatenate([p[0] for p in parts] or [np.zeros((0, 5), np.int64)])
+    weights = np.concatenate([p[1] for p in parts] or [np.zeros(0)])
+    sides = None
+    if instance.robust_privacy:
+        n_u = instance.counts.shape[1]
+        sides = np.concatenate([p[2] for p in parts if p[2] is not None]
+                               or [np.zeros((0, 2, n_u))])
+    witness = None
+    if instance.robust_utility:
+        witness = _objective_member(instance, charges.on_block(program.objective.name,
+                                                               f"{program.objective.name}.v"))
+    return LagrangianDual(terms, _rounded(weights), sides, witness)
+
+
+class _Charges:
+    """``(A_G^T z_G)`` restricted to a variable block, per row group."""
+
+    def __init__(self, conic: Any, duals: dict[str, np.ndarray]) -> None:
+        self.conic, self.duals = conic, duals
+        self.protocol = conic.variable_blocks["protocol"]
+        self.rows = sp.csr_matrix(conic.A[:, self.protocol.ravel()])
+
+    def on_protocol(self, group: str) -> np.ndarray:
+        rows = self.conic.row_blocks[group]
+        return (self.rows[rows].T @ self.duals[group]).reshape(self.protocol.shape)
+
+    def on_block(self, group: str, block: str) -> np.ndarray:
+        rows, columns = self.conic.row_blocks[group], self.conic.variable_blocks[block]
+        return np.asarray(self.conic.A[:, np.ravel(columns)].tocsr()[rows].T
+                          @ self.duals[group]).ravel()
+
+    def row_entries(self, group: str) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """Per row of the group: its dual and its protocol columns and entries."""
+        block = self.rows[self.conic.row_blocks[group]]
+        return [(float(z), block.indices[block.indptr[i]:block.indptr[i + 1]],
+                 block.data[block.indptr[i]:block.indptr[i + 1]])
+                for i, z in enumerate(self.duals[group])]
+
+
+def _privacy_terms(program: Any, instance: Instance, charges: _Charges,
+                   family: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    if family.robust:
+        return _robust_terms(instance, charges, family.name)
+    return (*_nominal_terms(instance, charges, family.name), None)
+
+
+def _robust_terms(instance: Instance, charges: _Charges,
+                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Theorem 4's blocks: ``lambda_y`` and the members ``(p1, p2)`` per output."""
+    n_s, n_u = instance.counts.shape
+    factor = math.exp(instance.eps)
+    terms, weights, sides = [], [], []
+    centre = _conditionals(instance.counts)
+    with flint.ctx.workprec(BITS):
+        balls = InstanceBalls(instance)
+        for s1, s2 in itertools.permutations(range(n_s), 2):
+            charge = charges.on_protocol(f"{name}[{s1},{s2}]")
+            high = charge[s1 * n_u:(s1 + 1) * n_u]
+            low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
+            for y in np.flatnonzero(high.sum(axis=0) > DROP_BELOW):
+                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
+                                      (centre[s1], centre[s2]))
+                if member is None:
+                    continue
+                terms.append((s1, s2, int(y), -1, -1))
+                weights.append(float(high[:, y].sum()))
+                sides.append(member)
+    return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
+            np.asarray(sides).reshape(-1, 2, n_u))
+
+
+def _pair_member(balls: InstanceBalls, s1: int, s2: int,
+                 sides: tuple[np.ndarray, np.ndarray],
+                 centre: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The solver's ``(p1, p2)`` pulled into the pair projection (Theorem 3), proved."""
+    phat = balls.instance.counts / balls.instance.counts.sum()
+    rows = np.stack([phat[s1], phat[s2]])
+    limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
+
+    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
+        spread = np.array([np.sum(np.divide(w**2, p, out=np.zeros_like(p), where=w > 0))
+                           for w, p in zip(rows, member)])
+        roots = np.sqrt(spread)
+        gradient = np.array([-np.divide(w**2, p**2, out=np.zeros_like(p), where=w > 0) /
+                             (2 * r) if r > 0 else np.zeros_like(p)
+                             for w, p, r in zip(rows, member, roots)])
+        return float(roots.sum() - limit), gradient
+
+    start = _projected(np.stack([_distribution(side) for side in sides]), excess)
+    return _proved_member(start, np.stack(centre),
+                          lambda member: balls.in_pair_projection(
+                              s1, s2, [normalised(row) for row in member]))
+
+
+def _objective_member(instance: Instance, charge: np.ndarray) -> np.ndarray | None:
+    """Theorem 2's ``p0`` pulled into F (eq. 2), proved."""
+    counts = instance.counts.ravel().astype(float)
+    phat = counts / counts.sum()
+
+    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
+        p = member[0]
+        ratio = np.divide(phat**2, p, out=np.zeros_like(p), where=phat > 0)
+        gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
+        return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
+
+    with flint.ctx.workprec(BITS):
+        balls = InstanceBalls(instance)
+        start = _projected(_distribution(charge)[None, :], excess)
+        member = _proved_member(start, phat[None, :],
+                                lambda m: balls.in_chi_square_set(normalised(m[0])))
+    return None if member is None else member[0]
+
+
+def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
+    """Newton steps on ``excess(member) <= -TARGET`` along its gradient projected onto
+    ``sum = 0`` per row: the smallest move, so the bound barely changes (a move toward
+    the centre would cost ``1 / margin`` times more)."""
+    for _ in range(NEWTON_STEPS):
+        value, gradient = excess(member)
+        if not np.isfinite(value) or value <= -TARGET:
+            break
+        direction = gradient - gradient.mean(axis=1, keepdims=True)
+        norm = float(np.sum(direction**2))
+        if norm == 0:
+            break
+        step = -(value + 2 * TARGET) / norm * direction
+        moved = member + step
+        if np.any(moved < 0):
+            break
+        member = moved
+    return member
+
+
+def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any) -> np.ndarray | None:
+    """``start`` moved toward ``centre`` by the first weight of :data:`SHRINK_WEIGHTS` for
+    which ``proved`` holds of the rounded member."""
+    for weight in SHRINK_WEIGHTS:
+        member = _rounded((1 - weight) * start + weight * centre)
+        if all(row is not None for row in map(normalised, member)) and proved(member):
+            return member
+    return None
+
+
+def _nominal_terms(instance: Instance, charges: _Charges,
+                   name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (6) rows: ``(s1, s2, y, u1, u2)`` read from each row's entries, and its multiplier."""
+    n_s, n_u = instance.counts.shape
+    n_y = instance.distortion.shape[1]
+    zero = instance.counts.sum(axis=1) == 0
+    terms, weights = [], []
+    for dual, columns, entries in charges.row_entries(name):
+        if dual <= DROP_BELOW:
+            continue
+        cells = columns // n_y
+        high, low = cells[entries > 0], cells[entries < 0]
+        s1, s2 = int(high[0] // n_u), int(low[0] // n_u)
+        u1 = int(high[0] % n_u) if zero[s1] else -1
+        u2 = int(low[0] % n_u) if zero[s2] else -1
+        terms.append((s1, s2, int(columns[0] % n_y), u1, u2))
+        weights.append(dual)
+    return np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights)
+
+
+def _conditionals(counts: np.ndarray) -> np.ndarray:
+    """``Phat_{U|s}`` per secret (uniform for a secret without records)."""
+    totals = counts.sum(axis=1, keepdims=True).astype(float)
+    uniform = np.full(counts.shape, 1.0 / counts.shape[1])
+    return np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), uniform)
+
+
+def _distribution(values: np.ndarray) -> np.ndarray:
+    clipped = np.clip(np.asarray(values, dtype=float), 0.0, None)
+    total = clipped.sum()
+    return clipped / total if total > 0 else np.full(clipped.shape, 1.0 / clipped.size)
+
+
+def _rounded(values: np.ndarray) -> np.ndarray:
+    """``values`` to :data:`DIGITS` significant digits (short in the record)."""
+    return np.array([float(f"{v:.{DIGITS}g}") for v in np.ravel(values)]).reshape(
+        np.shape(values))
