@@ -56,6 +56,7 @@ import flint
 import numpy as np
 
 from rldp_models.certificates.conic import objective_bound
+from rldp_models.certificates.verdict import Verdict
 
 BITS = 128
 """Precision of the balls."""
@@ -380,3 +381,57 @@ def normalised(values: np.ndarray | None) -> list[Any] | None:
     balls = [_ball(v) for v in values]
     total = sum(balls, flint.arb(0))
     return [b / total for b in balls]
+
+
+# ---------------------------------------------------------------------- verify
+def unclaimed_verdict(stored: Any) -> Verdict | None:
+    """What a record that claims no gap says (None when it claims one)."""
+    if not isinstance(stored, dict):
+        return Verdict(True, "optimality: not claimed (the record has no optimality "
+                       "certificate)")
+    if not stored.get("claimed"):
+        return Verdict(True, f"optimality: not claimed ({stored.get('reason', 'no reason')})")
+    return None
+
+
+def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
+            multipliers: dict) -> Verdict:
+    """Re-check a stored claimed ``certificate.optimality`` without the solver.
+
+    Both bounds are recomputed from the stored dual, the counts and the
+    protocol; the claim holds when every member is proved to lie in its set
+    and the stored bounds are the recomputed ones (to :data:`MATCH_TOLERANCE`):
+    a tampered dual, a moved bound, or a dual of another instance fail.
+    """
+    dual = LagrangianDual.from_json(stored["dual"])
+    low, high = lower_bound(instance, dual), upper_bound(instance, protocol, multipliers)
+    problems = low.problems + high.problems
+    if not problems:
+        problems += _mismatches(stored, instance, low, high)
+    if problems:
+        return Verdict(False, "optimality: NOT proved", tuple(problems))
+    lower, upper = _down(low.value), _up(high.value)
+    gap = _up(flint.arb(upper) - flint.arb(lower))
+    rel = relative(gap, upper)
+    return Verdict(True, f"optimal within {rel:.3g} (relative): proved",
+                   (f"model: {instance.model}",
+                    f"lower bound on the optimum {lower:.12g} (conic dual, "
+                    f"{dual.weights.size} privacy terms, members of the sets proved in "
+                    f"{BITS}-bit ball arithmetic)",
+                    f"upper bound on the returned protocol's objective {upper:.12g}",
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                   {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
+
+
+def _mismatches(stored: dict, instance: Instance, low: Bound, high: Bound) -> list[str]:
+    found = []
+    if stored.get("model") != instance.model:
+        found.append(f"the claim is of the model {stored.get('model')!r}, the record's "
+                     f"program is {instance.model!r}")
+    for name, ball in (("lower", low.value), ("upper", high.value)):
+        value = float(stored[name])
+        recomputed = float(ball.mid())
+        if abs(value - recomputed) > MATCH_TOLERANCE * (1 + abs(recomputed)):
+            found.append(f"the stored {name} bound {value:.15g} is not the one its dual and "
+                         f"protocol prove ({recomputed:.15g})")
+    return found

@@ -22,8 +22,10 @@ which membership is proved in ball arithmetic, after rounding to
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+import time
 from typing import Any
 
 import flint
@@ -31,7 +33,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
-                                                 normalised)
+                                                 claim, normalised, not_claimed)
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from solvers.errors import UnsupportedModelError
 
 DIGITS = 12
 """Significant digits of the stored weights and members."""
@@ -262,3 +266,30 @@ def _rounded(values: np.ndarray) -> np.ndarray:
     """``values`` to :data:`DIGITS` significant digits (short in the record)."""
     return np.array([float(f"{v:.{DIGITS}g}") for v in np.ravel(values)]).reshape(
         np.shape(values))
+
+
+def solution_optimality(solution: Any) -> dict[str, Any]:
+    """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
+
+    Parameters
+    ----------
+    solution : ProtocolSolution
+        Finished (its protocol and multipliers are the returned ones).
+    """
+    program, result = solution.program, solution.result
+    start = time.perf_counter()
+    if solution.protocol is None:
+        return not_claimed("the solver returned no protocol")
+    if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
+        return not_claimed(
+            f"over the {type(program.uncertainty).__name__} robust privacy is the product of "
+            "single-secret projections (a sufficient condition); the direct conic form, whose "
+            "dual gives the lower bound, covers the chi-square set only")
+    try:
+        dual = conic_dual(program, result.dual, program.to_conic())
+    except (NoConicDual, UnsupportedModelError) as exc:
+        return not_claimed(str(exc))
+    found = claim(conic_instance(program), dual, solution.protocol, solution.multipliers)
+    if isinstance(found, dict):
+        return found
+    return dataclasses.replace(found, seconds=time.perf_counter() - start).to_json()
