@@ -31,6 +31,7 @@ from typing import Any
 import flint
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linprog
 
 from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                  claim, normalised, not_claimed)
@@ -63,7 +64,8 @@ def conic_instance(program: Any) -> Instance:
                     any(family.robust for family in program.constraints))
 
 
-def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any) -> LagrangianDual:
+def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
+               protocol: np.ndarray | None = None) -> LagrangianDual:
     """The Lagrangian dual of a direct conic solve of ``program``.
 
     Parameters
@@ -73,6 +75,10 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any) -> Lagran
         ``SolveResult.dual`` (row groups of ``conic``).
     conic : solvers.ConicProgram
         The program's conic form as solved (``program.to_conic()``).
+    protocol : ndarray, optional
+        The solver's protocol: each member is refined to the maximiser of its
+        term at it (:func:`_argmax_member`), Danskin's gradient of the
+        constraint there.
 
     Raises
     ------
@@ -84,7 +90,7 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any) -> Lagran
                           "clarabel-direct or scs-direct for a proven gap)")
     instance = conic_instance(program)
     charges = _Charges(conic, duals)
-    parts = [_privacy_terms(program, instance, charges, family)
+    parts = [_privacy_terms(program, instance, charges, family, protocol)
              for family in program.constraints]
     terms = np.concatenate([p[0] for p in parts] or [np.zeros((0, 5), np.int64)])
     weights = np.concatenate([p[1] for p in parts] or [np.zeros(0)])
@@ -97,7 +103,61 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any) -> Lagran
     if instance.robust_utility:
         witness = _objective_member(instance, charges.on_block(program.objective.name,
                                                                f"{program.objective.name}.v"))
-    return LagrangianDual(terms, _rounded(weights), sides, witness)
+    weights = _rounded(polished_weights(instance, terms, weights, sides, witness))
+    keep = weights > 0
+    return LagrangianDual(terms[keep], weights[keep], None if sides is None else sides[keep],
+                          witness)
+
+
+def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
+                     sides: np.ndarray | None, witness: np.ndarray | None) -> np.ndarray:
+    """The best multipliers for the fixed members: the LP
+    ``max sum_x t_x  s.t.  t_x <= C0[x, y] + sum_k lambda_k G_k[x, y],  lambda >= 0``.
+
+    Its value is the Lagrangian bound of the module :mod:`.optimality` with the
+    members held fixed, so the solver's multipliers are only a start: an
+    interior-point dual's small multipliers of inactive constraints (``mu /
+    slack``, each charging ``lambda g < 0``) go to 0 when that pays. Any
+    ``lambda >= 0`` is valid, so the LP needs no certificate of its own; the
+    solver's multipliers are kept if it fails.
+    """
+    if terms.shape[0] == 0:
+        return weights
+    objective, charges = _float_lagrangian(instance, terms, sides, witness)
+    n_x, n_y = objective.shape
+    k = terms.shape[0]
+    rows = sp.hstack([-charges.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))]).tocsc()
+    bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
+    found = linprog(np.concatenate([np.zeros(k), -np.ones(n_x)]), A_ub=rows,
+                    b_ub=objective.ravel(), method="highs",
+                    bounds=[(0.0, bound)] * k + [(None, None)] * n_x)
+    if found.status != 0:
+        return weights
+    return np.clip(found.x[:k], 0.0, None)
+
+
+def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
+                      witness: np.ndarray | None) -> tuple[np.ndarray, sp.csr_matrix]:
+    """``C0`` (|X| x |Y|) and the terms' charges ``G`` (k x |X||Y|) in floating point."""
+    counts = instance.counts.astype(float)
+    n_s, n_u = counts.shape
+    n_y = instance.distortion.shape[1]
+    weights = counts.ravel() / counts.sum() if witness is None else _distribution(witness)
+    objective = weights[:, None] * np.tile(instance.distortion, (n_s, 1))
+    centre = _conditionals(instance.counts)
+    factor = math.exp(instance.eps)
+    rows, cols, vals = [], [], []
+    for k, (s1, s2, y, u1, u2) in enumerate(terms.tolist()):
+        for side, (s, u, scale) in enumerate(((s1, u1, 1.0), (s2, u2, -factor))):
+            if sides is not None:
+                p = _distribution(sides[k, side])
+            else:
+                p = np.eye(n_u)[u] if u >= 0 else centre[s]
+            rows += [k] * n_u
+            cols += list((s * n_u + np.arange(n_u)) * n_y + y)
+            vals += list(scale * p)
+    charges = sp.csr_matrix((vals, (rows, cols)), shape=(terms.shape[0], n_s * n_u * n_y))
+    return objective, charges
 
 
 class _Charges:
@@ -125,16 +185,23 @@ class _Charges:
                 for i, z in enumerate(self.duals[group])]
 
 
-def _privacy_terms(program: Any, instance: Instance, charges: _Charges,
-                   family: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _privacy_terms(program: Any, instance: Instance, charges: _Charges, family: Any,
+                   protocol: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
+                                                        np.ndarray | None]:
     if family.robust:
-        return _robust_terms(instance, charges, family.name)
+        return _robust_terms(instance, charges, family.name, protocol)
     return (*_nominal_terms(instance, charges, family.name), None)
 
 
-def _robust_terms(instance: Instance, charges: _Charges,
-                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Theorem 4's blocks: ``lambda_y`` and the members ``(p1, p2)`` per output."""
+def _robust_terms(instance: Instance, charges: _Charges, name: str,
+                  protocol: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Theorem 4's blocks: ``lambda_y`` and the members ``(p1, p2)`` per output.
+
+    With the solver's protocol, each output gets two candidate members, the
+    dual's own and the maximiser at the protocol; :func:`polished_weights`
+    weighs them (a term's ``lambda`` split over members of one set is valid:
+    each charge is at most the support function).
+    """
     n_s, n_u = instance.counts.shape
     factor = math.exp(instance.eps)
     terms, weights, sides = [], [], []
@@ -146,21 +213,26 @@ def _robust_terms(instance: Instance, charges: _Charges,
             high = charge[s1 * n_u:(s1 + 1) * n_u]
             low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
             for y in np.flatnonzero(high.sum(axis=0) > DROP_BELOW):
-                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
-                                      (centre[s1], centre[s2]))
-                if member is None:
-                    continue
-                terms.append((s1, s2, int(y), -1, -1))
-                weights.append(float(high[:, y].sum()))
-                sides.append(member)
+                gains = None if protocol is None else np.stack(
+                    [protocol[s1 * n_u:(s1 + 1) * n_u, y],
+                     -factor * protocol[s2 * n_u:(s2 + 1) * n_u, y]])
+                for refine in (None, gains) if gains is not None else (None,):
+                    member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
+                                          (centre[s1], centre[s2]), refine)
+                    if member is None:
+                        continue
+                    terms.append((s1, s2, int(y), -1, -1))
+                    weights.append(float(high[:, y].sum()) / (1 + (gains is not None)))
+                    sides.append(member)
     return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
             np.asarray(sides).reshape(-1, 2, n_u))
 
 
 def _pair_member(balls: InstanceBalls, s1: int, s2: int,
-                 sides: tuple[np.ndarray, np.ndarray],
-                 centre: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
-    """The solver's ``(p1, p2)`` pulled into the pair projection (Theorem 3), proved."""
+                 sides: tuple[np.ndarray, np.ndarray], centre: tuple[np.ndarray, np.ndarray],
+                 gains: np.ndarray | None) -> np.ndarray | None:
+    """The solver's ``(p1, p2)`` pulled into the pair projection (Theorem 3), proved;
+    refined first to the maximiser of ``gains . (p1, p2)`` when gains are given."""
     phat = balls.instance.counts / balls.instance.counts.sum()
     rows = np.stack([phat[s1], phat[s2]])
     limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
@@ -174,10 +246,80 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
                              for w, p, r in zip(rows, member, roots)])
         return float(roots.sum() - limit), gradient
 
-    start = _projected(np.stack([_distribution(side) for side in sides]), excess)
+    start = np.stack([_distribution(side) for side in sides])
+    if gains is not None:
+        start = _argmax_member(start, gains, rows, limit)
+    start = _projected(start, excess)
     return _proved_member(start, np.stack(centre),
                           lambda member: balls.in_pair_projection(
                               s1, s2, [normalised(row) for row in member]))
+
+
+def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
+                   limit: float) -> np.ndarray:
+    """Newton's method on the optimality conditions of ``max gains . (p1, p2)`` over Theorem
+    3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``.
+
+    Only cells with records move (the others keep the start's mass). ``start``
+    is returned unchanged if the iteration does not converge (a degenerate
+    maximiser, e.g. gains constant in u): it is then only a candidate, as every
+    member is until proved.
+    """
+    moving = rows > 0
+    if not moving.any():
+        return start
+    sides = [i for i in range(2) if moving[i].any()]
+    index = np.flatnonzero(moving.ravel())
+    side_of = np.repeat(np.arange(2), rows.shape[1])[index]
+    w, g = rows.ravel()[index], gains.ravel()[index]
+    fixed = [float(start[i][~moving[i]].sum()) for i in range(2)]
+    p = start.ravel()[index].copy()
+    sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
+    target = np.array([1.0 - fixed[i] for i in sides])
+
+    def parts(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        value, gradient, hessian = -(limit - 2 * TARGET), np.zeros_like(p), np.zeros((p.size,) * 2)
+        for i in sides:
+            at = side_of == i
+            spread = float(np.sum(w[at]**2 / p[at]))
+            root = math.sqrt(spread)
+            d_spread = -w[at]**2 / p[at]**2
+            value += root
+            gradient[at] = d_spread / (2 * root)
+            block = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
+                - np.outer(d_spread, d_spread) / (4 * spread * root)
+            hessian[np.ix_(at, at)] = block
+        return value, gradient, hessian
+
+    value, gradient, _ = parts(p)
+    basis = np.column_stack([gradient, sums.T])
+    multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
+    for _ in range(NEWTON_STEPS * 3):
+        value, gradient, hessian = parts(p)
+        nu, tau = multipliers[0], multipliers[1:]
+        residual = np.concatenate([g - nu * gradient - sums.T @ tau, [value],
+                                   sums @ p - target])
+        if np.max(np.abs(residual)) < 1e-15:
+            break
+        n = p.size
+        jacobian = np.zeros((n + 1 + len(sides),) * 2)
+        jacobian[:n, :n] = -nu * hessian
+        jacobian[:n, n] = -gradient
+        jacobian[:n, n + 1:] = -sums.T
+        jacobian[n, :n] = gradient
+        jacobian[n + 1:, :n] = sums
+        step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
+        scale = 1.0
+        while np.any(p + scale * step[:n] <= 0) and scale > 1e-6:
+            scale /= 2
+        p = p + scale * step[:n]
+        multipliers = multipliers + scale * step[n:]
+    value, _, _ = parts(p)
+    if not np.all(p > 0) or not abs(value) < 1e-12 or not nu >= 0:
+        return start
+    member = start.copy().ravel()
+    member[index] = p
+    return member.reshape(start.shape)
 
 
 def _objective_member(instance: Instance, charge: np.ndarray) -> np.ndarray | None:
@@ -286,7 +428,8 @@ def solution_optimality(solution: Any) -> dict[str, Any]:
             "single-secret projections (a sufficient condition); the direct conic form, whose "
             "dual gives the lower bound, covers the chi-square set only")
     try:
-        dual = conic_dual(program, result.dual, program.to_conic())
+        dual = conic_dual(program, result.dual, program.to_conic(),
+                          np.asarray(result.primal["protocol"], dtype=float))
     except (NoConicDual, UnsupportedModelError) as exc:
         return not_claimed(str(exc))
     found = claim(conic_instance(program), dual, solution.protocol, solution.multipliers)
