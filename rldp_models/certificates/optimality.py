@@ -109,29 +109,37 @@ class LagrangianDual:
         ``lambda >= 0`` per term.
     sides : ndarray, shape (k, 2, |U|) or None
         ``(p1, p2)`` per robust term (normalised when read); None for nominal privacy.
-    objective_witness : ndarray, shape (|S||U|,) or None
-        ``p0`` for a robust objective (normalised when read).
+    objective_members : ndarray, shape (m, |S||U|) or None
+        Members ``p0_j`` of F for a robust objective (each normalised when read).
+    objective_shares : ndarray, shape (m,) or None
+        Their weights ``a_j >= 0`` (normalised to sum to 1 when read): the objective
+        is at least ``sum_j a_j p0_j . v`` (a mixture of members is a member).
     """
 
     terms: np.ndarray
     weights: np.ndarray
     sides: np.ndarray | None = None
-    objective_witness: np.ndarray | None = None
+    objective_members: np.ndarray | None = None
+    objective_shares: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
+        def listed(values: np.ndarray | None) -> list | None:
+            return None if values is None else values.tolist()
+
         return {"terms": self.terms.tolist(), "weights": self.weights.tolist(),
-                "sides": None if self.sides is None else self.sides.tolist(),
-                "objective_witness": None if self.objective_witness is None
-                else self.objective_witness.tolist()}
+                "sides": listed(self.sides), "objective_members": listed(self.objective_members),
+                "objective_shares": listed(self.objective_shares)}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> "LagrangianDual":
         """Read a stored dual; shapes are checked by :func:`lower_bound`."""
+        def array(key: str) -> np.ndarray | None:
+            found = value.get(key)
+            return None if found is None else np.asarray(found, dtype=float)
+
         terms = np.asarray(value.get("terms", []), dtype=np.int64).reshape(-1, 5)
-        sides, witness = value.get("sides"), value.get("objective_witness")
         return cls(terms, np.asarray(value.get("weights", []), dtype=float).reshape(-1),
-                   None if sides is None else np.asarray(sides, dtype=float),
-                   None if witness is None else np.asarray(witness, dtype=float))
+                   array("sides"), array("objective_members"), array("objective_shares"))
 
 
 @dataclass
@@ -196,7 +204,7 @@ def lower_bound(instance: Instance, dual: LagrangianDual) -> Bound:
         problems = _shape_problems(instance, dual)
         if problems:
             return Bound(flint.arb("nan"), problems)
-        C = data.objective_coefficients(dual.objective_witness, problems)
+        C = data.objective_coefficients(dual, problems)
         for k, (s1, s2, y, u1, u2) in enumerate(dual.terms.tolist()):
             weight = _ball(dual.weights[k])
             if not weight >= 0:
@@ -287,10 +295,12 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
                                     or dual.sides.shape != (terms.shape[0], 2, n_u)):
         problems.append(f"the members of the pair projections are not {terms.shape[0]} x 2 x "
                         f"{n_u} (a dual of another instance?)")
-    witness = dual.objective_witness
-    if instance.robust_utility and (witness is None or witness.shape != (n_s * n_u,)):
-        problems.append(f"the objective's member of F is not a vector of {n_s * n_u} "
-                        "(a dual of another instance?)")
+    members, shares = dual.objective_members, dual.objective_shares
+    if instance.robust_utility and (members is None or shares is None or members.ndim != 2
+                                    or members.shape[1] != n_s * n_u
+                                    or shares.shape != (members.shape[0],)):
+        problems.append(f"the objective's members of F are not vectors of {n_s * n_u} with "
+                        "one share each (a dual of another instance?)")
     if not np.all(np.isfinite(dual.weights)) or (dual.sides is not None and not np.all(
             np.isfinite(dual.sides))):
         problems.append("the dual has non-finite entries")
@@ -312,18 +322,30 @@ class InstanceBalls:
         self.factor = _ball(instance.eps).exp()
         self.root = (_ball(instance.radius) + 1).sqrt()
 
-    def objective_coefficients(self, witness: np.ndarray | None,
+    def objective_coefficients(self, dual: LagrangianDual,
                                problems: list[str]) -> list[list[Any]]:
-        """``C`` of the objective alone: ``Phat_x d`` or ``p0_x d`` with ``p0`` in F."""
+        """``C`` of the objective alone: ``Phat_x d`` or ``sum_j a_j p0_j[x] d`` with every
+        ``p0_j`` in F."""
         weights = self.phat
         if self.instance.robust_utility:
-            weights = normalised(witness)
-            if weights is None or not self.in_chi_square_set(weights):
-                problems.append("the objective's member of F is not proved to lie in F "
-                                "(eq. 2)")
-                weights = [flint.arb(0)] * len(self.phat)
+            weights = self._mixture(dual.objective_members, dual.objective_shares, problems)
         d = np.tile(self.instance.distortion, (self.n_s, 1)).tolist()
         return [[w * _ball(entry) for entry in row] for w, row in zip(weights, d)]
+
+    def _mixture(self, members: np.ndarray, shares: np.ndarray,
+                 problems: list[str]) -> list[Any]:
+        mixture = [flint.arb(0)] * len(self.phat)
+        share_balls = normalised(shares)
+        if share_balls is None:
+            problems.append("the objective members' shares are not >= 0 with a positive sum")
+            return mixture
+        for j, (member, share) in enumerate(zip(members, share_balls)):
+            balls = normalised(member)
+            if balls is None or not self.in_chi_square_set(balls):
+                problems.append(f"objective member {j} is not proved to lie in F (eq. 2)")
+                continue
+            mixture = [m + share * b for m, b in zip(mixture, balls)]
+        return mixture
 
     def term_sides(self, dual: LagrangianDual, k: int, term: tuple[int, int, int, int],
                    problems: list[str]) -> list[list[Any]] | None:

@@ -99,51 +99,79 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
         n_u = instance.counts.shape[1]
         sides = np.concatenate([p[2] for p in parts if p[2] is not None]
                                or [np.zeros((0, 2, n_u))])
-    witness = None
+    members = None
     if instance.robust_utility:
-        witness = _objective_member(instance, charges.on_block(program.objective.name,
-                                                               f"{program.objective.name}.v"))
-    weights = _rounded(polished_weights(instance, terms, weights, sides, witness))
+        gains = None if protocol is None else \
+            np.sum(protocol * np.tile(instance.distortion, (instance.counts.shape[0], 1)), 1)
+        members = _objective_members(instance, charges.on_block(
+            program.objective.name, f"{program.objective.name}.v"), gains)
+    weights, shares = polished_weights(instance, terms, weights, sides, members)
+    weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
+    if members is not None:
+        members, shares = members[shares > 0], shares[shares > 0]
     return LagrangianDual(terms[keep], weights[keep], None if sides is None else sides[keep],
-                          witness)
+                          members, shares)
 
 
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
-                     sides: np.ndarray | None, witness: np.ndarray | None) -> np.ndarray:
+                     sides: np.ndarray | None, members: np.ndarray | None
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
-    ``max sum_x t_x  s.t.  t_x <= C0[x, y] + sum_k lambda_k G_k[x, y],  lambda >= 0``.
+    ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
+    ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
+    ``p0``, no ``a``).
 
-    Its value is the Lagrangian bound of the module :mod:`.optimality` with the
-    members held fixed, so the solver's multipliers are only a start: an
-    interior-point dual's small multipliers of inactive constraints (``mu /
-    slack``, each charging ``lambda g < 0``) go to 0 when that pays. Any
-    ``lambda >= 0`` is valid, so the LP needs no certificate of its own; the
-    solver's multipliers are kept if it fails.
+    Its value is the Lagrangian bound of :mod:`.optimality` with the members
+    held fixed, so the solver's multipliers are only a start: an interior-point
+    dual's small multipliers of inactive constraints (``mu / slack``, each
+    charging ``lambda g < 0``) go to 0 when that pays, and of several members of
+    one set the best mixture is taken (valid: each charges at most the support
+    function). Any ``lambda, a`` are valid, so the LP needs no certificate of
+    its own; the solver's multipliers (and equal shares) are kept if it fails.
+
+    Returns
+    -------
+    weights : ndarray, shape (k,)
+    shares : ndarray, shape (m,), or None
+        ``a`` per objective member.
     """
-    if terms.shape[0] == 0:
-        return weights
-    objective, charges = _float_lagrangian(instance, terms, sides, witness)
-    n_x, n_y = objective.shape
+    charges, objective = _float_lagrangian(instance, terms, sides, members)
+    m = 0 if members is None else members.shape[0]
+    fallback = (weights, None if members is None else np.full(m, 1.0 / m))
+    n_x, n_y = instance.counts.size, instance.distortion.shape[1]
     k = terms.shape[0]
-    rows = sp.hstack([-charges.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))]).tocsc()
+    if k + m == 0:
+        return fallback
+    rows = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))])
+    fixed = np.zeros(n_x * n_y)
+    if members is None:
+        fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
+            np.tile(instance.distortion, (instance.counts.shape[0], 1))
     bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
-    found = linprog(np.concatenate([np.zeros(k), -np.ones(n_x)]), A_ub=rows,
-                    b_ub=objective.ravel(), method="highs",
-                    bounds=[(0.0, bound)] * k + [(None, None)] * n_x)
+    shares = (sp.hstack([sp.csr_matrix((1, k)), np.ones((1, m)), sp.csr_matrix((1, n_x))])
+              if m else None)
+    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows.tocsc(),
+                    b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
+                    method="highs",
+                    bounds=[(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x)
     if found.status != 0:
-        return weights
-    return np.clip(found.x[:k], 0.0, None)
+        return fallback
+    solution = np.clip(found.x[:k + m], 0.0, None)
+    return solution[:k], (solution[k:] if m else None)
 
 
 def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
-                      witness: np.ndarray | None) -> tuple[np.ndarray, sp.csr_matrix]:
-    """``C0`` (|X| x |Y|) and the terms' charges ``G`` (k x |X||Y|) in floating point."""
+                      members: np.ndarray | None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """The charges in floating point, as rows over ``(x, y)``: the terms' ``G`` (k rows)
+    and the objective members' ``p0_j[x] d[x, y]`` (m rows)."""
     counts = instance.counts.astype(float)
     n_s, n_u = counts.shape
     n_y = instance.distortion.shape[1]
-    weights = counts.ravel() / counts.sum() if witness is None else _distribution(witness)
-    objective = weights[:, None] * np.tile(instance.distortion, (n_s, 1))
+    d = np.tile(instance.distortion, (n_s, 1))
+    objective = sp.csr_matrix(np.zeros((0, n_s * n_u * n_y)) if members is None else
+                              np.stack([(_distribution(p)[:, None] * d).ravel()
+                                        for p in members]))
     centre = _conditionals(instance.counts)
     factor = math.exp(instance.eps)
     rows, cols, vals = [], [], []
@@ -157,7 +185,7 @@ def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray |
             cols += list((s * n_u + np.arange(n_u)) * n_y + y)
             vals += list(scale * p)
     charges = sp.csr_matrix((vals, (rows, cols)), shape=(terms.shape[0], n_s * n_u * n_y))
-    return objective, charges
+    return charges, objective
 
 
 class _Charges:
@@ -258,7 +286,8 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
 def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
                    limit: float) -> np.ndarray:
     """Newton's method on the optimality conditions of ``max gains . (p1, p2)`` over Theorem
-    3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``.
+    3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``
+    (with one row: F itself, ``sqrt(sum_x Phat_x^2 / p_x) = sqrt(B + 1)``).
 
     Only cells with records move (the others keep the start's mass). ``start``
     is returned unchanged if the iteration does not converge (a degenerate
@@ -268,11 +297,11 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     moving = rows > 0
     if not moving.any():
         return start
-    sides = [i for i in range(2) if moving[i].any()]
+    sides = [i for i in range(rows.shape[0]) if moving[i].any()]
     index = np.flatnonzero(moving.ravel())
-    side_of = np.repeat(np.arange(2), rows.shape[1])[index]
+    side_of = np.repeat(np.arange(rows.shape[0]), rows.shape[1])[index]
     w, g = rows.ravel()[index], gains.ravel()[index]
-    fixed = [float(start[i][~moving[i]].sum()) for i in range(2)]
+    fixed = [float(start[i][~moving[i]].sum()) for i in range(rows.shape[0])]
     p = start.ravel()[index].copy()
     sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
     target = np.array([1.0 - fixed[i] for i in sides])
@@ -322,8 +351,10 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     return member.reshape(start.shape)
 
 
-def _objective_member(instance: Instance, charge: np.ndarray) -> np.ndarray | None:
-    """Theorem 2's ``p0`` pulled into F (eq. 2), proved."""
+def _objective_members(instance: Instance, charge: np.ndarray,
+                       gains: np.ndarray | None) -> np.ndarray:
+    """Theorem 2's ``p0`` pulled into F (eq. 2), proved; with the solver's per-cell
+    distortion ``gains`` also the maximiser of ``gains . p`` over F. Shape (m, |X|)."""
     counts = instance.counts.ravel().astype(float)
     phat = counts / counts.sum()
 
@@ -333,12 +364,19 @@ def _objective_member(instance: Instance, charge: np.ndarray) -> np.ndarray | No
         gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
         return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
 
+    members = []
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
-        start = _projected(_distribution(charge)[None, :], excess)
-        member = _proved_member(start, phat[None, :],
-                                lambda m: balls.in_chi_square_set(normalised(m[0])))
-    return None if member is None else member[0]
+        raw = _distribution(charge)[None, :]
+        starts = [raw] if gains is None else \
+            [raw, _argmax_member(raw, gains[None, :], phat[None, :],
+                                 math.sqrt(instance.radius + 1) + 2 * TARGET)]
+        for start in starts:
+            member = _proved_member(_projected(start, excess), phat[None, :],
+                                    lambda m: balls.in_chi_square_set(normalised(m[0])))
+            if member is not None:
+                members.append(member[0])
+    return np.asarray(members).reshape(-1, phat.size)
 
 
 def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
