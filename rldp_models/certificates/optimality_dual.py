@@ -47,6 +47,12 @@ SHRINK_WEIGHTS = (0.0, *(10.0**-k for k in range(12, 0, -1)), 1.0)
 TARGET = 1e-11
 """How far inside its set a member is pulled (the stored digits must keep it inside)."""
 NEWTON_STEPS = 4
+ROUNDS = 2
+LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+"""HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
+"""Cutting-plane rounds: members at the solver's protocol, then at the LP's own."""
+DROP_RELATIVE = 1e-7
+"""Dual terms below this fraction of their pair's largest are left out from the start."""
 CONIC_GROUP = "protocol>=0"
 """A row group only the direct conic form has: its presence says the duals are conic."""
 
@@ -90,22 +96,24 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
                           "clarabel-direct or scs-direct for a proven gap)")
     instance = conic_instance(program)
     charges = _Charges(conic, duals)
-    parts = [_privacy_terms(program, instance, charges, family, protocol)
-             for family in program.constraints]
+    parts = [_privacy_terms(instance, charges, family) for family in program.constraints]
     terms = np.concatenate([p[0] for p in parts] or [np.zeros((0, 5), np.int64)])
     weights = np.concatenate([p[1] for p in parts] or [np.zeros(0)])
     sides = None
     if instance.robust_privacy:
-        n_u = instance.counts.shape[1]
         sides = np.concatenate([p[2] for p in parts if p[2] is not None]
-                               or [np.zeros((0, 2, n_u))])
+                               or [np.zeros((0, 2, instance.counts.shape[1]))])
     members = None
     if instance.robust_utility:
-        gains = None if protocol is None else \
-            np.sum(protocol * np.tile(instance.distortion, (instance.counts.shape[0], 1)), 1)
         members = _objective_members(instance, charges.on_block(
-            program.objective.name, f"{program.objective.name}.v"), gains)
-    weights, shares = polished_weights(instance, terms, weights, sides, members)
+            program.objective.name, f"{program.objective.name}.v"), None)
+    weights, shares, point = polished_weights(instance, terms, weights, sides, members)
+    robust = instance.robust_privacy or instance.robust_utility
+    for at in ([protocol] + [None] * (ROUNDS - 1)) if protocol is not None and robust else []:
+        at = point if at is None else at
+        terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
+                                                  members, shares)
+        weights, shares, point = polished_weights(instance, terms, weights, sides, members)
     weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
     if members is not None:
@@ -114,9 +122,42 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
                           members, shares)
 
 
+def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: np.ndarray,
+             sides: np.ndarray | None, members: np.ndarray | None, shares: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The pool plus, for every robust term in use and the robust objective, the maximiser
+    at ``point`` (a cutting plane of the Lagrangian dual at the protocol it prefers)."""
+    n_s, n_u = instance.counts.shape
+    factor = math.exp(instance.eps)
+    if sides is not None:
+        centre = _conditionals(instance.counts)
+        used = {}
+        for k in np.flatnonzero(weights > 0):
+            used.setdefault(tuple(terms[k, :3]), k)
+        added = []
+        with flint.ctx.workprec(BITS):
+            balls = InstanceBalls(instance)
+            for (s1, s2, y), k in used.items():
+                gains = np.stack([point[s1 * n_u:(s1 + 1) * n_u, y],
+                                  -factor * point[s2 * n_u:(s2 + 1) * n_u, y]])
+                member = _pair_member(balls, s1, s2, (sides[k, 0], sides[k, 1]),
+                                      (centre[s1], centre[s2]), gains)
+                if member is not None:
+                    added.append(((s1, s2, y, -1, -1), member))
+        if added:
+            terms = np.concatenate([terms, np.array([a[0] for a in added], dtype=np.int64)])
+            weights = np.concatenate([weights, np.zeros(len(added))])
+            sides = np.concatenate([sides, np.stack([a[1] for a in added])])
+    if members is not None:
+        gains = np.sum(point * np.tile(instance.distortion, (n_s, 1)), axis=1)
+        start = members[int(np.argmax(shares))] if shares is not None else members[0]
+        members = np.concatenate([members, _objective_members(instance, start, gains)])
+    return terms, weights, sides, members
+
+
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
                      sides: np.ndarray | None, members: np.ndarray | None
-                     ) -> tuple[np.ndarray, np.ndarray | None]:
+                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
     ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
@@ -135,10 +176,13 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     weights : ndarray, shape (k,)
     shares : ndarray, shape (m,), or None
         ``a`` per objective member.
+    point : ndarray, shape (|X|, |Y|), or None
+        The LP's dual: a row-stochastic protocol minimising the Lagrangian (where
+        the next members are taken, :func:`_refined`).
     """
     charges, objective = _float_lagrangian(instance, terms, sides, members)
     m = 0 if members is None else members.shape[0]
-    fallback = (weights, None if members is None else np.full(m, 1.0 / m))
+    fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
     n_x, n_y = instance.counts.size, instance.distortion.shape[1]
     k = terms.shape[0]
     if k + m == 0:
@@ -153,12 +197,13 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
               if m else None)
     found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows.tocsc(),
                     b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
-                    method="highs",
+                    method="highs", options=LP_OPTIONS,
                     bounds=[(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x)
     if found.status != 0:
         return fallback
     solution = np.clip(found.x[:k + m], 0.0, None)
-    return solution[:k], (solution[k:] if m else None)
+    point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
+    return solution[:k], (solution[k:] if m else None), point
 
 
 def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
@@ -213,23 +258,16 @@ class _Charges:
                 for i, z in enumerate(self.duals[group])]
 
 
-def _privacy_terms(program: Any, instance: Instance, charges: _Charges, family: Any,
-                   protocol: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                        np.ndarray | None]:
+def _privacy_terms(instance: Instance, charges: _Charges,
+                   family: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     if family.robust:
-        return _robust_terms(instance, charges, family.name, protocol)
+        return _robust_terms(instance, charges, family.name)
     return (*_nominal_terms(instance, charges, family.name), None)
 
 
-def _robust_terms(instance: Instance, charges: _Charges, name: str,
-                  protocol: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Theorem 4's blocks: ``lambda_y`` and the members ``(p1, p2)`` per output.
-
-    With the solver's protocol, each output gets two candidate members, the
-    dual's own and the maximiser at the protocol; :func:`polished_weights`
-    weighs them (a term's ``lambda`` split over members of one set is valid:
-    each charge is at most the support function).
-    """
+def _robust_terms(instance: Instance, charges: _Charges,
+                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output."""
     n_s, n_u = instance.counts.shape
     factor = math.exp(instance.eps)
     terms, weights, sides = [], [], []
@@ -240,17 +278,13 @@ def _robust_terms(instance: Instance, charges: _Charges, name: str,
             charge = charges.on_protocol(f"{name}[{s1},{s2}]")
             high = charge[s1 * n_u:(s1 + 1) * n_u]
             low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
-            for y in np.flatnonzero(high.sum(axis=0) > DROP_BELOW):
-                gains = None if protocol is None else np.stack(
-                    [protocol[s1 * n_u:(s1 + 1) * n_u, y],
-                     -factor * protocol[s2 * n_u:(s2 + 1) * n_u, y]])
-                for refine in (None, gains) if gains is not None else (None,):
-                    member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
-                                          (centre[s1], centre[s2]), refine)
-                    if member is None:
-                        continue
+            scale = float(np.max(high.sum(axis=0), initial=0.0))
+            for y in np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale)):
+                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
+                                      (centre[s1], centre[s2]), None)
+                if member is not None:
                     terms.append((s1, s2, int(y), -1, -1))
-                    weights.append(float(high[:, y].sum()) / (1 + (gains is not None)))
+                    weights.append(float(high[:, y].sum()))
                     sides.append(member)
     return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
             np.asarray(sides).reshape(-1, 2, n_u))
@@ -337,7 +371,10 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
         jacobian[:n, n + 1:] = -sums.T
         jacobian[n, :n] = gradient
         jacobian[n + 1:, :n] = sums
-        step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
+        try:
+            step = np.linalg.solve(jacobian, -residual)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
         scale = 1.0
         while np.any(p + scale * step[:n] <= 0) and scale > 1e-6:
             scale /= 2
@@ -351,10 +388,11 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     return member.reshape(start.shape)
 
 
-def _objective_members(instance: Instance, charge: np.ndarray,
+def _objective_members(instance: Instance, start: np.ndarray,
                        gains: np.ndarray | None) -> np.ndarray:
-    """Theorem 2's ``p0`` pulled into F (eq. 2), proved; with the solver's per-cell
-    distortion ``gains`` also the maximiser of ``gains . p`` over F. Shape (m, |X|)."""
+    """A member of F (eq. 2) from ``start`` (the dual's charge on ``v``, or an earlier
+    member), refined to the maximiser of ``gains . p`` when gains are given, pulled
+    inside and proved. Shape (0 or 1, |X|)."""
     counts = instance.counts.ravel().astype(float)
     phat = counts / counts.sum()
 
@@ -364,19 +402,15 @@ def _objective_members(instance: Instance, charge: np.ndarray,
         gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
         return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
 
-    members = []
+    begin = _distribution(start)[None, :]
+    if gains is not None:
+        begin = _argmax_member(begin, gains[None, :], phat[None, :],
+                               math.sqrt(instance.radius + 1) + 2 * TARGET)
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
-        raw = _distribution(charge)[None, :]
-        starts = [raw] if gains is None else \
-            [raw, _argmax_member(raw, gains[None, :], phat[None, :],
-                                 math.sqrt(instance.radius + 1) + 2 * TARGET)]
-        for start in starts:
-            member = _proved_member(_projected(start, excess), phat[None, :],
-                                    lambda m: balls.in_chi_square_set(normalised(m[0])))
-            if member is not None:
-                members.append(member[0])
-    return np.asarray(members).reshape(-1, phat.size)
+        member = _proved_member(_projected(begin, excess), phat[None, :],
+                                lambda m: balls.in_chi_square_set(normalised(m[0])))
+    return np.zeros((0, phat.size)) if member is None else member
 
 
 def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
