@@ -332,11 +332,11 @@ class InstanceBalls:
         d = np.tile(self.instance.distortion, (self.n_s, 1)).tolist()
         return [[w * _ball(entry) for entry in row] for w, row in zip(weights, d)]
 
-    def _mixture(self, members: np.ndarray, shares: np.ndarray,
+    def _mixture(self, members: np.ndarray | None, shares: np.ndarray | None,
                  problems: list[str]) -> list[Any]:
         mixture = [flint.arb(0)] * len(self.phat)
         share_balls = normalised(shares)
-        if share_balls is None:
+        if members is None or share_balls is None:
             problems.append("the objective members' shares are not >= 0 with a positive sum")
             return mixture
         for j, (member, share) in enumerate(zip(members, share_balls)):
@@ -352,13 +352,14 @@ class InstanceBalls:
         """``(p1, p2)`` of term ``k`` as balls: members (robust) or data (nominal)."""
         s1, s2, u1, u2 = term
         if self.instance.robust_privacy:
-            sides = [normalised(dual.sides[k, i]) for i in range(2)]
-            if any(side is None for side in sides) or not self.in_pair_projection(
-                    s1, s2, sides):
+            first, second = (None, None) if dual.sides is None else \
+                (normalised(dual.sides[k, 0]), normalised(dual.sides[k, 1]))
+            if first is None or second is None or \
+                    not self.in_pair_projection(s1, s2, [first, second]):
                 problems.append(f"the member of term {k} (s1={s1}, s2={s2}) is not proved to "
                                 "lie in the pair projection (Theorem 3)")
                 return None
-            return sides
+            return [first, second]
         return [self._nominal_side(s1, u1), self._nominal_side(s2, u2)]
 
     def _nominal_side(self, s: int, u: int) -> list[Any]:
@@ -369,8 +370,11 @@ class InstanceBalls:
             return [flint.arb("nan")] * self.n_u  # only unit vectors describe such a side
         return [flint.arb(flint.fmpq(int(c), total)) for c in self.counts[s]]
 
-    def in_chi_square_set(self, p: list[Any]) -> bool:
-        """``sum_x Phat_x^2 / p_x <= B + 1`` (eq. 2), proved; cells with no records drop out."""
+    def in_chi_square_set(self, p: list[Any] | None) -> bool:
+        """``sum_x Phat_x^2 / p_x <= B + 1`` (eq. 2), proved; cells with no records drop out.
+        False for no member (``None``: not a distribution)."""
+        if p is None:
+            return False
         total = flint.arb(0)
         for weight, value in zip(self.phat, p):
             if weight == 0:
@@ -380,10 +384,12 @@ class InstanceBalls:
             total += weight * weight / value
         return bool(total <= self.root * self.root)
 
-    def in_pair_projection(self, s1: int, s2: int, sides: list[list[Any]]) -> bool:
-        """Theorem 3 (eq. 28), proved."""
+    def in_pair_projection(self, s1: int, s2: int, sides: list[list[Any] | None]) -> bool:
+        """Theorem 3 (eq. 28), proved (False when a side is not a distribution, ``None``)."""
         total = flint.arb(0)
         for s, side in ((s1, sides[0]), (s2, sides[1])):
+            if side is None:
+                return False
             spread = flint.arb(0)
             for u in range(self.n_u):
                 weight = self.phat[s * self.n_u + u]

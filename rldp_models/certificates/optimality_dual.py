@@ -57,6 +57,10 @@ CONIC_GROUP = "protocol>=0"
 """A row group only the direct conic form has: its presence says the duals are conic."""
 
 
+NO_CONIC_DUAL = ("the solver's duals are not those of the direct conic form (use "
+                 "clarabel-direct or scs-direct for a proven gap)")
+
+
 class NoConicDual(ValueError):
     """The result carries no dual of the direct conic form (a cvxpy or LP solver)."""
 
@@ -92,8 +96,7 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
         When the duals are not those of the direct conic form.
     """
     if CONIC_GROUP not in duals:
-        raise NoConicDual("the solver's duals are not those of the direct conic form (use "
-                          "clarabel-direct or scs-direct for a proven gap)")
+        raise NoConicDual(NO_CONIC_DUAL)
     instance = conic_instance(program)
     charges = _Charges(conic, duals)
     parts = [_privacy_terms(instance, charges, family) for family in program.constraints]
@@ -107,16 +110,17 @@ def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
     if instance.robust_utility:
         members = _objective_members(instance, charges.on_block(
             program.objective.name, f"{program.objective.name}.v"), None)
-    weights, shares, point = polished_weights(instance, terms, weights, sides, members)
-    robust = instance.robust_privacy or instance.robust_utility
-    for at in ([protocol] + [None] * (ROUNDS - 1)) if protocol is not None and robust else []:
-        at = point if at is None else at
+    weights, shares, _ = polished_weights(instance, terms, weights, sides, members)
+    at = protocol if instance.robust_privacy or instance.robust_utility else None
+    for _ in range(ROUNDS):
+        if at is None:
+            break
         terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
                                                   members, shares)
-        weights, shares, point = polished_weights(instance, terms, weights, sides, members)
+        weights, shares, at = polished_weights(instance, terms, weights, sides, members)
     weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
-    if members is not None:
+    if members is not None and shares is not None:
         members, shares = members[shares > 0], shares[shares > 0]
     return LagrangianDual(terms[keep], weights[keep], None if sides is None else sides[keep],
                           members, shares)
@@ -131,9 +135,9 @@ def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: 
     factor = math.exp(instance.eps)
     if sides is not None:
         centre = _conditionals(instance.counts)
-        used = {}
-        for k in np.flatnonzero(weights > 0):
-            used.setdefault(tuple(terms[k, :3]), k)
+        used: dict[tuple[int, ...], int] = {}
+        for k in np.flatnonzero(weights > 0).tolist():
+            used.setdefault(tuple(terms[k, :3].tolist()), k)
         added = []
         with flint.ctx.workprec(BITS):
             balls = InstanceBalls(instance)
@@ -499,11 +503,16 @@ def solution_optimality(solution: Any) -> dict[str, Any]:
             f"over the {type(program.uncertainty).__name__} robust privacy is the product of "
             "single-secret projections (a sufficient condition); the direct conic form, whose "
             "dual gives the lower bound, covers the chi-square set only")
+    if CONIC_GROUP not in result.dual:
+        return not_claimed(NO_CONIC_DUAL)
     try:
         dual = conic_dual(program, result.dual, program.to_conic(),
                           np.asarray(result.primal["protocol"], dtype=float))
     except (NoConicDual, UnsupportedModelError) as exc:
         return not_claimed(str(exc))
+    except (KeyError, IndexError, ValueError, np.linalg.LinAlgError) as exc:
+        return not_claimed(f"the conic form's dual could not be read as this certificate "
+                           f"expects ({type(exc).__name__}: {exc})")
     found = claim(conic_instance(program), dual, solution.protocol, solution.multipliers)
     if isinstance(found, dict):
         return found
