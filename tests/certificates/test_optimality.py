@@ -26,7 +26,7 @@ EPS, ALPHA, N = 0.5, 0.05, 15_000  # the paper's setting (robust_opt.SETTING), n
 GAP = 1e-6
 INDEPENDENT = [name for name in ("clarabel", "ecos") if name in solvers.available()]
 """Fast independent solvers (cvxpy's compile of the same model), for the default run."""
-EVERY_OTHER = [name for name in ("clarabel", "ecos", "scs", "scs-direct")
+EVERY_OTHER = [name for name in ("clarabel", "ecos", "scs-direct")
                if name in solvers.available()]
 
 
