@@ -28,10 +28,15 @@ ADULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "adult"
 
 
 def _solved(problem: str, crosstab: Crosstab, eps: float, distortion: str):
-    start = time.perf_counter()
-    solution = preset(problem, crosstab, eps, 0.05, distortion=distortion).solve(
-        solver="clarabel-direct")
-    return solution, time.perf_counter() - start
+    """The solution and the faster of two solves (the first also fills caches: Lemma 2's
+    symbolic derivation, imports)."""
+    timings = []
+    for _ in range(2):
+        start = time.perf_counter()
+        solution = preset(problem, crosstab, eps, 0.05, distortion=distortion).solve(
+            solver="clarabel-direct")
+        timings.append(time.perf_counter() - start)
+    return solution, min(timings)
 
 
 def _bound_cost(benchmark, problem: str, crosstab: Crosstab, eps: float,
