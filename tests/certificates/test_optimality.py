@@ -18,6 +18,7 @@ import solvers
 from rldp_models.certificates import optimality
 from rldp_models.certificates.optimality_dual import conic_instance, solution_optimality
 from rldp_models.certificates.verification import verify
+from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.results.program_result import solution_result
@@ -196,3 +197,15 @@ def test_sweep_of_the_papers_setting(problem: str) -> None:
             other = solved(problem, seed, solver)
             if other.protocol is not None:
                 assert claim["lower"] <= certified_upper(other), (seed, solver)
+
+
+@pytest.mark.parametrize("problem", ["NUNP", "RURP"])
+def test_a_secret_without_records_and_an_empty_cell(problem: str) -> None:
+    """Nominal rows at every u of a record-less secret, its pair members unconstrained."""
+    crosstab = Crosstab.from_array(np.array([[30, 0, 12, 7], [0, 0, 0, 0], [5, 9, 14, 22]]))
+    solution = preset(problem, crosstab, 1.0, ALPHA).solve(solver="clarabel-direct")
+    claim = solution_optimality(solution)
+    assert claim["claimed"], claim
+    other = preset(problem, crosstab, 1.0, ALPHA).solve(solver="clarabel")
+    assert claim["lower"] <= certified_upper(other)
+    assert verify(solution_result(solution).to_record(), crosstab).holds
