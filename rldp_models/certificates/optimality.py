@@ -291,6 +291,9 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
                        or (terms[:, 2] >= n_y).any() or (terms[:, 3:] < -1).any()
                        or (terms[:, 3:] >= n_u).any()):
         problems.append("a term names a secret, output or value outside this instance")
+    elif terms.size and _not_the_programs_rows(instance, terms):
+        problems.append("a term is not a constraint of this program (a unit side u is only "
+                        "for nominal privacy of a secret without records)")
     if instance.robust_privacy and (dual.sides is None
                                     or dual.sides.shape != (terms.shape[0], 2, n_u)):
         problems.append(f"the members of the pair projections are not {terms.shape[0]} x 2 x "
@@ -305,6 +308,17 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
             np.isfinite(dual.sides))):
         problems.append("the dual has non-finite entries")
     return problems
+
+
+def _not_the_programs_rows(instance: Instance, terms: np.ndarray) -> bool:
+    """Whether a term's sides differ from the program's: robust terms have members on both
+    sides (``u = -1``); a nominal row has the conditional (``u = -1``) of a secret with
+    records and one unit vector (``u >= 0``) of a secret without (eq. 6 at every u)."""
+    if instance.robust_privacy:
+        return bool((terms[:, 3:] != -1).any())
+    without = instance.counts.sum(axis=1) == 0
+    unit = terms[:, 3:] >= 0
+    return bool((unit != without[terms[:, :2]]).any())
 
 
 class InstanceBalls:

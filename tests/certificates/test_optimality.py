@@ -174,6 +174,18 @@ def test_a_member_outside_its_set_is_named(records: dict) -> None:
     assert any("pair projection" in problem for problem in bound.problems)
 
 
+def test_a_row_the_program_does_not_have_is_rejected() -> None:
+    """A nominal row at one u of a secret *with* records is not a constraint of NUNP."""
+    solution = solved("NUNP", 1)
+    instance = conic_instance(solution.program)
+    dual = optimality.LagrangianDual.from_json(solution_optimality(solution)["dual"])
+    terms = dual.terms.copy()
+    terms[0, 3] = 0
+    bound = optimality.lower_bound(instance, optimality.LagrangianDual(terms, dual.weights))
+    assert not bound.proved and "not a constraint of this program" in bound.problems[0]
+    assert optimality.lower_bound(instance, dual).proved
+
+
 def test_a_record_without_the_claim_still_verifies(records: dict) -> None:
     record, crosstab = records[0]
     stripped = copy.deepcopy(record)
