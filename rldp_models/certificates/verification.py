@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from rldp_models.certificates import guarantee
+from rldp_models.certificates import guarantee, optimality
 from rldp_models.certificates.conic import OBJECTIVE_TOLERANCE, UTILITY_GROUP, ConicCheck, \
     ConstraintBound, check_conic_certificate, expected_distortion
 from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribute_cone_rays,
@@ -193,12 +193,14 @@ def solve_certificate(record: dict, crosstab: Crosstab,
         raise InputError(f"cannot verify problem {problem!r} without a declaration; known: "
                          f"{', '.join(PRESETS)}")
     robust_utility, robust_privacy = flags if flags is not None else PRESETS[problem]
-    if not (robust_utility or robust_privacy):
-        return Verdict(True, f"{problem} has no robust constraint to certify (the solver's LP "
-                       "duals are kept for information)")
     certificate = CertificateRecord.from_json(record.get("certificate"))
+    if not (robust_utility or robust_privacy):
+        return _with_optimality(Verdict(True, f"{problem} has no robust constraint to certify"),
+                                record, crosstab, certificate, (False, False))
     if guarantee.set_name(record) != "chi2":
-        return _set_certificate(record, crosstab, certificate, (robust_utility, robust_privacy))
+        return _with_optimality(_set_certificate(record, crosstab, certificate,
+                                                 (robust_utility, robust_privacy)),
+                                record, crosstab, certificate, (robust_utility, robust_privacy))
     if certificate.kind != "chi-square-conic":
         return _wrong_kind(certificate, "chi-square-conic")
     protocol = guarantee.solve_protocol(record, crosstab)
@@ -222,9 +224,28 @@ def solve_certificate(record: dict, crosstab: Crosstab,
     beaten = [a for a in attained if not a.consistent]
     details = _conic_details(check, attained, beaten)
     holds = check.holds and not beaten
-    return Verdict(holds, f"{len(check.constraints)} robust constraints re-evaluated at the "
-                   f"stored multipliers ({DIGITS}-digit interval arithmetic)", tuple(details),
-                   {"bounds": check.constraints, "worst_cases": attained})
+    return _with_optimality(
+        Verdict(holds, f"{len(check.constraints)} robust constraints re-evaluated at the "
+                f"stored multipliers ({DIGITS}-digit interval arithmetic)", tuple(details),
+                {"bounds": check.constraints, "worst_cases": attained}),
+        record, crosstab, certificate, (robust_utility, robust_privacy))
+
+
+def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
+                     certificate: CertificateRecord, flags: tuple[bool, bool]) -> Verdict:
+    """``found`` with the optimality claim's verdict appended (:mod:`.optimality`)."""
+    stored = certificate.fields.get("optimality")
+    gap = optimality.unclaimed_verdict(stored)
+    if gap is None:
+        radius = guarantee.solve_uncertainty(record, crosstab).radius if any(flags) else 0.0
+        instance = optimality.Instance(crosstab.counts, float(radius), float(record["eps"]),
+                                       np.asarray(record["distortion_matrix"], dtype=float),
+                                       *flags)
+        gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
+                                 certificate.fields.get("multipliers") or {})
+    return Verdict(found.holds and gap.holds, found.headline,
+                   (*found.details, gap.headline, *(f"  {line}" for line in gap.details)),
+                   {**found.data, "optimality": gap.data})
 
 
 def _set_certificate(record: dict, crosstab: Crosstab, certificate: CertificateRecord,

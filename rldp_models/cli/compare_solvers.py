@@ -17,6 +17,15 @@ difference.
 Groups are compared only where both solvers return the same shape; robust
 programs' cone multipliers need not be unique, so their differences measure
 agreement, not error.
+
+Each solver's protocol is also finished as ``rldp solve`` finishes it (dyadic
+rows, the exact guarantee check, a repair if needed): ``exact`` says whether it
+passes, ``upper`` is its proven objective (exact, or Theorem 2's bound at its
+multipliers), ``lower`` the proven lower bound on the optimum from its own
+conic dual (direct conic solvers; :mod:`rldp_models.certificates.optimality`),
+and ``proven_gap`` is ``(upper - L) / upper`` with ``L`` the best proven lower
+bound of any solver in the table (``gap_from`` names it): a proof about every
+solver's protocol, whichever solver's dual gave it.
 """
 
 from __future__ import annotations
@@ -31,13 +40,19 @@ from typing import Any
 
 import numpy as np
 
+from rldp_models.certificates import optimality
+from rldp_models.certificates.optimality_dual import conic_instance, solution_optimality
 from rldp_models.cli.common import load_crosstab
 from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
+from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
+from rldp_models.results.finish import GuaranteeError
+from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",
-           "max_dual_diff", "seconds", "note")
+           "max_dual_diff", "seconds", "exact", "upper", "lower", "proven_gap", "gap_from",
+           "note")
 
 
 @dataclass
@@ -51,6 +66,11 @@ class SolverRow:
     max_primal_diff: float | None = None
     max_dual_diff: float | None = None
     seconds: float | None = None
+    exact: str | None = None
+    upper: float | None = None
+    lower: float | None = None
+    proven_gap: float | None = None
+    gap_from: str | None = None
     note: str = ""
     primal: np.ndarray | None = field(default=None, repr=False)
     dual: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
@@ -89,7 +109,40 @@ def solve_with(name: str, args: argparse.Namespace, crosstab: Any) -> SolverRow:
         row.objective = result.objective
         row.primal = np.asarray(result.primal["protocol"], dtype=float)
         row.dual = {g: np.asarray(v, dtype=float).ravel() for g, v in result.dual.items()}
+        _finish(row, program, result)
     return row
+
+
+def _finish(row: SolverRow, program: Any, result: Any) -> None:
+    """``exact``, ``upper`` and ``lower`` of the row: its protocol finished and its bounds."""
+    try:
+        solution = finish_solution(program, result)
+    except GuaranteeError:
+        row.exact = "fails"
+        return
+    row.exact = "passes" if solution.guarantee_holds else "fails"
+    claim = solution_optimality(solution)
+    if claim.get("claimed"):
+        row.upper, row.lower = claim["upper"], claim["lower"]
+        return
+    if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
+        return  # the bounds are those of the chi-square programs
+    upper = optimality.upper_bound(conic_instance(program), solution.protocol,
+                                   solution.multipliers)
+    row.upper = float(upper.value.upper()) if upper.proved else None
+
+
+def proven_gaps(rows: list[SolverRow]) -> None:
+    """``proven_gap`` of every row against the best proven lower bound in the table."""
+    proved = [row for row in rows if row.lower is not None]
+    if not proved:
+        return
+    best = max(proved, key=lambda row: row.lower)
+    for row in rows:
+        if row.upper is not None:
+            row.proven_gap = optimality.relative(
+                float(np.nextafter(row.upper - best.lower, np.inf)), row.upper)
+            row.gap_from = best.solver
 
 
 def _max_difference(a: np.ndarray, b: np.ndarray) -> float:
@@ -136,17 +189,22 @@ def unavailable_rows() -> list[SolverRow]:
             for name, status in solvers.describe().items() if not status.ok]
 
 
-def _cell(value: Any) -> str:
+BOUND_COLUMNS = ("upper", "lower")
+"""Printed with 10 significant digits (they differ in the 7th to 9th)."""
+
+
+def _cell(value: Any, digits: int = 6) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.6g}" if math.isfinite(value) else str(value)
+        return f"{value:.{digits}g}" if math.isfinite(value) else str(value)
     return str(value)
 
 
 def format_table(rows: list[SolverRow]) -> str:
     """The rows as an aligned text table."""
-    cells = [list(COLUMNS)] + [[_cell(getattr(row, c)) for c in COLUMNS] for row in rows]
+    cells = [list(COLUMNS)] + [[_cell(getattr(row, c), 10 if c in BOUND_COLUMNS else 6)
+                                for c in COLUMNS] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS) - 1)]
     return "\n".join("  ".join(text.ljust(w) for text, w in zip(line, widths)) + "  " + line[-1]
                      for line in cells)
@@ -180,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
     rows = [solve_with(name, args, crosstab)
             for name in progress(names, desc="compare-solvers", unit="solver")]
     reference = compare(rows, args.reference.lower() if args.reference else None)
+    proven_gaps(rows)
     rows += unavailable_rows()
     print(f"{args.problem} (eps = {args.eps:g}, uncertainty {args.uncertainty}); "
           f"differences against {reference}")

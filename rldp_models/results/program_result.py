@@ -69,8 +69,11 @@ def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
     """
     from rldp_models.uncertainty.chi_square import ChiSquareSet
 
+    from rldp_models.certificates.optimality_dual import solution_optimality
+
     program = solution.program
-    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual}
+    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
+              "optimality": solution_optimality(solution)}
     if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
         return CertificateRecord("chi-square-conic", fields)
     from rldp_models.certificates.product import product_certificate

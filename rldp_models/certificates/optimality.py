@@ -1,0 +1,479 @@
+"""Proven optimality gaps of the protocol programs over the chi-square set (NUNP ... RURP).
+
+**Lower bound** (weak Lagrangian duality). Write the program as
+``min_P f(P)`` over row-stochastic ``P`` subject to privacy constraints
+``g_k(P) <= 0``. For any multipliers ``lambda_k >= 0``,
+``OPT >= min_P f(P) + sum_k lambda_k g_k(P)``. Every robust term is a
+support function, ``sup_{p in S} p . L(P)`` with ``L`` linear, and a
+supremum is at least its value at any member of ``S``; so, with one member
+per robust term,
+
+``OPT >= min_{P row-stochastic} sum_{x,y} C[x, y] P[x, y] = sum_x min_y C[x, y]``
+
+where ``C`` collects
+
+* the objective: ``Phat_x d(u_x, y)`` (nominal, eq. 7), or ``p0_x d(u_x, y)``
+  with ``p0`` a member of the chi-square set ``F`` (robust, eq. 9; membership
+  ``sum Phat^2 / p0 <= B + 1``, eq. 2);
+* each robust privacy term ``(s1, s2, y)`` (eq. 30): ``lambda p1(u)`` on
+  ``P[(s1, u), y]`` and ``-lambda e^eps p2(u)`` on ``P[(s2, u), y]``, with
+  ``(p1, p2)`` a member of the pair projection ``F_{U|s1,s2}`` — Theorem 3
+  (eq. 28): ``sum_i sqrt(sum_u Phat_{s_i,u}^2 / p_i(u)) <= sqrt(B+1) - 1 +
+  Phat_{s1} + Phat_{s2}``;
+* each nominal privacy row (eq. 6): the same with ``p_i`` the empirical
+  conditional ``Phat_{U|s_i}`` (or the unit vector of one ``u`` for a secret
+  without records).
+
+This is the conic dual with its free part solved exactly: on the columns of
+the unbounded multipliers (``t``, ``c``, ``r``, ``q``, ``b`` of Theorems 2
+and 4) dual feasibility says precisely that the dual's action on the protocol
+is ``lambda`` times a member of the set, so the multipliers' dual components
+are replaced by a member whose membership is *proved*, and the only residual
+left is on the protocol, which is bounded (each row is a distribution) and
+absorbed by ``min_y``. The solver's dual gives the ``lambda`` and the members
+(:mod:`rldp_models.certificates.optimality_dual`).
+
+Everything is evaluated in ball arithmetic (python-flint ``arb``, :data:`BITS`
+bits): ``Phat = counts / n`` and the conditionals as exact rationals,
+``e^eps`` and the square roots enclosed, stored numbers as the exact
+rationals their doubles are, members normalised to sum to 1 exactly (as
+balls). The stored lower bound is rounded down, the upper bound up.
+
+**Upper bound** on the returned protocol's objective: the nominal objective
+exactly; the robust objective by Theorem 2 at the certificate's multipliers
+(:func:`~rldp_models.certificates.conic.objective_bound`, 60-digit intervals).
+
+**Gap** ``upper - lower`` (rounded up), relative to ``upper``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import flint
+import numpy as np
+
+from rldp_models.certificates.conic import objective_bound
+from rldp_models.certificates.verdict import Verdict
+
+BITS = 128
+"""Precision of the balls."""
+
+VERSION = 1
+MODEL = "chi-square set; robust privacy over the exact pair projection (Theorem 3)"
+NOMINAL_MODEL = "nominal program (an LP: no uncertainty set)"
+MATCH_TOLERANCE = 1e-12
+"""Accepted relative disagreement between a stored bound and the recomputed one (the
+stored one is the recomputed ball's endpoint rounded outward to a double)."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """The data a program's optimal value depends on.
+
+    Attributes
+    ----------
+    counts : ndarray of int, shape (|S|, |U|)
+    radius : float
+        ``B`` of the chi-square set (ignored by nominal programs).
+    eps : float
+    distortion : ndarray, shape (|U|, |Y|)
+    robust_utility, robust_privacy : bool
+    """
+
+    counts: np.ndarray
+    radius: float
+    eps: float
+    distortion: np.ndarray
+    robust_utility: bool
+    robust_privacy: bool
+
+    @property
+    def model(self) -> str:
+        return MODEL if self.robust_utility or self.robust_privacy else NOMINAL_MODEL
+
+
+@dataclass(frozen=True)
+class LagrangianDual:
+    """Multipliers and members of the sets (see the module docstring).
+
+    Attributes
+    ----------
+    terms : ndarray of int, shape (k, 5)
+        ``(s1, s2, y, u1, u2)`` per privacy term; ``u_i = -1`` means the side is
+        a member (robust) or the empirical conditional (nominal), ``u_i >= 0``
+        the unit vector of that ``u`` (nominal privacy of a secret without records).
+    weights : ndarray, shape (k,)
+        ``lambda >= 0`` per term.
+    sides : ndarray, shape (k, 2, |U|) or None
+        ``(p1, p2)`` per robust term (normalised when read); None for nominal privacy.
+    objective_members : ndarray, shape (m, |S||U|) or None
+        Members ``p0_j`` of F for a robust objective (each normalised when read).
+    objective_shares : ndarray, shape (m,) or None
+        Their weights ``a_j >= 0`` (normalised to sum to 1 when read): the objective
+        is at least ``sum_j a_j p0_j . v`` (a mixture of members is a member).
+    """
+
+    terms: np.ndarray
+    weights: np.ndarray
+    sides: np.ndarray | None = None
+    objective_members: np.ndarray | None = None
+    objective_shares: np.ndarray | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        def listed(values: np.ndarray | None) -> list | None:
+            return None if values is None else values.tolist()
+
+        return {"terms": self.terms.tolist(), "weights": self.weights.tolist(),
+                "sides": listed(self.sides), "objective_members": listed(self.objective_members),
+                "objective_shares": listed(self.objective_shares)}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> "LagrangianDual":
+        """Read a stored dual; shapes are checked by :func:`lower_bound`."""
+        def array(key: str) -> np.ndarray | None:
+            found = value.get(key)
+            return None if found is None else np.asarray(found, dtype=float)
+
+        terms = np.asarray(value.get("terms", []), dtype=np.int64).reshape(-1, 5)
+        return cls(terms, np.asarray(value.get("weights", []), dtype=float).reshape(-1),
+                   array("sides"), array("objective_members"), array("objective_shares"))
+
+
+@dataclass
+class Bound:
+    """A proven bound as a ball and the reasons it could not be proved (empty: proved)."""
+
+    value: Any  # flint.arb
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def proved(self) -> bool:
+        return not self.problems and self.value.is_finite()
+
+
+@dataclass(frozen=True)
+class OptimalityClaim:
+    """Both bounds and the gap, as stored in ``certificate.optimality``."""
+
+    model: str
+    lower: float
+    upper: float
+    dual: LagrangianDual
+    seconds: float = 0.0
+
+    @property
+    def gap(self) -> float:
+        return _up(flint.arb(self.upper) - flint.arb(self.lower))
+
+    @property
+    def relative_gap(self) -> float:
+        return relative(self.gap, self.upper)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": VERSION, "claimed": True, "model": self.model,
+                "lower": self.lower, "upper": self.upper, "gap": self.gap,
+                "relative_gap": self.relative_gap, "seconds": self.seconds,
+                "dual": self.dual.to_json()}
+
+
+def relative(gap: float, upper: float) -> float:
+    """``gap / |upper|`` rounded up (``gap`` itself when ``upper`` is 0)."""
+    if upper == 0:
+        return gap
+    return _up(flint.arb(gap) / abs(flint.arb(upper)))
+
+
+def not_claimed(reason: str) -> dict[str, Any]:
+    """The ``certificate.optimality`` of a result that claims no gap, with the reason."""
+    return {"version": VERSION, "claimed": False, "reason": reason}
+
+
+# ---------------------------------------------------------------------- the bounds
+def lower_bound(instance: Instance, dual: LagrangianDual) -> Bound:
+    """``sum_x min_y C[x, y]`` for the dual (module docstring), as a ball.
+
+    Every member is checked; a term whose member is not proved to lie in its
+    set, a negative weight or a malformed entry makes the bound unproved
+    (``problems``) — nothing is repaired here.
+    """
+    with flint.ctx.workprec(BITS):
+        data = InstanceBalls(instance)
+        problems = _shape_problems(instance, dual)
+        if problems:
+            return Bound(flint.arb("nan"), problems)
+        C = data.objective_coefficients(dual, problems)
+        for k, (s1, s2, y, u1, u2) in enumerate(dual.terms.tolist()):
+            weight = _ball(dual.weights[k])
+            if not weight >= 0:
+                problems.append(f"term {k} (s1={s1}, s2={s2}, y={y}) has a negative weight")
+                continue
+            if weight == 0:
+                continue
+            sides = data.term_sides(dual, k, (s1, s2, u1, u2), problems)
+            if sides is None:
+                continue
+            for u in range(data.n_u):
+                C[s1 * data.n_u + u][y] += weight * sides[0][u]
+                C[s2 * data.n_u + u][y] -= weight * data.factor * sides[1][u]
+        total = flint.arb(0)
+        for row in C:
+            total += _smallest_lower_end(row)
+        return Bound(total, problems)
+
+
+def upper_bound(instance: Instance, protocol: np.ndarray, multipliers: dict) -> Bound:
+    """The returned protocol's objective: exact (nominal) or Theorem 2's bound (robust)."""
+    with flint.ctx.workprec(BITS):
+        if not instance.robust_utility:
+            data = InstanceBalls(instance)
+            total = flint.arb(0)
+            weights = np.tile(instance.distortion, (instance.counts.shape[0], 1))
+            for x, (row, d) in enumerate(zip(protocol.tolist(), weights.tolist())):
+                cell = sum((_ball(p) * _ball(w) for p, w in zip(row, d)), flint.arb(0))
+                total += data.phat[x] * cell
+            return Bound(total)
+        bound = objective_bound(protocol, instance.counts, instance.radius,
+                                instance.distortion, 0.0, multipliers)
+        if bound is None:
+            return Bound(flint.arb("nan"), ["no multipliers of the robust objective"])
+        return Bound(flint.arb(_up_mpf(bound.bound)))
+
+
+def claim(instance: Instance, dual: LagrangianDual, protocol: np.ndarray,
+          multipliers: dict, seconds: float = 0.0) -> OptimalityClaim | dict[str, Any]:
+    """Both bounds as a stored claim, or :func:`not_claimed` with what failed."""
+    low, high = lower_bound(instance, dual), upper_bound(instance, protocol, multipliers)
+    if not low.proved or not high.proved:
+        return not_claimed("; ".join(low.problems + high.problems) or "a bound is not finite")
+    return OptimalityClaim(instance.model, _down(low.value), _up(high.value), dual, seconds)
+
+
+# ---------------------------------------------------------------------- balls
+def _ball(value: float) -> Any:
+    """The exact rational a double is, as a ball."""
+    return flint.arb(flint.fmpq(*float(value).as_integer_ratio()))
+
+
+def _smallest_lower_end(row: list[Any]) -> Any:
+    """``min`` of the balls' lower ends (exact points, so compared exactly)."""
+    smallest = row[0].lower()
+    for entry in row[1:]:
+        end = entry.lower()
+        if end < smallest:
+            smallest = end
+    return smallest
+
+
+def _down(ball: Any) -> float:
+    return float(np.nextafter(float(ball.lower()), -np.inf))
+
+
+def _up(ball: Any) -> float:
+    return float(np.nextafter(float(ball.upper()), np.inf))
+
+
+def _up_mpf(value: Any) -> float:
+    return float(np.nextafter(float(value), np.inf))
+
+
+def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
+    n_s, n_u = instance.counts.shape
+    n_y = instance.distortion.shape[1]
+    problems = []
+    terms = dual.terms
+    if dual.weights.shape != (terms.shape[0],):
+        problems.append("the dual has not one weight per term")
+    if terms.size and ((terms[:, :2] < 0).any() or (terms[:, :2] >= n_s).any()
+                       or (terms[:, 0] == terms[:, 1]).any() or (terms[:, 2] < 0).any()
+                       or (terms[:, 2] >= n_y).any() or (terms[:, 3:] < -1).any()
+                       or (terms[:, 3:] >= n_u).any()):
+        problems.append("a term names a secret, output or value outside this instance")
+    elif terms.size and _not_the_programs_rows(instance, terms):
+        problems.append("a term is not a constraint of this program (a unit side u is only "
+                        "for nominal privacy of a secret without records)")
+    if instance.robust_privacy and (dual.sides is None
+                                    or dual.sides.shape != (terms.shape[0], 2, n_u)):
+        problems.append(f"the members of the pair projections are not {terms.shape[0]} x 2 x "
+                        f"{n_u} (a dual of another instance?)")
+    members, shares = dual.objective_members, dual.objective_shares
+    if instance.robust_utility and (members is None or shares is None or members.ndim != 2
+                                    or members.shape[1] != n_s * n_u
+                                    or shares.shape != (members.shape[0],)):
+        problems.append(f"the objective's members of F are not vectors of {n_s * n_u} with "
+                        "one share each (a dual of another instance?)")
+    if not np.all(np.isfinite(dual.weights)) or (dual.sides is not None and not np.all(
+            np.isfinite(dual.sides))):
+        problems.append("the dual has non-finite entries")
+    return problems
+
+
+def _not_the_programs_rows(instance: Instance, terms: np.ndarray) -> bool:
+    """Whether a term's sides differ from the program's: robust terms have members on both
+    sides (``u = -1``); a nominal row has the conditional (``u = -1``) of a secret with
+    records and one unit vector (``u >= 0``) of a secret without (eq. 6 at every u)."""
+    if instance.robust_privacy:
+        return bool((terms[:, 3:] != -1).any())
+    without = instance.counts.sum(axis=1) == 0
+    unit = terms[:, 3:] >= 0
+    return bool((unit != without[terms[:, :2]]).any())
+
+
+class InstanceBalls:
+    """The instance's data as balls: ``Phat``, conditionals, ``e^eps``, ``sqrt(B + 1)``."""
+
+    def __init__(self, instance: Instance) -> None:
+        self.instance = instance
+        counts = instance.counts.astype(np.int64)
+        self.n_s, self.n_u = counts.shape
+        self.n_y = instance.distortion.shape[1]
+        n = int(counts.sum())
+        self.counts = counts.tolist()
+        self.phat = [flint.arb(flint.fmpq(int(c), n)) for c in counts.ravel()]
+        self.secret_mass = [flint.arb(flint.fmpq(int(sum(row)), n)) for row in self.counts]
+        self.factor = _ball(instance.eps).exp()
+        self.root = (_ball(instance.radius) + 1).sqrt()
+
+    def objective_coefficients(self, dual: LagrangianDual,
+                               problems: list[str]) -> list[list[Any]]:
+        """``C`` of the objective alone: ``Phat_x d`` or ``sum_j a_j p0_j[x] d`` with every
+        ``p0_j`` in F."""
+        weights = self.phat
+        if self.instance.robust_utility:
+            weights = self._mixture(dual.objective_members, dual.objective_shares, problems)
+        d = np.tile(self.instance.distortion, (self.n_s, 1)).tolist()
+        return [[w * _ball(entry) for entry in row] for w, row in zip(weights, d)]
+
+    def _mixture(self, members: np.ndarray | None, shares: np.ndarray | None,
+                 problems: list[str]) -> list[Any]:
+        mixture = [flint.arb(0)] * len(self.phat)
+        share_balls = normalised(shares)
+        if members is None or share_balls is None:
+            problems.append("the objective members' shares are not >= 0 with a positive sum")
+            return mixture
+        for j, (member, share) in enumerate(zip(members, share_balls)):
+            balls = normalised(member)
+            if balls is None or not self.in_chi_square_set(balls):
+                problems.append(f"objective member {j} is not proved to lie in F (eq. 2)")
+                continue
+            mixture = [m + share * b for m, b in zip(mixture, balls)]
+        return mixture
+
+    def term_sides(self, dual: LagrangianDual, k: int, term: tuple[int, int, int, int],
+                   problems: list[str]) -> list[list[Any]] | None:
+        """``(p1, p2)`` of term ``k`` as balls: members (robust) or data (nominal)."""
+        s1, s2, u1, u2 = term
+        if self.instance.robust_privacy:
+            first, second = (None, None) if dual.sides is None else \
+                (normalised(dual.sides[k, 0]), normalised(dual.sides[k, 1]))
+            if first is None or second is None or \
+                    not self.in_pair_projection(s1, s2, [first, second]):
+                problems.append(f"the member of term {k} (s1={s1}, s2={s2}) is not proved to "
+                                "lie in the pair projection (Theorem 3)")
+                return None
+            return [first, second]
+        return [self._nominal_side(s1, u1), self._nominal_side(s2, u2)]
+
+    def _nominal_side(self, s: int, u: int) -> list[Any]:
+        if u >= 0:
+            return [flint.arb(int(v == u)) for v in range(self.n_u)]
+        total = sum(self.counts[s])
+        if total == 0:
+            return [flint.arb("nan")] * self.n_u  # only unit vectors describe such a side
+        return [flint.arb(flint.fmpq(int(c), total)) for c in self.counts[s]]
+
+    def in_chi_square_set(self, p: list[Any] | None) -> bool:
+        """``sum_x Phat_x^2 / p_x <= B + 1`` (eq. 2), proved; cells with no records drop out.
+        False for no member (``None``: not a distribution)."""
+        if p is None:
+            return False
+        total = flint.arb(0)
+        for weight, value in zip(self.phat, p):
+            if weight == 0:
+                continue
+            if not value > 0:
+                return False
+            total += weight * weight / value
+        return bool(total <= self.root * self.root)
+
+    def in_pair_projection(self, s1: int, s2: int, sides: list[list[Any] | None]) -> bool:
+        """Theorem 3 (eq. 28), proved (False when a side is not a distribution, ``None``)."""
+        total = flint.arb(0)
+        for s, side in ((s1, sides[0]), (s2, sides[1])):
+            if side is None:
+                return False
+            spread = flint.arb(0)
+            for u in range(self.n_u):
+                weight = self.phat[s * self.n_u + u]
+                if weight == 0:
+                    continue
+                if not side[u] > 0:
+                    return False
+                spread += weight * weight / side[u]
+            total += spread.sqrt() if spread > 0 else flint.arb(0)
+        return bool(total <= self.root - 1 + self.secret_mass[s1] + self.secret_mass[s2])
+
+
+def normalised(values: np.ndarray | None) -> list[Any] | None:
+    """``values / sum(values)`` as balls; None unless every entry is >= 0 and the sum > 0."""
+    if values is None or not np.all(values >= 0) or not math.fsum(values) > 0:
+        return None
+    balls = [_ball(v) for v in values]
+    total = sum(balls, flint.arb(0))
+    return [b / total for b in balls]
+
+
+# ---------------------------------------------------------------------- verify
+def unclaimed_verdict(stored: Any) -> Verdict | None:
+    """What a record that claims no gap says (None when it claims one)."""
+    if not isinstance(stored, dict):
+        return Verdict(True, "optimality: not claimed (the record has no optimality "
+                       "certificate)")
+    if not stored.get("claimed"):
+        return Verdict(True, f"optimality: not claimed ({stored.get('reason', 'no reason')})")
+    return None
+
+
+def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
+            multipliers: dict) -> Verdict:
+    """Re-check a stored claimed ``certificate.optimality`` without the solver.
+
+    Both bounds are recomputed from the stored dual, the counts and the
+    protocol; the claim holds when every member is proved to lie in its set
+    and the stored bounds are the recomputed ones (to :data:`MATCH_TOLERANCE`):
+    a tampered dual, a moved bound, or a dual of another instance fail.
+    """
+    dual = LagrangianDual.from_json(stored["dual"])
+    low, high = lower_bound(instance, dual), upper_bound(instance, protocol, multipliers)
+    problems = low.problems + high.problems
+    if not problems:
+        problems += _mismatches(stored, instance, low, high)
+    if problems:
+        return Verdict(False, "optimality: NOT proved", tuple(problems))
+    lower, upper = _down(low.value), _up(high.value)
+    gap = _up(flint.arb(upper) - flint.arb(lower))
+    rel = relative(gap, upper)
+    return Verdict(True, f"optimal within {rel:.3g} (relative): proved",
+                   (f"model: {instance.model}",
+                    f"lower bound on the optimum {lower:.12g} (conic dual, "
+                    f"{dual.weights.size} privacy terms, members of the sets proved in "
+                    f"{BITS}-bit ball arithmetic)",
+                    f"upper bound on the returned protocol's objective {upper:.12g}",
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                   {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
+
+
+def _mismatches(stored: dict, instance: Instance, low: Bound, high: Bound) -> list[str]:
+    found = []
+    if stored.get("model") != instance.model:
+        found.append(f"the claim is of the model {stored.get('model')!r}, the record's "
+                     f"program is {instance.model!r}")
+    for name, ball in (("lower", low.value), ("upper", high.value)):
+        value = float(stored[name])
+        recomputed = float(ball.mid())
+        if abs(value - recomputed) > MATCH_TOLERANCE * (1 + abs(recomputed)):
+            found.append(f"the stored {name} bound {value:.15g} is not the one its dual and "
+                         f"protocol prove ({recomputed:.15g})")
+    return found

@@ -1,0 +1,527 @@
+"""The Lagrangian dual of :mod:`~rldp_models.certificates.optimality` read from a conic solve.
+
+The canonical conic form (:mod:`rldp_models.programs.conic_form`, solved by
+``clarabel-direct`` or ``scs-direct``) returns a dual ``z`` per row group. A
+group's action on the protocol, ``(A_G^T z_G)[P]``, is what the dual charges
+each ``P[x, y]``:
+
+* robust privacy ``[s1, s2]``: ``lambda_y p1(u)`` on ``P[(s1, u), y]`` and
+  ``-e^eps lambda_y p2(u)`` on ``P[(s2, u), y]`` — dual feasibility on the
+  columns of Theorem 4's ``t`` gives ``sum_u p_i(u) = 1``, on ``c``, ``r``,
+  ``q``, ``b`` that ``(p1, p2)`` lies in the pair projection;
+* the robust objective's cones act on ``v`` by ``p0`` (Theorem 2), a member of F;
+* a nominal privacy row (eq. 6) by its multiplier times the row.
+
+The solver's members are members only up to its tolerance, so each is moved
+toward the set's centre (the empirical distribution or conditionals, strictly
+inside for ``B > 0``) by the smallest weight in ``10^-12, 10^-11, ... 1`` for
+which membership is proved in ball arithmetic, after rounding to
+:data:`DIGITS` significant digits (what the record stores). Terms with
+``lambda <= DROP_BELOW`` are left out (``lambda = 0`` is a valid multiplier).
+
+The solver's dual is then only a start (:func:`conic_dual`): a small LP
+re-weights the multipliers over the proved members (:func:`polished_weights`),
+and every term in use is offered the maximiser of its term at the solver's
+protocol (:func:`_argmax_member`, a cutting plane), after which the LP
+re-weights again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import time
+from typing import Any
+
+import flint
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
+                                                 claim, normalised, not_claimed)
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from solvers.errors import UnsupportedModelError
+
+DIGITS = 12
+"""Significant digits of the stored weights and members."""
+DROP_BELOW = 1e-12
+"""Multipliers at or below this are dropped (the bound moves by at most that per term)."""
+SHRINK_WEIGHTS = (0.0, *(10.0**-k for k in range(12, 0, -1)), 1.0)
+"""Fallback moves toward the set's centre when the projected member is not proved."""
+TARGET = 1e-11
+"""How far inside its set a member is pulled (the stored digits must keep it inside)."""
+NEWTON_STEPS = 4
+ROUNDS = 1
+LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+"""HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
+"""Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
+enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
+more time; Adult race x education: +2e-6 relative with a second)."""
+DROP_RELATIVE = 1e-7
+"""Dual terms below this fraction of their pair's largest are left out from the start."""
+CONIC_GROUP = "protocol>=0"
+"""A row group only the direct conic form has: its presence says the duals are conic."""
+
+
+NO_CONIC_DUAL = ("the solver's duals are not those of the direct conic form (use "
+                 "clarabel-direct or scs-direct for a proven gap)")
+
+
+class NoConicDual(ValueError):
+    """The result carries no dual of the direct conic form (a cvxpy or LP solver)."""
+
+
+def conic_instance(program: Any) -> Instance:
+    """The :class:`Instance` of a protocol program (duck-typed: no import of the programs)."""
+    radius = program.uncertainty.radius if program.uncertainty is not None else 0.0
+    return Instance(np.asarray(program.crosstab.counts), float(radius), float(program.eps),
+                    np.asarray(program.distortion_matrix, dtype=float),
+                    bool(program.objective.robust),
+                    any(family.robust for family in program.constraints))
+
+
+def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
+               protocol: np.ndarray | None = None) -> LagrangianDual:
+    """The Lagrangian dual of a direct conic solve of ``program``.
+
+    Parameters
+    ----------
+    program : ProtocolProgram
+    duals : dict
+        ``SolveResult.dual`` (row groups of ``conic``).
+    conic : solvers.ConicProgram
+        The program's conic form as solved (``program.to_conic()``).
+    protocol : ndarray, optional
+        The solver's protocol: each member is refined to the maximiser of its
+        term at it (:func:`_argmax_member`), Danskin's gradient of the
+        constraint there.
+
+    Raises
+    ------
+    NoConicDual
+        When the duals are not those of the direct conic form.
+    """
+    if CONIC_GROUP not in duals:
+        raise NoConicDual(NO_CONIC_DUAL)
+    instance = conic_instance(program)
+    charges = _Charges(conic, duals)
+    parts = [_privacy_terms(instance, charges, family) for family in program.constraints]
+    terms = np.concatenate([p[0] for p in parts] or [np.zeros((0, 5), np.int64)])
+    weights = np.concatenate([p[1] for p in parts] or [np.zeros(0)])
+    sides = None
+    if instance.robust_privacy:
+        sides = np.concatenate([p[2] for p in parts if p[2] is not None]
+                               or [np.zeros((0, 2, instance.counts.shape[1]))])
+    members = None
+    if instance.robust_utility:
+        members = _objective_members(instance, charges.on_block(
+            program.objective.name, f"{program.objective.name}.v"), None)
+    weights, shares, _ = polished_weights(instance, terms, weights, sides, members)
+    at = protocol if instance.robust_privacy or instance.robust_utility else None
+    for _ in range(ROUNDS):
+        if at is None:
+            break
+        terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
+                                                  members, shares)
+        weights, shares, at = polished_weights(instance, terms, weights, sides, members)
+    weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
+    keep = weights > 0
+    if members is not None and shares is not None:
+        members, shares = members[shares > 0], shares[shares > 0]
+    return LagrangianDual(terms[keep], weights[keep], None if sides is None else sides[keep],
+                          members, shares)
+
+
+def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: np.ndarray,
+             sides: np.ndarray | None, members: np.ndarray | None, shares: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The pool plus, for every robust term in use and the robust objective, the maximiser
+    at ``point`` (a cutting plane of the Lagrangian dual at the protocol it prefers)."""
+    n_s, n_u = instance.counts.shape
+    factor = math.exp(instance.eps)
+    if sides is not None:
+        centre = _conditionals(instance.counts)
+        used: dict[tuple[int, ...], int] = {}
+        for k in np.flatnonzero(weights > 0).tolist():
+            used.setdefault(tuple(terms[k, :3].tolist()), k)
+        added = []
+        with flint.ctx.workprec(BITS):
+            balls = InstanceBalls(instance)
+            for (s1, s2, y), k in used.items():
+                gains = np.stack([point[s1 * n_u:(s1 + 1) * n_u, y],
+                                  -factor * point[s2 * n_u:(s2 + 1) * n_u, y]])
+                member = _pair_member(balls, s1, s2, (sides[k, 0], sides[k, 1]),
+                                      (centre[s1], centre[s2]), gains)
+                if member is not None:
+                    added.append(((s1, s2, y, -1, -1), member))
+        if added:
+            terms = np.concatenate([terms, np.array([a[0] for a in added], dtype=np.int64)])
+            weights = np.concatenate([weights, np.zeros(len(added))])
+            sides = np.concatenate([sides, np.stack([a[1] for a in added])])
+    if members is not None:
+        gains = np.sum(point * np.tile(instance.distortion, (n_s, 1)), axis=1)
+        start = members[int(np.argmax(shares))] if shares is not None else members[0]
+        members = np.concatenate([members, _objective_members(instance, start, gains)])
+    return terms, weights, sides, members
+
+
+def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
+                     sides: np.ndarray | None, members: np.ndarray | None
+                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The best multipliers for the fixed members: the LP
+    ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
+    ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
+    ``p0``, no ``a``).
+
+    Its value is the Lagrangian bound of :mod:`.optimality` with the members
+    held fixed, so the solver's multipliers are only a start: an interior-point
+    dual's small multipliers of inactive constraints (``mu / slack``, each
+    charging ``lambda g < 0``) go to 0 when that pays, and of several members of
+    one set the best mixture is taken (valid: each charges at most the support
+    function). Any ``lambda, a`` are valid, so the LP needs no certificate of
+    its own; the solver's multipliers (and equal shares) are kept if it fails.
+
+    Returns
+    -------
+    weights : ndarray, shape (k,)
+    shares : ndarray, shape (m,), or None
+        ``a`` per objective member.
+    point : ndarray, shape (|X|, |Y|), or None
+        The LP's dual: a row-stochastic protocol minimising the Lagrangian (where
+        the next members are taken, :func:`_refined`).
+    """
+    charges, objective = _float_lagrangian(instance, terms, sides, members)
+    m = 0 if members is None else members.shape[0]
+    fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
+    n_x, n_y = instance.counts.size, instance.distortion.shape[1]
+    k = terms.shape[0]
+    if k + m == 0:
+        return fallback
+    rows = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))])
+    fixed = np.zeros(n_x * n_y)
+    if members is None:
+        fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
+            np.tile(instance.distortion, (instance.counts.shape[0], 1))
+    bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
+    shares = (sp.hstack([sp.csr_matrix((1, k)), np.ones((1, m)), sp.csr_matrix((1, n_x))])
+              if m else None)
+    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows.tocsc(),
+                    b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
+                    method="highs", options=LP_OPTIONS,
+                    bounds=[(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x)
+    if found.status != 0:
+        return fallback
+    solution = np.clip(found.x[:k + m], 0.0, None)
+    point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
+    return solution[:k], (solution[k:] if m else None), point
+
+
+def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
+                      members: np.ndarray | None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """The charges in floating point, as rows over ``(x, y)``: the terms' ``G`` (k rows)
+    and the objective members' ``p0_j[x] d[x, y]`` (m rows)."""
+    counts = instance.counts.astype(float)
+    n_s, n_u = counts.shape
+    n_y = instance.distortion.shape[1]
+    d = np.tile(instance.distortion, (n_s, 1))
+    objective = sp.csr_matrix(np.zeros((0, n_s * n_u * n_y)) if members is None else
+                              np.stack([(_distribution(p)[:, None] * d).ravel()
+                                        for p in members]))
+    centre = _conditionals(instance.counts)
+    factor = math.exp(instance.eps)
+    rows, cols, vals = [], [], []
+    for k, (s1, s2, y, u1, u2) in enumerate(terms.tolist()):
+        for side, (s, u, scale) in enumerate(((s1, u1, 1.0), (s2, u2, -factor))):
+            if sides is not None:
+                p = _distribution(sides[k, side])
+            else:
+                p = np.eye(n_u)[u] if u >= 0 else centre[s]
+            rows += [k] * n_u
+            cols += list((s * n_u + np.arange(n_u)) * n_y + y)
+            vals += list(scale * p)
+    charges = sp.csr_matrix((vals, (rows, cols)), shape=(terms.shape[0], n_s * n_u * n_y))
+    return charges, objective
+
+
+class _Charges:
+    """``(A_G^T z_G)`` restricted to a variable block, per row group."""
+
+    def __init__(self, conic: Any, duals: dict[str, np.ndarray]) -> None:
+        self.conic, self.duals = conic, duals
+        self.protocol = conic.variable_blocks["protocol"]
+        self.rows = sp.csr_matrix(conic.A[:, self.protocol.ravel()])
+
+    def on_protocol(self, group: str) -> np.ndarray:
+        rows = self.conic.row_blocks[group]
+        return (self.rows[rows].T @ self.duals[group]).reshape(self.protocol.shape)
+
+    def on_block(self, group: str, block: str) -> np.ndarray:
+        rows, columns = self.conic.row_blocks[group], self.conic.variable_blocks[block]
+        return np.asarray(self.conic.A[:, np.ravel(columns)].tocsr()[rows].T
+                          @ self.duals[group]).ravel()
+
+    def row_entries(self, group: str) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """Per row of the group: its dual and its protocol columns and entries."""
+        block = self.rows[self.conic.row_blocks[group]]
+        return [(float(z), block.indices[block.indptr[i]:block.indptr[i + 1]],
+                 block.data[block.indptr[i]:block.indptr[i + 1]])
+                for i, z in enumerate(self.duals[group])]
+
+
+def _privacy_terms(instance: Instance, charges: _Charges,
+                   family: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    if family.robust:
+        return _robust_terms(instance, charges, family.name)
+    return (*_nominal_terms(instance, charges, family.name), None)
+
+
+def _robust_terms(instance: Instance, charges: _Charges,
+                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output."""
+    n_s, n_u = instance.counts.shape
+    factor = math.exp(instance.eps)
+    terms, weights, sides = [], [], []
+    centre = _conditionals(instance.counts)
+    with flint.ctx.workprec(BITS):
+        balls = InstanceBalls(instance)
+        for s1, s2 in itertools.permutations(range(n_s), 2):
+            charge = charges.on_protocol(f"{name}[{s1},{s2}]")
+            high = charge[s1 * n_u:(s1 + 1) * n_u]
+            low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
+            scale = float(np.max(high.sum(axis=0), initial=0.0))
+            for y in np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale)):
+                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
+                                      (centre[s1], centre[s2]), None)
+                if member is not None:
+                    terms.append((s1, s2, int(y), -1, -1))
+                    weights.append(float(high[:, y].sum()))
+                    sides.append(member)
+    return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
+            np.asarray(sides).reshape(-1, 2, n_u))
+
+
+def _pair_member(balls: InstanceBalls, s1: int, s2: int,
+                 sides: tuple[np.ndarray, np.ndarray], centre: tuple[np.ndarray, np.ndarray],
+                 gains: np.ndarray | None) -> np.ndarray | None:
+    """The solver's ``(p1, p2)`` pulled into the pair projection (Theorem 3), proved;
+    refined first to the maximiser of ``gains . (p1, p2)`` when gains are given."""
+    phat = balls.instance.counts / balls.instance.counts.sum()
+    rows = np.stack([phat[s1], phat[s2]])
+    limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
+
+    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
+        spread = np.array([np.sum(np.divide(w**2, p, out=np.zeros_like(p), where=w > 0))
+                           for w, p in zip(rows, member)])
+        roots = np.sqrt(spread)
+        gradient = np.array([-np.divide(w**2, p**2, out=np.zeros_like(p), where=w > 0) /
+                             (2 * r) if r > 0 else np.zeros_like(p)
+                             for w, p, r in zip(rows, member, roots)])
+        return float(roots.sum() - limit), gradient
+
+    start = np.stack([_distribution(side) for side in sides])
+    if gains is not None:
+        start = _argmax_member(start, gains, rows, limit)
+    start = _projected(start, excess)
+    return _proved_member(start, np.stack(centre),
+                          lambda member: balls.in_pair_projection(
+                              s1, s2, [normalised(row) for row in member]))
+
+
+def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
+                   limit: float) -> np.ndarray:
+    """Newton's method on the optimality conditions of ``max gains . (p1, p2)`` over Theorem
+    3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``
+    (with one row: F itself, ``sqrt(sum_x Phat_x^2 / p_x) = sqrt(B + 1)``).
+
+    Only cells with records move (the others keep the start's mass). ``start``
+    is returned unchanged if the iteration does not converge (a degenerate
+    maximiser, e.g. gains constant in u): it is then only a candidate, as every
+    member is until proved.
+    """
+    moving = rows > 0
+    if not moving.any():
+        return start
+    sides = [i for i in range(rows.shape[0]) if moving[i].any()]
+    index = np.flatnonzero(moving.ravel())
+    side_of = np.repeat(np.arange(rows.shape[0]), rows.shape[1])[index]
+    w, g = rows.ravel()[index], gains.ravel()[index]
+    fixed = [float(start[i][~moving[i]].sum()) for i in range(rows.shape[0])]
+    p = start.ravel()[index].copy()
+    sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
+    target = np.array([1.0 - fixed[i] for i in sides])
+
+    def parts(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        value, gradient, hessian = -(limit - 2 * TARGET), np.zeros_like(p), np.zeros((p.size,) * 2)
+        for i in sides:
+            at = side_of == i
+            spread = float(np.sum(w[at]**2 / p[at]))
+            root = math.sqrt(spread)
+            d_spread = -w[at]**2 / p[at]**2
+            value += root
+            gradient[at] = d_spread / (2 * root)
+            block = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
+                - np.outer(d_spread, d_spread) / (4 * spread * root)
+            hessian[np.ix_(at, at)] = block
+        return value, gradient, hessian
+
+    value, gradient, _ = parts(p)
+    basis = np.column_stack([gradient, sums.T])
+    multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
+    for _ in range(NEWTON_STEPS * 3):
+        value, gradient, hessian = parts(p)
+        nu, tau = multipliers[0], multipliers[1:]
+        residual = np.concatenate([g - nu * gradient - sums.T @ tau, [value],
+                                   sums @ p - target])
+        if np.max(np.abs(residual)) < 1e-15:
+            break
+        n = p.size
+        jacobian = np.zeros((n + 1 + len(sides),) * 2)
+        jacobian[:n, :n] = -nu * hessian
+        jacobian[:n, n] = -gradient
+        jacobian[:n, n + 1:] = -sums.T
+        jacobian[n, :n] = gradient
+        jacobian[n + 1:, :n] = sums
+        try:
+            step = np.linalg.solve(jacobian, -residual)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
+        scale = 1.0
+        while np.any(p + scale * step[:n] <= 0) and scale > 1e-6:
+            scale /= 2
+        p = p + scale * step[:n]
+        multipliers = multipliers + scale * step[n:]
+    value, _, _ = parts(p)
+    if not np.all(p > 0) or not abs(value) < 1e-12 or not nu >= 0:
+        return start
+    member = start.copy().ravel()
+    member[index] = p
+    return member.reshape(start.shape)
+
+
+def _objective_members(instance: Instance, start: np.ndarray,
+                       gains: np.ndarray | None) -> np.ndarray:
+    """A member of F (eq. 2) from ``start`` (the dual's charge on ``v``, or an earlier
+    member), refined to the maximiser of ``gains . p`` when gains are given, pulled
+    inside and proved. Shape (0 or 1, |X|)."""
+    counts = instance.counts.ravel().astype(float)
+    phat = counts / counts.sum()
+
+    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
+        p = member[0]
+        ratio = np.divide(phat**2, p, out=np.zeros_like(p), where=phat > 0)
+        gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
+        return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
+
+    begin = _distribution(start)[None, :]
+    if gains is not None:
+        begin = _argmax_member(begin, gains[None, :], phat[None, :],
+                               math.sqrt(instance.radius + 1) + 2 * TARGET)
+    with flint.ctx.workprec(BITS):
+        balls = InstanceBalls(instance)
+        member = _proved_member(_projected(begin, excess), phat[None, :],
+                                lambda m: balls.in_chi_square_set(normalised(m[0])))
+    return np.zeros((0, phat.size)) if member is None else member
+
+
+def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
+    """Newton steps on ``excess(member) <= -TARGET`` along its gradient projected onto
+    ``sum = 0`` per row: the smallest move, so the bound barely changes (a move toward
+    the centre would cost ``1 / margin`` times more)."""
+    for _ in range(NEWTON_STEPS):
+        value, gradient = excess(member)
+        if not np.isfinite(value) or value <= -TARGET:
+            break
+        direction = gradient - gradient.mean(axis=1, keepdims=True)
+        norm = float(np.sum(direction**2))
+        if norm == 0:
+            break
+        step = -(value + 2 * TARGET) / norm * direction
+        moved = member + step
+        if np.any(moved < 0):
+            break
+        member = moved
+    return member
+
+
+def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any) -> np.ndarray | None:
+    """``start`` moved toward ``centre`` by the first weight of :data:`SHRINK_WEIGHTS` for
+    which ``proved`` holds of the rounded member."""
+    for weight in SHRINK_WEIGHTS:
+        member = _rounded((1 - weight) * start + weight * centre)
+        if all(row is not None for row in map(normalised, member)) and proved(member):
+            return member
+    return None
+
+
+def _nominal_terms(instance: Instance, charges: _Charges,
+                   name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (6) rows: ``(s1, s2, y, u1, u2)`` read from each row's entries, and its multiplier."""
+    n_s, n_u = instance.counts.shape
+    n_y = instance.distortion.shape[1]
+    zero = instance.counts.sum(axis=1) == 0
+    terms, weights = [], []
+    for dual, columns, entries in charges.row_entries(name):
+        if dual <= DROP_BELOW:
+            continue
+        cells = columns // n_y
+        high, low = cells[entries > 0], cells[entries < 0]
+        s1, s2 = int(high[0] // n_u), int(low[0] // n_u)
+        u1 = int(high[0] % n_u) if zero[s1] else -1
+        u2 = int(low[0] % n_u) if zero[s2] else -1
+        terms.append((s1, s2, int(columns[0] % n_y), u1, u2))
+        weights.append(dual)
+    return np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights)
+
+
+def _conditionals(counts: np.ndarray) -> np.ndarray:
+    """``Phat_{U|s}`` per secret (uniform for a secret without records)."""
+    totals = counts.sum(axis=1, keepdims=True).astype(float)
+    uniform = np.full(counts.shape, 1.0 / counts.shape[1])
+    return np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), uniform)
+
+
+def _distribution(values: np.ndarray) -> np.ndarray:
+    clipped = np.clip(np.asarray(values, dtype=float), 0.0, None)
+    total = clipped.sum()
+    return clipped / total if total > 0 else np.full(clipped.shape, 1.0 / clipped.size)
+
+
+def _rounded(values: np.ndarray) -> np.ndarray:
+    """``values`` to :data:`DIGITS` significant digits (short in the record)."""
+    return np.array([float(f"{v:.{DIGITS}g}") for v in np.ravel(values)]).reshape(
+        np.shape(values))
+
+
+def solution_optimality(solution: Any) -> dict[str, Any]:
+    """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
+
+    Parameters
+    ----------
+    solution : ProtocolSolution
+        Finished (its protocol and multipliers are the returned ones).
+    """
+    program, result = solution.program, solution.result
+    start = time.perf_counter()
+    if solution.protocol is None:
+        return not_claimed("the solver returned no protocol")
+    if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
+        return not_claimed(
+            f"over the {type(program.uncertainty).__name__} robust privacy is the product of "
+            "single-secret projections (a sufficient condition); the direct conic form, whose "
+            "dual gives the lower bound, covers the chi-square set only")
+    if CONIC_GROUP not in result.dual:
+        return not_claimed(NO_CONIC_DUAL)
+    try:
+        dual = conic_dual(program, result.dual, program.to_conic(),
+                          np.asarray(result.primal["protocol"], dtype=float))
+    except (NoConicDual, UnsupportedModelError) as exc:
+        return not_claimed(str(exc))
+    except (KeyError, IndexError, ValueError, np.linalg.LinAlgError) as exc:
+        return not_claimed(f"the conic form's dual could not be read as this certificate "
+                           f"expects ({type(exc).__name__}: {exc})")
+    found = claim(conic_instance(program), dual, solution.protocol, solution.multipliers)
+    if isinstance(found, dict):
+        return found
+    return dataclasses.replace(found, seconds=time.perf_counter() - start).to_json()
