@@ -31,9 +31,12 @@ class DemoRow:
     seconds: float
 
 
-def run_demo(seed: int = DEMO_SETTING["seed"], solver: str = "clarabel"
+def run_demo(seed: int = DEMO_SETTING["seed"], solver: str | None = None
              ) -> tuple[Instance, list[DemoRow]]:
-    """Solve NUNP, NURP, RUNP and RURP on the seeded instance and score them at ``P*``."""
+    """Solve NUNP, NURP, RUNP and RURP on the seeded instance and score them at ``P*``.
+
+    ``solver=None`` lets each program choose its fastest backend (the direct conic path).
+    """
     from rldp_models.privacy.metrics import distortion_star, epsilon_star
     from rldp_models.programs import preset
 

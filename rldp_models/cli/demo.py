@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="directory for the results (default ./rldp-demo)")
     parser.add_argument("--seed", type=int, default=DEMO_SEED,
                         help=f"seed of the instance (default {DEMO_SEED})")
-    parser.add_argument("--solver", default="clarabel")
+    parser.add_argument("--solver", default=None,
+                        help="solver registry name (default: the fastest backend each "
+                             "program allows)")
     parser.set_defaults(func=run)
 
 
@@ -31,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     from rldp_models.results.files import GuaranteeFailed
     from rldp_models.results.program_result import solution_result
 
-    solvers.get(args.solver)
+    if args.solver is not None:
+        solvers.get(args.solver)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     instance, rows = run_demo(args.seed, args.solver)
