@@ -33,13 +33,13 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
-from rldp_models.uncertainty.base import UncertaintySet, as_columns, as_row
+from rldp_models.uncertainty.base import Capability, UncertaintySet, as_columns, as_row
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.scalar_search import direct_solver_options
 
@@ -152,7 +152,12 @@ class DerivedSet:
     ``support_multipliers`` and the rest are delegated to the wrapped set, and
     ``certified_support_bound`` is the wrapped set's at its own multipliers,
     so certificates stay the set's exact ones.
+
+    It declares no capability: the wrapped set's (e.g. chi-square's exact pair
+    form or direct rows) are those of its closed form, not of the derived one.
     """
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty
