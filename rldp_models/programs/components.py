@@ -372,9 +372,9 @@ class RobustSecretPrivacy(GuaranteeFamily):
         for (s1, s2), y in itertools.product(pairs, outputs):
             margins[s1, s2, y] = full.margins[s1, s2, y]
         masked = np.where(np.isnan(margins), -np.inf, margins)
-        s1, s2, y = np.unravel_index(int(np.argmax(masked)), masked.shape)
-        worst = float(masked[s1, s2, y])
-        return GuaranteeCheck(worst <= 0.0, "robust", self.eps, worst, (int(y), int(s1), int(s2)),
+        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(masked)), masked.shape))
+        worst = float(masked[at])
+        return GuaranteeCheck(worst <= 0.0, "robust", self.eps, worst, (at[2], at[0], at[1]),
                               margins, full.multipliers)
 
     def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",

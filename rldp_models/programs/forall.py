@@ -73,9 +73,10 @@ def substitute(expression: cp.Expression, variable: cp.Variable,
     if expression is variable or (isinstance(expression, cp.Variable)
                                   and expression.id == variable.id):
         return replacement
-    if not expression.args:
+    arguments: list[cp.Expression] = getattr(expression, "args", [])  # leaves have none
+    if not arguments:
         return expression
-    return expression.copy([substitute(arg, variable, replacement) for arg in expression.args])
+    return expression.copy([substitute(arg, variable, replacement) for arg in arguments])
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,10 @@ def _check_affine(expression: cp.Expression, variable: cp.Variable, parts: Affin
         for x in others:
             x.value = rng.uniform(0.1, 1.0, x.shape)
         variable.value = rng.uniform(0.1, 1.0, variable.shape)
-        direct = float(np.ravel(expression.value)[0])
-        combined = float(np.ravel(parts.coefficients.value) @ np.ravel(variable.value)
-                         + float(np.ravel(parts.constant.value)[0]))
+        direct = float(np.ravel(np.asarray(expression.value))[0])
+        combined = float(np.ravel(np.asarray(parts.coefficients.value))
+                         @ np.ravel(np.asarray(variable.value))
+                         + float(np.ravel(np.asarray(parts.constant.value))[0]))
     finally:
         for x, value in zip((*others, variable), saved):
             x.value = value

@@ -44,7 +44,7 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
         "distortion": program.distortion if isinstance(program.distortion, str) else "matrix",
         "distortion_matrix": program.distortion_matrix,
         "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
-                   "Y": list(program.outputs)},
+                   "Y": list(program.output_labels)},
         "counts": crosstab.counts,
         "guarantee": {
             "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",

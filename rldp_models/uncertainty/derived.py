@@ -128,7 +128,8 @@ def derived_support(description: ConicDescription, v: np.ndarray,
                     solver: str = "clarabel") -> float:
     """``delta*(v | F)`` by solving the derived dual ``min b.y`` numerically."""
     bound = cp.Variable()
-    cone = derived_support_at_most(description, np.asarray(v, dtype=float).ravel(), bound)
+    cone = derived_support_at_most(description, cp.Constant(np.asarray(v, dtype=float).ravel()),
+                                   bound)
     problem = cp.Problem(cp.Minimize(bound), cone.constraints)
     problem.solve(solver=solver.upper(), **direct_solver_options(solver))
     return float(problem.value)
