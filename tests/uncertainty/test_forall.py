@@ -157,3 +157,19 @@ def test_restricted_robust_privacy_is_recorded_and_re_checked(tmp_path, capsys,
     parameters["outputs"] = parameters["pairs"] = None
     path.write_text(json.dumps(record))
     assert main(["verify", str(path)]) == 1
+
+
+def test_forall_over_a_linear_set_is_linear_and_highs_agrees_with_clarabel() -> None:
+    crosstab = Crosstab.from_array(COUNTS)
+    box = BoxSet.containing(ChiSquareSet.from_counts(COUNTS, 0.05))
+    block = ForAll.from_statement("first_output_rare",
+                                  lambda context, P: context.P[:, 0] @ P <= 0.2, crosstab)
+
+    def solved(solver: str) -> float:
+        program = ProtocolProgram(crosstab, NominalDistortion(), [block], uncertainty=box)
+        assert "pyomo" in program.solver_forms()
+        solution = program.solve(solver=solver)
+        assert all(check.holds for check in solution.checks)
+        return solution.result.objective
+
+    assert solved("highs") == pytest.approx(solved("clarabel"), rel=1e-6)
