@@ -127,6 +127,18 @@ def test_tampered_forall_coefficients_or_protocol_fail_verification(tmp_path, ca
     tampered.write_text(json.dumps(stricter))
     assert main(["verify", str(tampered)]) == 1
     assert "ForAll first_output_rare" in capsys.readouterr().out
+    # the coefficients A scaled by 1.05: sup_F 1.05 P.Q0 exceeds the binding 0.2
+    scaled = json.loads(json.dumps(record))
+    parameters = scaled["declaration"]["blocks"][1]["parameters"]
+    parameters["coefficients"] = (1.05 * np.array(parameters["coefficients"])).tolist()
+    tampered.write_text(json.dumps(scaled))
+    assert main(["verify", str(tampered)]) == 1
+    assert "ForAll first_output_rare" in capsys.readouterr().out
+    # a coefficient matrix of the wrong shape is bad input (one line, exit 2)
+    parameters["coefficients"] = parameters["coefficients"][:-1]
+    tampered.write_text(json.dumps(scaled))
+    assert main(["verify", str(tampered)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
     # output 1's mass moved onto output 0 (exact in doubles; rows stay exactly stochastic)
     moved = json.loads(json.dumps(record))
     rows = moved["matrix"]["rows"]
