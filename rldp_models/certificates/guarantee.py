@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -26,7 +27,9 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.problem_kinds import PRESETS
-from rldp_models.uncertainty.base import UncertaintySet
+from rldp_models.programs.components import NominalSecretPrivacy, RobustSecretPrivacy
+from rldp_models.programs.contract import GuaranteeFamily, as_family
+from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 
 ROW_SUM_TOLERANCE = 1e-9
@@ -164,8 +167,9 @@ def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
         return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
                        (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
                         check.summary()))
-    if not isinstance(uncertainty, ChiSquareSet):
+    if Capability.EXACT_PAIR not in uncertainty.capabilities:
         return _product_guarantee(protocol, uncertainty, eps)
+    uncertainty = cast(ChiSquareSet, uncertainty)  # Theorem 3's pair projections are its own
     check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
     worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
     alpha = "" if uncertainty.alpha is None else f", alpha = {uncertainty.alpha}"
@@ -296,12 +300,18 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
                               name=str(declaration["name"]))
     verdicts, plugins = [], []
     for block, source in constraints:
-        if not hasattr(block, "check"):
+        family = as_family(block)
+        if not isinstance(family, GuaranteeFamily):
             continue
-        if source == "library":
+        if source == "library" and _checked_as_preset(family):
             verdict = _library_block_verdict(block, protocol, crosstab, uncertainty)
+        elif source == "library":
+            check = family.check(protocol, program, {})
+            verdict = Verdict(bool(check.holds), f"{type(block).__name__} {family.name}: "
+                              f"{check.kind} guarantee" + _at_eps(check.eps),
+                              (check.summary(),))
         else:
-            check = block.check(protocol, program, {})
+            check = family.check(protocol, program, {})
             plugins.append(f"{type(block).__name__} ({source})")
             verdict = Verdict(bool(check.holds), f"{type(block).__name__} from {source}: "
                               f"{check.kind} privacy, eps = {check.eps:g} [plug-in code]",
@@ -318,6 +328,18 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
                     for line in (("holds: " if v.holds else "FAILS: ") + v.headline, *v.details))
     return Verdict(all(v.holds for v in verdicts), headline, details,
                    {"plugins": plugins})
+
+
+def _checked_as_preset(family: GuaranteeFamily) -> bool:
+    """Library privacy blocks over every output and secret pair are checked as the presets
+    are; a restricted one, or a ``ForAll``, by its own exact ``check``."""
+    parameters = family.parameters()
+    return (isinstance(family, (NominalSecretPrivacy, RobustSecretPrivacy))
+            and parameters.get("outputs") is None and parameters.get("pairs") is None)
+
+
+def _at_eps(eps: float) -> str:
+    return f", eps = {eps:g}" if eps and math.isfinite(eps) else ""
 
 
 def _library_block_verdict(block, protocol: np.ndarray, crosstab: Crosstab,

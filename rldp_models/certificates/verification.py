@@ -169,11 +169,15 @@ def _exact_rows(record: dict, report: VerificationReport) -> VerificationReport:
 
 
 def _declared_flags(record: dict) -> tuple[bool, bool]:
-    """(robust utility, robust privacy) of a declared program: its library blocks say."""
+    """(robust utility, robust privacy) of a declared program: its library blocks say.
+
+    Robust privacy restricted to some outputs or pairs has no certificate of every pair's
+    multipliers; its guarantee is re-checked afresh (:func:`guarantee.declared_guarantee`)."""
     blocks = record["declaration"]["blocks"]
     library = [b for b in blocks if b.get("source", "library") == "library"]
     return (any(b["block"] == "RobustDistortion" for b in library),
-            any(b["block"] == "RobustSecretPrivacy" for b in library))
+            any(b["block"] == "RobustSecretPrivacy" and b["parameters"].get("outputs") is None
+                and b["parameters"].get("pairs") is None for b in library))
 
 
 def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:

@@ -8,8 +8,10 @@ own through the entry-point group :data:`ENTRY_POINT_GROUP`
     [project.entry-points."rldp_models.blocks"]
     StrictPairPrivacy = "my_package.blocks:StrictPairPrivacy"
 
-A block's parameters are its ``parameters()`` when it defines one, else its
-dataclass fields. It is rebuilt as ``cls(**parameters)``; its exact
+A block of the contract (:class:`~rldp_models.programs.contract.Block`) is
+declared by its ``parameters()`` and rebuilt by ``from_parameters``; a block
+written before the contract by its ``parameters()`` when it defines one, else its
+dataclass fields, and is rebuilt as ``cls(**parameters)``. Its exact
 ``check(protocol, program, multipliers)`` then gives the verdict, and a
 verdict from a plug-in's code says so (``source`` ``plugin:<distribution>``).
 
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from rldp_models.errors import InputError
+from rldp_models.programs.contract import Block
 
 ENTRY_POINT_GROUP = "rldp_models.blocks"
 LIBRARY_BLOCKS = {
@@ -35,6 +38,7 @@ LIBRARY_BLOCKS = {
     "RobustDistortion": "rldp_models.programs.components:RobustDistortion",
     "NominalSecretPrivacy": "rldp_models.programs.components:NominalSecretPrivacy",
     "RobustSecretPrivacy": "rldp_models.programs.components:RobustSecretPrivacy",
+    "ForAll": "rldp_models.programs.forall:ForAll",
 }
 
 
@@ -71,8 +75,9 @@ def block_name(block: Any) -> str:
 
 
 def block_parameters(block: Any) -> dict[str, Any]:
-    """``block.parameters()`` if it has one, else its dataclass fields."""
-    if hasattr(block, "parameters") and callable(block.parameters):
+    """The contract's ``parameters()``; a legacy block's own ``parameters()`` if it has one,
+    else its dataclass fields."""
+    if isinstance(block, Block) or callable(getattr(block, "parameters", None)):
         return dict(block.parameters())
     if dataclasses.is_dataclass(block):
         return {f.name: getattr(block, f.name) for f in dataclasses.fields(block) if f.init}
@@ -101,8 +106,11 @@ def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
         raise InputError(f"the result declares the block {name!r}, which is not registered "
                          f"here (library blocks: {', '.join(LIBRARY_BLOCKS)}; third-party "
                          f"blocks register through the entry-point group {ENTRY_POINT_GROUP})")
+    parameters = dict(declaration["parameters"])
     try:
-        return known.cls(**declaration["parameters"]), known.source
+        if issubclass(known.cls, Block):
+            return known.cls.from_parameters(parameters), known.source
+        return known.cls(**parameters), known.source
     except TypeError as exc:
         raise InputError(f"the parameters of block {name!r} do not fit it "
                          f"({str(exc).splitlines()[0]})") from None

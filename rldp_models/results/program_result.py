@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rldp_models.certificates.record import CertificateRecord
+from rldp_models.programs.contract import GuaranteeFamily, as_family
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
 from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
                                            SolverRecord)
 from rldp_models.results.finish import Repair
 from rldp_models.results.record import jsonable
+from rldp_models.uncertainty.base import Capability
 
 if TYPE_CHECKING:
     from rldp_models.programs.solution import ProtocolSolution
@@ -42,7 +44,7 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
         "distortion": program.distortion if isinstance(program.distortion, str) else "matrix",
         "distortion_matrix": program.distortion_matrix,
         "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
-                   "Y": list(program.outputs)},
+                   "Y": list(program.output_labels)},
         "counts": crosstab.counts,
         "guarantee": {
             "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
@@ -67,14 +69,12 @@ def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
     conditional bounds are proved afresh from the solver's and stored with the
     set's multipliers (:func:`rldp_models.certificates.product.product_certificate`).
     """
-    from rldp_models.uncertainty.chi_square import ChiSquareSet
-
     from rldp_models.certificates.optimality_dual import solution_optimality
 
     program = solution.program
     fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
               "optimality": solution_optimality(solution)}
-    if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
+    if program.uncertainty is None or Capability.EXACT_PAIR in program.uncertainty.capabilities:
         return CertificateRecord("chi-square-conic", fields)
     from rldp_models.certificates.product import product_certificate
     from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
@@ -103,7 +103,8 @@ def program_declaration(program: Any, radius_from: str | None = None) -> Declara
 
 def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, ...]:
     """Every constraint family's exact check, named by its block and its source."""
-    families = [f for f in solution.program.constraints if hasattr(f, "check")]
+    families = [f for f in solution.program.constraints
+                if isinstance(as_family(f), GuaranteeFamily)]
     known = registered_blocks()
     verdicts = []
     for family, check in zip(families, solution.checks):

@@ -73,7 +73,7 @@ import sympy as sp
 from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
-from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.base import Capability, as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.derived import (
     ConicDescription,
@@ -178,6 +178,7 @@ class PowerDivergenceSet:
     _description: list[ConicDescription] = field(default_factory=list, compare=False,
                                                   repr=False)
     NAMES: ClassVar[tuple[str, ...]] = ("power", "renyi")
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()  # power cones: cvxpy only
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "phat", validated_phat(self.phat))
