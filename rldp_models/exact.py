@@ -15,6 +15,7 @@ from fractions import Fraction
 import flint
 import mpmath
 import numpy as np
+from numpy.typing import ArrayLike
 
 GRID_BITS = 52
 _GRID = 2.0**-GRID_BITS
@@ -62,6 +63,12 @@ def exact_sum(values: np.ndarray) -> flint.fmpq:
     for value in values:
         total += flint.fmpq(*float(value).as_integer_ratio())
     return total
+
+
+def exact_entries(v: ArrayLike) -> list[Fraction]:
+    """The entries of ``v`` (doubles or fractions) as exact rationals."""
+    return [x if isinstance(x, Fraction) else Fraction(float(x))
+            for x in np.asarray(v, dtype=object).ravel()]
 
 
 def interval(value: float | Fraction) -> "mpmath.iv.mpf":

@@ -9,9 +9,8 @@ inner solves), :mod:`~rldp_models.certificates.record` (JSON),
 :mod:`~rldp_models.certificates.sets` (the :class:`CertifiableSet` protocol)
 and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
 
-The names below are imported on first use, so that light modules such as
-:mod:`~rldp_models.certificates.precision` can be imported by the uncertainty
-sets without pulling in the solvers.
+The names below are imported on first use, so that importing one checker
+does not pull in the solvers the others need.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ form (``certificate.multipliers``):
   and ``D`` the recorded objective.
 
 Each expression is evaluated at the stored multipliers in interval
-arithmetic with :data:`~rldp_models.certificates.precision.DIGITS` digits,
+arithmetic with :data:`~rldp_models.precision.DIGITS` digits,
 the protocol's doubles and ``counts / n`` taken exactly; by weak duality the
 value bounds the worst case over ``F`` from above whatever the multipliers.
 A privacy constraint is certified when its bound is ``<= 0``; the objective
@@ -28,7 +28,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.exact import interval, iv
 from rldp_models.privacy.guarantees import theorem4_upper_bound

@@ -36,7 +36,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.conelp.cones import pairwise_ratio_rows, two_sided_ratio_rows
 from rldp_models.conelp.exact_dd import exact_extreme_rays
 from rldp_models.conelp.joint import data_given_secret, exact

@@ -57,7 +57,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import high_precision, upper_mpf
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
 

@@ -33,7 +33,7 @@ import mpmath
 import numpy as np
 
 from rldp_models.certificates.conic import PRIVACY_GROUP, ConstraintBound
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.exact import interval, iv
 from rldp_models.progress import progress
 from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed

@@ -42,8 +42,8 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rldp_models.certificates.precision import high_precision, upper_mpf
-from rldp_models.exact import interval, iv, upper
+from rldp_models.exact import exact_entries, interval, iv, upper
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 
@@ -57,12 +57,6 @@ class CertifiableSet(Protocol):
 
     def worst_case(self, v: ArrayLike) -> tuple[np.ndarray, Any]:
         """A distribution in the set (nearly) maximising ``v.P``, found independently."""
-
-
-def exact_entries(v: ArrayLike) -> list[Fraction]:
-    """The entries of ``v`` (doubles or fractions) as exact rationals."""
-    return [x if isinstance(x, Fraction) else Fraction(float(x))
-            for x in np.asarray(v, dtype=object).ravel()]
 
 
 class ChiSquareCertifiable:

@@ -29,7 +29,7 @@ import numpy as np
 
 from rldp_models.certificates.lp import GAP_TOLERANCE, interval_utility, outer_ratio, \
     utility_lower_bound
-from rldp_models.certificates.precision import digits_text
+from rldp_models.precision import digits_text
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.certificates.staircase_knapsack import check_by_knapsack
 from rldp_models.conelp.certificate_check import BRUTE_FORCE_LIMIT, CHECK_TOLERANCE, DualCheck, \

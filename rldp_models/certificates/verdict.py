@@ -8,7 +8,7 @@ from typing import Any
 
 import mpmath
 
-from rldp_models.certificates.precision import digits_text
+from rldp_models.precision import digits_text
 
 
 @dataclass(frozen=True)

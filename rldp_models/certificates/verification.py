@@ -40,7 +40,7 @@ from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribut
                                          gamma_cone_rows, interval_utility, lp_check_at,
                                          outer_ratio)
 from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
-from rldp_models.certificates.precision import DIGITS, digits_text
+from rldp_models.precision import DIGITS, digits_text
 from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.record import LP_CONES, CertificateRecord
 from rldp_models.certificates.sets import ChiSquareCertifiable
