@@ -6,7 +6,7 @@
   are checked separately); over the KL, TV or box set (rebuilt from the
   record and the counts) the product form (**) of
   :mod:`rldp_models.uncertainty.base`, by
-  :func:`~rldp_models.uncertainty.set_privacy.check_product_privacy` with
+  :func:`~rldp_models.privacy.set_privacy.check_product_privacy` with
   every bound found by the set's own bisection and support multipliers;
 * ``mechanism`` results: the mechanism's own notion (LDP, LDP across
   secrets, ULDP, (eps, delta)-LDP, LDP w.r.t. S, LIP, SRLIP) by the exact
@@ -25,6 +25,7 @@ from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
+from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
@@ -120,8 +121,6 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
 
 def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float) -> Verdict:
     """(**) of :mod:`rldp_models.uncertainty.base`, bounds found afresh by the set's own search."""
-    from rldp_models.uncertainty.set_privacy import check_product_privacy
-
     check = check_product_privacy(protocol, uncertainty, eps)
     return Verdict(check.holds, f"robust privacy over the {uncertainty.name} set (radius "
                    f"{uncertainty.radius:.6g}) in product form (sup over C_s1 <= e^eps inf over"

@@ -15,7 +15,7 @@ A solve result over such a set keeps, per secret ``s`` and side, the group
   argument (for the KL ball ``mu`` and ``gamma``, for the box ``lam`` and ``mu``).
 
 :func:`product_certificate` writes them (the bounds proved by
-:func:`rldp_models.uncertainty.set_privacy.conditional_bounds`, starting from
+:func:`rldp_models.privacy.set_privacy.conditional_bounds`, starting from
 the solver's); :func:`product_privacy_bounds` re-evaluates every stored
 multiplier with the set's ``certified_support_bound`` (60-digit intervals,
 rounding of ``q - kappa`` covered; a bound at least ``max q`` needs none, as
@@ -33,11 +33,11 @@ import mpmath
 import numpy as np
 
 from rldp_models.certificates.conic import PRIVACY_GROUP, ConstraintBound
-from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.exact import interval, iv
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.privacy.set_privacy import conditional_bounds
 from rldp_models.progress import progress
 from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
-from rldp_models.uncertainty.set_privacy import conditional_bounds
 
 SIDES = (("sup", 1.0), ("inf", -1.0))
 """The two bounds per secret, and the sign that makes each a supremum."""

@@ -27,12 +27,12 @@ from rldp_models.privacy.guarantees import (
     pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
+from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.programs.context import BuildContext
 from rldp_models.uncertainty.base import conditional_at_most
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
-from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 
 class Objective(Protocol):

@@ -29,13 +29,13 @@ import cvxpy as cp
 import numpy as np
 
 from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.privacy.set_privacy import check_product_lip
 from rldp_models.programs.components import (
     conditional_expectation_bounds,
     mixed_bounds,
     solver_bounds,
 )
 from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.set_privacy import check_product_lip
 
 
 @dataclass(frozen=True)
