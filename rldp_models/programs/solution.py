@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows
+from rldp_models.finish import finish
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from solvers import SolveResult, Status
 
@@ -196,8 +197,6 @@ def finish_solution(program: Any, result: SolveResult) -> ProtocolSolution:
     protocol that ignores its input, which meets every eps = 0 constraint
     exactly.
     """
-    from rldp_models.results.finish import finish
-
     solution = ProtocolSolution(program, result)
     if not result.status.has_solution:
         return solution

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rldp_models.results.finish import Repair
+from rldp_models.finish import Repair
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab

@@ -7,7 +7,7 @@ Python callers get the same result (and record) as ``rldp mechanism``::
     result.write("lip.json")          # rldp verify lip.json accepts it
 
 Closed-form matrices are computed in floating point; they go through the one
-finish path (:func:`rldp_models.results.finish.finish`): dyadic rows, the
+finish path (:func:`rldp_models.finish.finish`): dyadic rows, the
 notion's exact check, a repair by mixing with the uniform mechanism if the
 rounding broke it. Cone-LP mechanisms come finished from
 :mod:`rldp_models.conelp.mechanism`.
@@ -23,8 +23,8 @@ import numpy as np
 
 from rldp_models.certificates.record import LP_CONES
 from rldp_models.certificates.record import VERSION as CERTIFICATE_VERSION
+from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.results.finish import Repair
 from rldp_models.results.record import jsonable
 
 if TYPE_CHECKING:
@@ -156,8 +156,14 @@ def _certificate_fields(certificate: "DualCertificate", dual: np.ndarray) -> dic
 def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
                    ) -> dict[str, Any]:
     """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
-    from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
-                                     ldp_epsilon, ldp_wrt_secret_epsilon, lip_epsilon)
+    from rldp_models.privacy import (
+        certify_ldp,
+        certify_ldp_wrt_secret,
+        certify_lip,
+        ldp_epsilon,
+        ldp_wrt_secret_epsilon,
+        lip_epsilon,
+    )
 
     if name == "staircase":
         return check_fields("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
@@ -230,7 +236,6 @@ class ClosedForm:
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    from rldp_models.results.finish import GuaranteeError, finish
     from rldp_models.results.migration import result_from_fields
     from rldp_models.utility import MutualInformation
 

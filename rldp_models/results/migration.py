@@ -16,9 +16,13 @@ from typing import Any
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
-from rldp_models.results.finish import Repair
+from rldp_models.finish import Repair
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
 
 MATRIX_FIELDS = {"solve": "protocol", "mechanism": "Q", "protocol": "Q"}
 ENVELOPE_FIELDS = ("certificate", "counts", "guarantee", "repair", "result_type")

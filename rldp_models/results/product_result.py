@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.finish import Repair
 from rldp_models.resources import DENSE_ENTRY_BUDGET
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
-from rldp_models.results.finish import Repair
 from rldp_models.results.record import jsonable
 
 if TYPE_CHECKING:
@@ -77,8 +77,11 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
     """
     from rldp_models.exact import is_exactly_stochastic
     from rldp_models.rldp_protocols.checker import rldp_epsilon
-    from rldp_models.rldp_protocols.product_check import (factor_rows, product_record,
-                                                          product_rldp_level)
+    from rldp_models.rldp_protocols.product_check import (
+        factor_rows,
+        product_record,
+        product_rldp_level,
+    )
     from rldp_models.uncertainty.chi_square import chi_square_radius
 
     for name, rows in factor_rows(protocol).items():

@@ -12,10 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rldp_models.certificates.record import CertificateRecord
+from rldp_models.finish import Repair
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
-from rldp_models.results.finish import Repair
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
 from rldp_models.results.record import jsonable
 
 if TYPE_CHECKING:

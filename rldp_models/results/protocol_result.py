@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.record import jsonable
 
@@ -35,7 +36,6 @@ FIRST_WEIGHT = 2.0**-40
 def _finished_with_bracket(Q: np.ndarray, crosstab: "Crosstab", eps: float, alpha: float):
     """Finished ``Q`` with its RLDP level; if nothing passes, the rounded ``Q`` and its level
     (the result then fails its guarantee and is not written)."""
-    from rldp_models.results.finish import GuaranteeError, finish
     from rldp_models.rldp_protocols import checker
 
     try:
@@ -74,7 +74,6 @@ def polyopt_result(result: "PolyOptResult", crosstab: "Crosstab", eps: float,
                    solver: str = "highspy") -> CertifiedResult:
     """PolyOpt's protocol with its LP dual over Gamma (and pricing proof) as certificate."""
     from rldp_models.certificates.lp import polyopt_writer_fields
-    from rldp_models.results.finish import Repair
     from rldp_models.results.migration import result_from_fields
     from rldp_models.rldp_protocols.components import chi_square_set
 

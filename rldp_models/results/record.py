@@ -31,10 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
+from rldp_models.finish import Repair
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
 from rldp_models.results.counts import counts_record, embedded_crosstab
-from rldp_models.results.finish import Repair
 
 SCHEMA_VERSION = 2
 ENCODING = "dyadic-double"

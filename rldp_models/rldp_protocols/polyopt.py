@@ -36,6 +36,7 @@ from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.conelp.seeded_rays import SeededRays
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.finish import finish
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.rldp_protocols.checker import polytope_level
 from rldp_models.rldp_protocols.polyopt_block_rays import (block_enumeration_applies,
@@ -293,8 +294,6 @@ def _certified(Q: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet, eps
     :func:`.checker.polytope_level`); only when that exceeds ``eps`` is the
     tighter (and slower) :func:`worst_case_epsilon` over ``F`` itself asked.
     """
-    from rldp_models.results.finish import finish
-
     def level_of(candidate: np.ndarray, weight: float | None) -> float:
         level = polytope_level(candidate, vertices)
         if level > eps:
