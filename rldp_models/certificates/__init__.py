@@ -5,7 +5,7 @@ package re-checks them without the solver that produced them:
 :mod:`~rldp_models.certificates.conic` (chi-square programs, 60-digit
 interval arithmetic), :mod:`~rldp_models.certificates.lp` (cone-LP duals in
 exact rationals), :mod:`~rldp_models.certificates.worst_case` (independent
-inner solves), :mod:`~rldp_models.certificates.record` (JSON),
+inner solves),
 :mod:`~rldp_models.certificates.sets` (the :class:`CertifiableSet` protocol)
 and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
 
@@ -20,7 +20,7 @@ from typing import Any
 
 _EXPORTS = {
     "CertifiableSet": "sets", "ChiSquareCertifiable": "sets",
-    "CertificateRecord": "record", "Verdict": "verdict", "VerificationReport": "verdict",
+    "Verdict": "verdict", "VerificationReport": "verdict",
     "result_type": "verification", "verify": "verification",
 }
 

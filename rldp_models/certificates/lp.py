@@ -318,7 +318,7 @@ def writer_fields(cone: str, measure: str, utility: object, eps: float, dual: Se
     so the stored dual is feasible for the stated cone; ``correction`` is the
     largest change (``None`` when the cone was not enumerated).
     """
-    from rldp_models.certificates.record import VERSION
+    from rldp_models.results.certificate_record import VERSION
 
     fields = {"kind": "lp-dual", "version": VERSION, "cone": cone,
               "rhs": [1.0] * len(dual), "solver_dual": list(map(float, dual)),
@@ -359,7 +359,7 @@ def polyopt_writer_fields(counts: np.ndarray, alpha: float, eps: float, finer: b
     As :func:`writer_fields`: the dual is corrected over Gamma's rays at
     ``R >= e^eps`` when the table is small enough to enumerate them.
     """
-    from rldp_models.certificates.record import VERSION
+    from rldp_models.results.certificate_record import VERSION
 
     prior = (np.asarray(counts, dtype=float) / np.sum(counts)).ravel()
     fields = {"kind": "lp-dual", "version": VERSION, "cone": "polyopt-gamma", "finer": finer,

@@ -42,7 +42,7 @@ from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribut
 from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
 from rldp_models.precision import DIGITS, digits_text
 from rldp_models.certificates.product import product_privacy_bounds
-from rldp_models.certificates.record import LP_CONES, CertificateRecord
+from rldp_models.results.certificate_record import LP_CONES, CertificateRecord
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport

@@ -112,7 +112,7 @@ class CertifiedResult:
         (``"min"`` or ``"max"``).
     guarantees : tuple of GuaranteeVerdict
     certificate : dict
-        The certificate record (:mod:`rldp_models.certificates.record`).
+        The certificate record (:mod:`rldp_models.results.certificate_record`).
     repair : Repair
         The one repair record (method, weight, cost).
     solver : SolverRecord or None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
 
 if TYPE_CHECKING:
     from rldp_models.results.certified import CertifiedResult
@@ -123,8 +124,6 @@ def read_record(path: str | Path) -> dict[str, Any]:
 
 def write_record(record: dict[str, Any], path: str | Path) -> None:
     """Write a JSON-ready record with full-precision doubles (shortest round-trip repr)."""
-    from rldp_models.results.record import jsonable
-
     Path(path).write_text(json.dumps(jsonable(record), indent=1, allow_nan=False) + "\n")
 
 

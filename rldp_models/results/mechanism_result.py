@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rldp_models.certificates.record import LP_CONES
-from rldp_models.certificates.record import VERSION as CERTIFICATE_VERSION
 from rldp_models.finish import GuaranteeError, Repair, finish
+from rldp_models.results.certificate_record import LP_CONES
+from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
 
 if TYPE_CHECKING:
     from rldp_models.conelp import DualCertificate, OptimalMechanism, SRLIPMechanism

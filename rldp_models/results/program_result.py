@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rldp_models.certificates.record import CertificateRecord
 from rldp_models.finish import Repair
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
+from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
     CertifiedResult,
     Declaration,
     GuaranteeVerdict,
     SolverRecord,
 )
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
 
 if TYPE_CHECKING:
     from rldp_models.programs.solution import ProtocolSolution

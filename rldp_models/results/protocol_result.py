@@ -22,7 +22,7 @@ import numpy as np
 
 from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab

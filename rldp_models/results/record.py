@@ -39,33 +39,12 @@ from rldp_models.results.certified import (
     SolverRecord,
 )
 from rldp_models.results.counts import counts_record, embedded_crosstab
+from rldp_models.results.json_ready import jsonable
 
 SCHEMA_VERSION = 2
 ENCODING = "dyadic-double"
 PRODUCT_KEYS = ("kind", "S", "U", "factors", "coordinates")
 """What a ``product`` matrix stores beside its inputs (and its rows when small)."""
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` as JSON-ready data: arrays to lists, numpy scalars to Python numbers,
-    non-finite floats to strings (``"inf"``), dataclasses to dicts."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value))
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, (np.floating, float)):
-        return float(value) if np.isfinite(value) else str(float(value))
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
 
 
 def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
 
 VERSION = 1
 KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
@@ -53,9 +54,7 @@ class CertificateRecord:
     version: int = VERSION
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object (made JSON-ready by :func:`rldp_models.results.record.jsonable`)."""
-        from rldp_models.results.record import jsonable
-
+        """The JSON object (made JSON-ready by :func:`rldp_models.results.json_ready.jsonable`)."""
         return jsonable({"kind": self.kind, "version": self.version, **self.fields})
 
     @classmethod
