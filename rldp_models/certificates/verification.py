@@ -11,7 +11,7 @@ the result claims beyond privacy, without the solver that produced it:
   KL, TV or box set the product-form bounds
   (:mod:`~rldp_models.certificates.product`) and the objective's bound;
 * ``mechanism``: a cone LP's dual over every ray of the stated cone in exact
-  rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.certificates.lp`);
+  rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.conelp.exact_lp_dual`);
   staircase duals on more than 12 inputs by the independent pattern checker
   (:mod:`~rldp_models.certificates.staircase_check`);
   closed-form mechanisms claim no optimality and have nothing to certify;
@@ -27,30 +27,44 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from functools import partial
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
 from rldp_models.certificates import guarantee
-from rldp_models.certificates.conic import OBJECTIVE_TOLERANCE, UTILITY_GROUP, ConicCheck, \
-    ConstraintBound, check_conic_certificate, expected_distortion
-from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribute_cone_rays,
-                                         check_lp_dual, cone_rays, gamma_cone_rays,
-                                         gamma_cone_rows, interval_utility, lp_check_at,
-                                         outer_ratio)
+from rldp_models.certificates.conic import (
+    OBJECTIVE_TOLERANCE,
+    UTILITY_GROUP,
+    ConicCheck,
+    ConstraintBound,
+    check_conic_certificate,
+    expected_distortion,
+)
 from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
-from rldp_models.precision import DIGITS, digits_text
 from rldp_models.certificates.product import product_privacy_bounds
-from rldp_models.results.certificate_record import LP_CONES, CertificateRecord
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
+from rldp_models.conelp.exact_lp_dual import (
+    MAX_GAMMA_DIMENSION,
+    MAX_RAYS,
+    attribute_cone_rays,
+    check_lp_dual,
+    cone_rays,
+    gamma_cone_rays,
+    gamma_cone_rows,
+    interval_utility,
+    lp_check_at,
+    outer_ratio,
+)
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
+from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.results.certificate_record import LP_CONES, CertificateRecord
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 LEVEL_TOLERANCE = 1e-9
@@ -120,8 +134,10 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
             report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
                                         mechanism_certificate(fields))
         elif "product" in fields:
-            from rldp_models.certificates.product_protocol import (product_certificate,
-                                                                   product_guarantee)
+            from rldp_models.certificates.product_protocol import (
+                product_certificate,
+                product_guarantee,
+            )
 
             report = VerificationReport(kind, product_guarantee(fields, crosstab),
                                         product_certificate(fields, crosstab))

@@ -14,7 +14,7 @@ A certificate record is the ``certificate`` object of a result file:
   ``"polyopt-gamma"`` and ``finer``): ``dual`` (one number per input),
   ``rhs``, ``cone`` (:data:`LP_CONES`), ``utility`` (``measure`` and its
   ``parameters``), ``solver_dual`` (the LP's own dual before
-  :func:`~rldp_models.certificates.lp.corrected_dual`), ``correction`` and the
+  :func:`~rldp_models.conelp.exact_lp_dual.corrected_dual`), ``correction`` and the
   engine's own figures (``max_violation``, ``duality_gap``, ``upper_bound``,
   ``verified``); for ``srlip`` every field is a list over the attributes;
 * ``"none"``: closed-form mechanisms and protocols, which claim no optimality.

@@ -26,6 +26,8 @@ from rldp_models.results.certificate_record import LP_CONES
 from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.json_ready import jsonable
+from rldp_models.results.lp_certificate import attribute_writer_fields, writer_fields
+from rldp_models.results.migration import result_from_fields
 
 if TYPE_CHECKING:
     from rldp_models.conelp import DualCertificate, OptimalMechanism, SRLIPMechanism
@@ -73,9 +75,6 @@ class MechanismInputs:
 def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: MechanismInputs,
                              eps: float) -> CertifiedResult:
     """``staircase``, ``ldp-s`` or ``lip`` with its LP dual as certificate."""
-    from rldp_models.certificates.lp import writer_fields
-    from rldp_models.results.migration import result_from_fields
-
     certificate = result.solution.certificate
     dual = _lip_dual(certificate, inputs.prior) if name == "lip" else certificate.dual
     outputs = [str(y) for y in range(result.Q.shape[1])]
@@ -99,9 +98,6 @@ def lip_result(result: "OptimalMechanism", joint: np.ndarray, eps: float,
 def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...],
                  eps: float) -> CertifiedResult:
     """SRLIP: the product, its attributes and per-attribute certificates."""
-    from rldp_models.certificates.lp import attribute_writer_fields
-    from rldp_models.results.migration import result_from_fields
-
     outputs = [[str(y) for y in ys] for ys in
                itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
     joint = inputs.joint.reshape(-1, *sizes)
@@ -236,7 +232,6 @@ class ClosedForm:
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    from rldp_models.results.migration import result_from_fields
     from rldp_models.utility import MutualInformation
 
     def utility(Q: np.ndarray) -> float | None:
