@@ -28,17 +28,16 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.exact import interval, iv
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.progress import progress
+from rldp_models.results.certificate_record import PRIVACY_GROUP, UTILITY_GROUP
 
 OBJECTIVE_TOLERANCE = 1e-9
 """Accepted excess of the certified objective bound over the recorded objective."""
 
-PRIVACY_GROUP = "robust_privacy"
-UTILITY_GROUP = "robust_utility"
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,12 @@ import numpy as np
 from rldp_models.certificates import guarantee
 from rldp_models.certificates.conic import (
     OBJECTIVE_TOLERANCE,
-    UTILITY_GROUP,
     ConicCheck,
     ConstraintBound,
     check_conic_certificate,
     expected_distortion,
 )
-from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
+from rldp_models.certificates.pricing_proof import check_pricing_proof
 from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
@@ -64,7 +63,8 @@ from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
-from rldp_models.results.certificate_record import LP_CONES, CertificateRecord
+from rldp_models.results.certificate_record import LP_CONES, UTILITY_GROUP, CertificateRecord
+from rldp_models.results.files import load_pricing_proof
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 LEVEL_TOLERANCE = 1e-9

@@ -35,6 +35,12 @@ KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
 LP_CONES = {"staircase": "ldp", "ldp-s": "ldp-wrt-secret", "lip": "lip", "srlip": "srlip"}
 """The privacy cone of each cone-LP mechanism's LP (the ``cone`` field)."""
 
+PRIVACY_GROUP = "robust_privacy"
+"""Prefix of the multiplier groups of robust privacy constraints."""
+
+UTILITY_GROUP = "robust_utility"
+"""The multiplier group of a robust objective."""
+
 
 @dataclass(frozen=True)
 class CertificateRecord:

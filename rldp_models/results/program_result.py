@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rldp_models.finish import Repair
+from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
@@ -20,7 +21,11 @@ from rldp_models.results.certified import (
     GuaranteeVerdict,
     SolverRecord,
 )
+from rldp_models.results.files import GuaranteeFailed
 from rldp_models.results.json_ready import jsonable
+from rldp_models.results.migration import result_from_fields
+from rldp_models.results.product_certificate import product_certificate
+from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 if TYPE_CHECKING:
     from rldp_models.programs.solution import ProtocolSolution
@@ -69,16 +74,12 @@ def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
 
     Over another set, robust privacy is certified in product form: the
     conditional bounds are proved afresh from the solver's and stored with the
-    set's multipliers (:func:`rldp_models.certificates.product.product_certificate`).
+    set's multipliers (:func:`rldp_models.results.product_certificate.product_certificate`).
     """
-    from rldp_models.uncertainty.chi_square import ChiSquareSet
-
     program = solution.program
     fields = {"multipliers": solution.multipliers, "duals": solution.result.dual}
     if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
         return CertificateRecord("chi-square-conic", fields)
-    from rldp_models.certificates.product import product_certificate
-    from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
 
     for family in program.constraints:
         if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
@@ -129,9 +130,6 @@ def solution_result(solution: "ProtocolSolution",
         How the set's radius was chosen (``"alpha"``: calibrated from its
         alpha, re-derived by ``rldp verify``; ``"given"``); default from the set.
     """
-    from rldp_models.results.files import GuaranteeFailed
-    from rldp_models.results.migration import result_from_fields
-
     if solution.protocol is None:
         raise GuaranteeFailed(f"{solution.program.name}: the solver returned "
                               f"{solution.status.value}; no protocol")
