@@ -98,6 +98,20 @@ class ChiSquareCertifiable:
             bound = t + c * (interval(self.radius) + 1) - 2 * iv.sqrt(c) * total
             return upper_mpf(bound)
 
+    def contains_exactly(self, p: np.ndarray) -> bool:
+        """``P >= 0``, ``sum P = 1`` and ``sum Phat^2 / P <= B + 1`` (eq. 2), all in exact
+        rationals."""
+        values = [Fraction(float(x)) for x in np.asarray(p).ravel()]
+        if any(x < 0 for x in values) or sum(values, Fraction(0)) != 1:
+            return False
+        total = Fraction(0)
+        for weight, x in zip(self.phat_exact, values):
+            if weight:
+                if x == 0:
+                    return False
+                total += weight * weight / x
+        return total <= Fraction(self.radius) + 1
+
     def worst_case(self, v: ArrayLike) -> tuple[np.ndarray, float]:
         """Direct maximisation of ``v.P`` over the set (eq. 2 as a conic program, no multipliers).
 

@@ -23,6 +23,7 @@ import pandas as pd
 from rldp_models.errors import InputError
 from rldp_models.executors import Executor, executor_from_spec
 from rldp_models.experiments.base import Experiment, Finding, Row, Task
+from rldp_models.experiments.outputs import write_outputs
 
 LABEL_COLUMNS = ("experiment", "task", "seed")
 """Columns the runner puts first in every table."""
@@ -79,8 +80,6 @@ def run_experiment(experiment: Experiment, out: str | Path, quick: bool = False,
         Force the progress bar on or off; by default it shows on a terminal
         unless ``CI=true``.
     """
-    from rldp_models.experiments.outputs import write_outputs
-
     if isinstance(executor, str):
         executor = executor_from_spec(executor, workers)
     tasks = experiment_tasks(experiment, quick, options)
