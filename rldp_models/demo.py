@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rldp_models.instances import Instance, jeffreys_instance
+from rldp_models.privacy.metrics import distortion_star, epsilon_star
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.programs import preset
 
 if TYPE_CHECKING:
     from rldp_models.programs import ProtocolSolution
@@ -34,9 +36,6 @@ class DemoRow:
 def run_demo(seed: int = DEMO_SETTING["seed"], solver: str = "clarabel"
              ) -> tuple[Instance, list[DemoRow]]:
     """Solve NUNP, NURP, RUNP and RURP on the seeded instance and score them at ``P*``."""
-    from rldp_models.privacy.metrics import distortion_star, epsilon_star
-    from rldp_models.programs import preset
-
     instance = jeffreys_instance(DEMO_SETTING["n_s"], DEMO_SETTING["n_u"], DEMO_SETTING["n"],
                                  seed)
     rows = []

@@ -22,12 +22,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rldp_models.finish import GuaranteeError, Repair, finish
+from rldp_models.privacy import (
+    certify_ldp,
+    certify_ldp_wrt_secret,
+    certify_lip,
+    certify_srlip,
+    ldp_epsilon,
+    ldp_wrt_secret_epsilon,
+    lip_epsilon,
+    srlip_epsilon,
+    srlip_epsilons,
+)
 from rldp_models.results.certificate_record import LP_CONES
 from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.lp_certificate import attribute_writer_fields, writer_fields
 from rldp_models.results.migration import result_from_fields
+from rldp_models.utility import MutualInformation
 
 if TYPE_CHECKING:
     from rldp_models.conelp import DualCertificate, OptimalMechanism, SRLIPMechanism
@@ -63,8 +75,6 @@ class MechanismInputs:
     def from_joint(cls, joint: np.ndarray, x_labels: list[str] | None = None,
                    s_labels: list[str] | None = None) -> "MechanismInputs":
         """Inputs of LIP or SRLIP (mutual information under the joint's X marginal)."""
-        from rldp_models.utility import MutualInformation
-
         joint = np.asarray(joint, dtype=float)
         prior = joint.sum(axis=0)
         return cls(x_labels or [str(x) for x in range(joint.shape[1])], prior,
@@ -152,15 +162,6 @@ def _certificate_fields(certificate: "DualCertificate", dual: np.ndarray) -> dic
 def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
                    ) -> dict[str, Any]:
     """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
-    from rldp_models.privacy import (
-        certify_ldp,
-        certify_ldp_wrt_secret,
-        certify_lip,
-        ldp_epsilon,
-        ldp_wrt_secret_epsilon,
-        lip_epsilon,
-    )
-
     if name == "staircase":
         return check_fields("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
     if name == "ldp-s":
@@ -173,8 +174,6 @@ def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
 def _srlip_check(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...]
                  ) -> dict[str, Any]:
     """Exact SRLIP verdict of the product, its float level and Theorem 3's per-attribute levels."""
-    from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
-
     verdict = certify_srlip(result.Q, inputs.joint, sizes, result.eps)
     attribute_levels = srlip_epsilons([a.Q for a in result.attributes], inputs.joint)
     return {**check_fields("SRLIP w.r.t. S", verdict,
@@ -232,8 +231,6 @@ class ClosedForm:
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    from rldp_models.utility import MutualInformation
-
     def utility(Q: np.ndarray) -> float | None:
         return None if mechanism.prior is None else MutualInformation(mechanism.prior).total(Q)
 

@@ -31,7 +31,7 @@ from rldp_models.resources import DENSE_ENTRY_BUDGET
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.results.json_ready import jsonable
-from rldp_models.rldp_protocols.checker import rldp_epsilon
+from rldp_models.rldp_protocols import checker
 from rldp_models.rldp_protocols.product_check import (
     factor_rows,
     product_record,
@@ -98,7 +98,7 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
     if dense is not None:
         labels["Y"] = [protocol.output_label(output_of_index(protocol.coordinate_sizes, j))
                        for j in range(protocol.output_count)]
-        guarantees.append(level_verdict(rldp_epsilon(dense, crosstab, alpha), eps,
+        guarantees.append(level_verdict(checker.rldp_epsilon(dense, crosstab, alpha), eps,
                                         "dense rows by the RLDP checker"))
     details = {"protocol": protocol.name, "eps": eps, "alpha": alpha, "n": crosstab.n,
                "radius_B": chi_square_radius(crosstab.n, crosstab.counts.size, alpha),

@@ -40,6 +40,8 @@ from rldp_models.results.certified import (
 )
 from rldp_models.results.counts import counts_record, embedded_crosstab
 from rldp_models.results.json_ready import jsonable
+from rldp_models.results.migration import migrate
+from rldp_models.results.schema import validate
 
 SCHEMA_VERSION = 2
 ENCODING = "dyadic-double"
@@ -89,9 +91,6 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
     InputError
         If the record does not follow the schema.
     """
-    from rldp_models.results.migration import migrate
-    from rldp_models.results.schema import validate
-
     record = migrate(record)
     validate(record)
     matrix, repair = record["matrix"], record["repair"]

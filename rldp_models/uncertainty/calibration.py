@@ -36,6 +36,7 @@ import numpy as np
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.base import UncertaintySet
+from rldp_models.uncertainty.named import named_set
 from rldp_models.uncertainty.set_statistics import SetStatistic, set_statistic
 
 BOOTSTRAP_DRAWS = 10_000
@@ -120,7 +121,6 @@ def calibrated_set(name: str, crosstab: Crosstab, alpha: float,
     """Set ``name`` around ``crosstab``'s ``Phat``, of the bootstrap radius, with its provenance."""
     from dataclasses import replace
 
-    from rldp_models.uncertainty.named import named_set
 
     radius, source = bootstrap_radius(name, crosstab.counts, alpha, draws, seed)
     built = named_set(name, crosstab, alpha, radius=radius)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+
+from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
@@ -141,8 +143,6 @@ def l1_default(centres: np.ndarray, n: int, alpha: float) -> np.ndarray:
 
 @cache
 def _lemma9() -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
-    from rldp_models import symbolic
-
     return symbolic.lemma9_bounds()
 
 
