@@ -9,10 +9,12 @@ blocks — a preset, RURP over a box set, or a program with a plug-in block.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rldp_models.finish import Repair
 from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
@@ -27,11 +29,8 @@ from rldp_models.results.migration import result_from_fields
 from rldp_models.results.product_certificate import product_certificate
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
-if TYPE_CHECKING:
-    from rldp_models.programs.solution import ProtocolSolution
 
-
-def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
+def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
     """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces")."""
     program = solution.program
     crosstab, uncertainty = program.crosstab, program.uncertainty
@@ -69,7 +68,7 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
     })
 
 
-def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
+def program_certificate(solution: ProtocolSolution) -> CertificateRecord:
     """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
 
     Over another set, robust privacy is certified in product form: the
@@ -89,7 +88,7 @@ def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
     return CertificateRecord("set-conic", fields)
 
 
-def program_declaration(program: Any, radius_from: str | None = None) -> Declaration:
+def program_declaration(program: ProtocolProgram, radius_from: str | None = None) -> Declaration:
     """Blocks with their parameters, the set with all of its, and the program's options."""
     blocks = [block_declaration(program.objective, "objective"),
               *(block_declaration(family, "constraint") for family in program.constraints)]
@@ -103,7 +102,7 @@ def program_declaration(program: Any, radius_from: str | None = None) -> Declara
                         "outputs": list(program.outputs)})
 
 
-def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, ...]:
+def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:
     """Every constraint family's exact check, named by its block and its source."""
     families = [f for f in solution.program.constraints if hasattr(f, "check")]
     known = registered_blocks()
@@ -119,7 +118,7 @@ def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, 
     return tuple(verdicts)
 
 
-def solution_result(solution: "ProtocolSolution",
+def solution_result(solution: ProtocolSolution,
                     radius_from: str | None = None) -> CertifiedResult:
     """The certified result of a solved program.
 
