@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -60,6 +60,8 @@ MAX_GAMMA_DIMENSION = 8
 """PolyOpt's Gamma is enumerated for count tables of at most this many cells."""
 
 Ray = tuple[Fraction, ...]
+Vector = Sequence[float] | np.ndarray
+"""A dual or right-hand side: doubles, taken as exact rationals."""
 IntervalUtility = Callable[[Sequence[Fraction]], "mpmath.iv.mpf"]
 
 
@@ -149,7 +151,7 @@ def cone_rays(cone: str, size: int, ratio: Fraction, joint: np.ndarray | None) -
     raise InputError(f"the rays of the {cone} cone cannot be enumerated from this result")
 
 
-def interval_utility(measure: str, parameters: dict[str, Sequence[float]]) -> IntervalUtility:
+def interval_utility(measure: str, parameters: Mapping[str, Sequence[float]]) -> IntervalUtility:
     """``mu`` of :mod:`rldp_models.utility` enclosed in interval arithmetic.
 
     ``mi``: ``sum_x p_x q_x log(q_x / p.q)``; ``kl``, ``tv``, ``chi2``:
@@ -251,16 +253,16 @@ def _violation(dual: Sequence[Fraction], rays: list[Ray], mu: IntervalUtility) -
     return max(_excesses(dual, rays, mu), default=mpmath.mpf("-inf"))
 
 
-def check_lp_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility,
-                  rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
+def check_lp_dual(dual: Vector, rays: list[Ray], mu: IntervalUtility,
+                  rhs: Vector, Q: np.ndarray) -> LPCheck:
     """Check a cone LP's dual over ``rays`` and bound the optimality gap of ``Q``."""
     with high_precision():
         violation = _violation([Fraction(float(x)) for x in dual], rays, mu)
     return lp_check_at(dual, violation, len(rays), mu, rhs, Q)
 
 
-def lp_check_at(dual: Sequence[float], violation: mpmath.mpf, rays: int, mu: IntervalUtility,
-                rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
+def lp_check_at(dual: Vector, violation: mpmath.mpf, rays: int, mu: IntervalUtility,
+                rhs: Vector, Q: np.ndarray) -> LPCheck:
     """The :class:`LPCheck` of a dual whose ``violation`` is proven (over ``rays`` rays, or
     by a pricing proof): ``bound = rhs.lam + max(violation, 0) 1.rhs``."""
     lam = [Fraction(float(x)) for x in dual]
@@ -279,7 +281,7 @@ def utility_lower_bound(mu: IntervalUtility, Q: np.ndarray) -> mpmath.mpf:
         return mpmath.mp.make_mpf(sum((mu(c) for c in columns), iv.mpf(0))._mpi_[0])
 
 
-def corrected_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility) -> np.ndarray:
+def corrected_dual(dual: Vector, rays: list[Ray], mu: IntervalUtility) -> np.ndarray:
     """``lam + delta 1_A``, dual feasible on ``rays``, as doubles rounded up.
 
     ``delta`` bounds every ray's excess ``(mu(v_r) - lam.v_r)^+ / (1.v_r)`` and

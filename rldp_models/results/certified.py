@@ -64,7 +64,7 @@ class SolverRecord:
 
     name: str
     status: str
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

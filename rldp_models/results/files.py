@@ -169,4 +169,5 @@ def load_pricing_proof(path: str | Path) -> dict[str, np.ndarray]:
 
 def save_pricing_proof(path: str | Path, proof: Mapping[str, np.ndarray]) -> None:
     """Write ``proof`` as a compressed ``.npz``."""
-    np.savez_compressed(path, **proof)
+    # numpy's stub types the named arrays of **kwds as its keyword allow_pickle (a bool)
+    np.savez_compressed(path, **proof)  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.errors import InputError
 from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.privacy import (
     certify_ldp,
@@ -71,6 +72,13 @@ class MechanismInputs:
     s_labels: list[str] | None = None
     joint: np.ndarray | None = None
 
+    @property
+    def secret_joint(self) -> np.ndarray:
+        """``joint``, which LDP w.r.t. S, LIP and SRLIP cannot do without."""
+        if self.joint is None:
+            raise InputError("this mechanism needs the joint P(S, X)")
+        return self.joint
+
     @classmethod
     def from_joint(cls, joint: np.ndarray, x_labels: list[str] | None = None,
                    s_labels: list[str] | None = None) -> "MechanismInputs":
@@ -110,7 +118,7 @@ def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple
     """SRLIP: the product, its attributes and per-attribute certificates."""
     outputs = [[str(y) for y in ys] for ys in
                itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
-    joint = inputs.joint.reshape(-1, *sizes)
+    joint = inputs.secret_joint.reshape(-1, *sizes)
     per_attribute = [{**_certificate_fields(a.solution.certificate, a.solution.certificate.dual),
                       **attribute_writer_fields(joint, j, a.eps, a.solution.certificate.dual)}
                      for j, a in enumerate(result.attributes)]
@@ -165,19 +173,19 @@ def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
     if name == "staircase":
         return check_fields("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
     if name == "ldp-s":
-        return check_fields("LDP w.r.t. S", certify_ldp_wrt_secret(Q, inputs.joint, eps),
-                            ldp_wrt_secret_epsilon(Q, inputs.joint))
-    return check_fields("LIP w.r.t. S", certify_lip(Q, inputs.joint, eps),
-                        lip_epsilon(Q, inputs.joint))
+        return check_fields("LDP w.r.t. S", certify_ldp_wrt_secret(Q, inputs.secret_joint, eps),
+                            ldp_wrt_secret_epsilon(Q, inputs.secret_joint))
+    return check_fields("LIP w.r.t. S", certify_lip(Q, inputs.secret_joint, eps),
+                        lip_epsilon(Q, inputs.secret_joint))
 
 
 def _srlip_check(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...]
                  ) -> dict[str, Any]:
     """Exact SRLIP verdict of the product, its float level and Theorem 3's per-attribute levels."""
-    verdict = certify_srlip(result.Q, inputs.joint, sizes, result.eps)
-    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], inputs.joint)
+    verdict = certify_srlip(result.Q, inputs.secret_joint, sizes, result.eps)
+    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], inputs.secret_joint)
     return {**check_fields("SRLIP w.r.t. S", verdict,
-                           srlip_epsilon(result.Q, inputs.joint, sizes)),
+                           srlip_epsilon(result.Q, inputs.secret_joint, sizes)),
             "attribute_levels": attribute_levels.tolist()}
 
 
@@ -231,20 +239,22 @@ class ClosedForm:
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    def utility(Q: np.ndarray) -> float | None:
-        return None if mechanism.prior is None else MutualInformation(mechanism.prior).total(Q)
+    prior = mechanism.prior
+    utility = None if prior is None else MutualInformation(prior).total
 
     try:
         finished = finish(mechanism.Q, lambda Q, weight: mechanism.certify(Q), lambda v: v.holds,
-                          value=utility if mechanism.prior is not None else None,
+                          value=utility,
                           reference=mechanism.reference,
                           first_weight=2.0**-40 if mechanism.eps > 0 else None)
     except GuaranteeError as failure:  # reported as a failed guarantee, and not written
+        if failure.unrepaired is None:
+            raise
         finished = failure.unrepaired
     Q = finished.matrix
     fields = {"result_type": "mechanism", "mechanism": mechanism.name, "eps": mechanism.eps,
               "delta": (mechanism.extra or {}).get("delta"), "labels": mechanism.labels,
-              "Q": Q.tolist(), "utility": utility(Q),
+              "Q": Q.tolist(), "utility": None if utility is None else utility(Q),
               "privacy_check": check_fields(mechanism.notion, finished.verdict,
                                             mechanism.level(Q)),
               **{k: v for k, v in (mechanism.extra or {}).items() if k != "delta"}}

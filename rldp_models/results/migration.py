@@ -99,7 +99,7 @@ def _crosstab(labels: dict[str, Any], table: Any):
 def _solve(fields: dict[str, Any]) -> dict[str, Any]:
     labels, problem = fields["labels"], str(fields["problem"]).upper()
     robust = PRESETS.get(problem)
-    blocks = [] if robust is None else [
+    blocks: list[dict[str, Any]] = [] if robust is None else [
         {"block": "RobustDistortion" if robust[0] else "NominalDistortion", "role": "objective",
          "parameters": {}, "source": "library"},
         {"block": "RobustSecretPrivacy" if robust[1] else "NominalSecretPrivacy",

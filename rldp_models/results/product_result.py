@@ -92,7 +92,7 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
     eps, alpha = protocol.eps, protocol.alpha
     level = product_rldp_level(protocol, crosstab.counts, alpha)
     guarantees = [level_verdict(level, eps, "proven from the factors")]
-    labels = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+    labels: dict[str, list[Any]] = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
               "X": [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]}
     dense = protocol.dense() if writes_dense(protocol) else None
     if dense is not None:

@@ -99,7 +99,7 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
     return Declaration("program", program.name, blocks,
                        set_declaration(program.uncertainty, radius_from),
                        {"eps": program.eps, "distortion": distortion,
-                        "outputs": list(program.outputs)})
+                        "outputs": list(program.outputs or ())})
 
 
 def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:

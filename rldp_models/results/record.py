@@ -72,7 +72,7 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
 
 def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
     """``matrix``: the labels and dense rows, and for a product its factors (rows if small)."""
-    matrix = {"representation": result.representation, "encoding": ENCODING,
+    matrix: dict[str, Any] = {"representation": result.representation, "encoding": ENCODING,
               "inputs": list(result.inputs)}
     if result.product is not None:
         matrix.update({key: value for key, value in result.product.items()
