@@ -10,15 +10,18 @@ results enclose the exact values, so "holds" means holds.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import flint
 import mpmath
 import numpy as np
-from numpy.typing import ArrayLike
 
 GRID_BITS = 52
 _GRID = 2.0**-GRID_BITS
+
+ExactVector = Sequence[float | Fraction] | np.ndarray
+"""A vector of doubles or fractions, every entry taken as the exact rational it is."""
 
 iv = mpmath.iv
 iv.prec = 120
@@ -65,7 +68,7 @@ def exact_sum(values: np.ndarray) -> flint.fmpq:
     return total
 
 
-def exact_entries(v: ArrayLike) -> list[Fraction]:
+def exact_entries(v: ExactVector) -> list[Fraction]:
     """The entries of ``v`` (doubles or fractions) as exact rationals."""
     return [x if isinstance(x, Fraction) else Fraction(float(x))
             for x in np.asarray(v, dtype=object).ravel()]

@@ -156,7 +156,8 @@ def check_conic_certificate(protocol: np.ndarray, counts: np.ndarray, radius: fl
     robust_objective : (distortion matrix, recorded objective) or None
         For RUNP and RURP.
     """
-    constraints, missing = [], []
+    constraints: list[ConstraintBound] = []
+    missing: list[str] = []
     if robust_privacy:
         constraints, missing = privacy_bounds(protocol, counts, radius, eps, multipliers)
     if robust_objective is not None:

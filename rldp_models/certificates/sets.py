@@ -42,7 +42,7 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rldp_models.exact import exact_entries, interval, iv, upper
+from rldp_models.exact import ExactVector, exact_entries, interval, iv, upper
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
@@ -51,7 +51,7 @@ from rldp_models.uncertainty.chi_square import ChiSquareSet
 class CertifiableSet(Protocol):
     """An uncertainty set whose robust-constraint certificates can be checked (see module)."""
 
-    def certified_support_bound(self, v: ArrayLike,
+    def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """Rigorous upper bound on ``sup_{P in F} v.P`` at the given multipliers."""
 
@@ -77,7 +77,7 @@ class ChiSquareCertifiable:
         self.phat_exact = [Fraction(int(c), n) for c in self.counts.ravel()]
         self.set = ChiSquareSet(self.counts / n, self.radius)
 
-    def certified_support_bound(self, v: ArrayLike,
+    def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """Theorem 2 (eq. 21) at ``(t, c)`` with ``w = t`` in every cell.
 
