@@ -145,7 +145,7 @@ class Crosstab:
     @property
     def shape(self) -> tuple[int, int]:
         """``(|S|, |U|)``."""
-        return self.counts.shape  # type: ignore[return-value]
+        return self.counts.shape
 
     @property
     def n(self) -> int:

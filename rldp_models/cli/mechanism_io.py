@@ -47,6 +47,8 @@ def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
 
 def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
     """Print the summary of a mechanism result and write it when its guarantee holds."""
+    if result.matrix is None:  # closed forms and cone LPs always write their dense matrix
+        raise TypeError(f"{args.name}: the result has no dense matrix")
     check = result.details["privacy_check"]
     value = result.value["value"]
     utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"

@@ -258,9 +258,9 @@ def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
         result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility,
                                             method=args.method or "auto")
     elif args.name == "ldp-s":
-        result = conelp.ldp_wrt_secret_mechanism(problem.joint, args.eps, problem.utility)
+        result = conelp.ldp_wrt_secret_mechanism(problem.secret_joint, args.eps, problem.utility)
     else:
-        result = conelp.lip_mechanism(problem.joint, args.eps)
+        result = conelp.lip_mechanism(problem.secret_joint, args.eps)
     return optimal_mechanism_result(args.name, result, problem, args.eps)
 
 
@@ -270,7 +270,7 @@ def _srlip_result(args: argparse.Namespace, problem: "MechanismInputs"):
     from rldp_models.results.mechanism_result import srlip_result
 
     sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
-    result = conelp.srlip_mechanism(problem.joint.reshape(-1, *sizes), args.eps, args.split)
+    result = conelp.srlip_mechanism(problem.secret_joint.reshape(-1, *sizes), args.eps, args.split)
     return srlip_result(result, problem, sizes, args.eps)
 
 
