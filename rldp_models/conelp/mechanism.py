@@ -156,7 +156,11 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
     except NoResult:
         raise GuaranteeError("the one-output mechanism fails its exact privacy check") from None
     repair = finished.repair
-    method = {"none": "none", "mix": "mix-uniform", "fallback": "constant"}[repair.method]
+    methods: dict[str, RepairMethod] = {"none": "none", "mix": "mix-uniform",
+                                        "fallback": "constant"}
+    method = methods[repair.method]
+    if repair.value_before is None or repair.value_after is None:  # value= was given above
+        raise TypeError("finish returned a repair without the utilities")
     return finished.matrix, finished.verdict, Repair(method, repair.weight, repair.value_before,
                                                      repair.value_after)
 
