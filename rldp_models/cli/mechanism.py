@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     mechanism_optimal.reject_options(args)
     if args.delta is not None and args.name != "quaternary":
         raise InputError("--delta only applies to quaternary")
+    from rldp_models.mechanisms import (BinaryMechanism, UtilityOptimizedRAPPOR,
+                                        UtilityOptimizedRR)
     from rldp_models.results.mechanism_result import ClosedForm, closed_form_result
 
     alphabet = _alphabet(args)
@@ -75,13 +77,13 @@ def run(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {key: alphabet[key] for key in ("S", "U") if key in alphabet}
     if args.name == "quaternary":
         extra["delta"] = args.delta
-    if args.name in ("urr", "urap"):
-        extra["sensitive"] = np.asarray(mechanism.sensitive, dtype=bool).tolist()
-    if args.name == "binary":
+    reference = None
+    if isinstance(mechanism, (UtilityOptimizedRR, UtilityOptimizedRAPPOR)):
+        extra["sensitive"] = list(mechanism.sensitive)
+        reference = type(mechanism)(0.0, mechanism.sensitive).matrix()
+    if isinstance(mechanism, BinaryMechanism):
         extra["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
     labels = {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)}
-    reference = type(mechanism)(0.0, mechanism.sensitive).matrix() \
-        if args.name in ("urr", "urap") else None
     result = closed_form_result(ClosedForm(args.name, mechanism.matrix(), args.eps, notion,
                                            certify, level, labels, alphabet["prior"], extra,
                                            reference))
@@ -99,8 +101,8 @@ def _alphabet(args: argparse.Namespace) -> dict[str, Any]:
         labels, prior = read_prior(args.prior)
         return {"labels": labels, "prior": prior}
     crosstab = Crosstab.from_csv(args.counts)
-    labels = [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]
-    return {"labels": labels, "prior": crosstab.phat.ravel(), "S": list(crosstab.s_labels),
+    pairs = [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]
+    return {"labels": pairs, "prior": crosstab.phat.ravel(), "S": list(crosstab.s_labels),
             "U": list(crosstab.u_labels)}
 
 
@@ -133,7 +135,7 @@ def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> "Mechanism
     return UtilityOptimizedRAPPOR(args.eps, sensitive)
 
 
-def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.ndarray:
+def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> tuple[bool, ...]:
     if not args.sensitive:
         raise InputError(f"{args.name} needs --sensitive LABEL [LABEL ...]")
     wanted = {label.strip() for item in args.sensitive for label in item.split(",")
@@ -143,12 +145,14 @@ def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.nd
     if unknown:
         raise InputError(f"unknown sensitive labels: {', '.join(unknown)}")
     of_x = [x[0] for x in alphabet["labels"]] if "S" in alphabet else alphabet["labels"]
-    return np.array([label in wanted for label in of_x])
+    return tuple(label in wanted for label in of_x)
 
 
 def _notion(args: argparse.Namespace, mechanism: "Mechanism"
             ) -> tuple[str, Callable[[np.ndarray], Any], Callable[[np.ndarray], float]]:
     """The notion the mechanism meets, its exact certifier and its float level."""
+    from rldp_models.mechanisms import (SecretRandomizedResponse, UtilityOptimizedRAPPOR,
+                                        UtilityOptimizedRR)
     from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
                                      certify_uldp, ldp_epsilon, uldp_epsilon)
 
@@ -156,11 +160,11 @@ def _notion(args: argparse.Namespace, mechanism: "Mechanism"
     if args.name == "quaternary":
         return ("(eps, delta)-LDP", lambda Q: certify_approximate_ldp(Q, eps, args.delta),
                 lambda Q: approximate_ldp_delta(Q, eps))
-    if args.name in ("urr", "urap"):
+    if isinstance(mechanism, (UtilityOptimizedRR, UtilityOptimizedRAPPOR)):
         sensitive = np.array(mechanism.sensitive)
         return ("ULDP", lambda Q: certify_uldp(Q, sensitive, eps),
                 lambda Q: uldp_epsilon(Q, sensitive))
-    if args.name == "srr":
+    if isinstance(mechanism, SecretRandomizedResponse):
         groups = mechanism.secret_of()
         return ("RLDP over the whole simplex (LDP across secrets)",
                 lambda Q: certify_ldp(Q, eps, groups), lambda Q: ldp_epsilon(Q, groups))
