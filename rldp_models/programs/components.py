@@ -29,9 +29,12 @@ from rldp_models.privacy.guarantees import (
     pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
+from rldp_models.privacy.set_privacy import check_product_privacy
+from rldp_models.programs.context import BuildContext
+from rldp_models.uncertainty.base import conditional_at_most
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
-from rldp_models.programs.context import BuildContext, ordered_secret_pairs
+from rldp_models.programs.context import ordered_secret_pairs
 from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
@@ -43,11 +46,9 @@ from rldp_models.uncertainty.base import (
     NO_CAPABILITIES,
     Capability,
     UncertaintySet,
-    conditional_at_most,
 )
 from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
-from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram

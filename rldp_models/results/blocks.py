@@ -30,6 +30,10 @@ from typing import Any
 import numpy as np
 
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
+from rldp_models.uncertainty.calibration import bootstrap_radius
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 from rldp_models.programs.contract import Block
 
 ENTRY_POINT_GROUP = "rldp_models.blocks"
@@ -150,9 +154,6 @@ def bootstrap_checked_radius(declaration: dict[str, Any], crosstab: Any) -> floa
     InputError
         If the provenance is incomplete or does not give the recorded radius.
     """
-    from rldp_models.results.record import jsonable
-    from rldp_models.uncertainty.calibration import bootstrap_radius
-
     source, alpha = declaration.get("radius_source"), declaration.get("alpha")
     if not isinstance(source, dict) or alpha is None:
         raise InputError("the set's radius is a bootstrap's, but its radius_source (draws, "
@@ -190,7 +191,6 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
     """
     import math
 
-    from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 
     name = declaration["set"]
     if name not in SET_NAMES:
@@ -208,8 +208,6 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
             raise InputError(f"the {name} set's recorded radius {radius} is not the one alpha = "
                              f"{alpha} gives for these counts ({calibrated})")
     if name == "chi2":
-        from rldp_models.uncertainty.chi_square import ChiSquareSet
-
         return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
     return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius,
                      **shape_parameters(declaration))

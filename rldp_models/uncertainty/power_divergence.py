@@ -72,7 +72,8 @@ import sympy as sp
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.exact import interval, iv
+from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import Capability, as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.derived import (
@@ -418,9 +419,6 @@ class PowerDivergenceSet:
         :meth:`support_multipliers`. ``v`` may hold doubles or fractions,
         taken as exact rationals.
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-
         values = exact_entries(v)
         phat = self.phat.ravel()
         lam = self.lam
