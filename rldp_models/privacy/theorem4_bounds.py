@@ -142,16 +142,28 @@ def theorem4_rows(protocol: np.ndarray, counts: np.ndarray, radius: float, eps: 
     first = np.repeat([p[0] for p in pairs], n_y)
     second = np.repeat([p[1] for p in pairs], n_y)
     y = np.tile(np.arange(n_y), len(pairs))
+    return ratio_rows(blocks[first, :, y], blocks[second, :, y],
+                      _enclosure(flint.arb(float(eps)).exp()), counts, radius,
+                      list(zip(first.tolist(), second.tolist())))
+
+
+def ratio_rows(a: np.ndarray, b: np.ndarray, factor: tuple[float, float], counts: np.ndarray,
+               radius: float, pairs: list[tuple[int, int]]) -> Theorem4Rows:
+    """Rows ``delta*(a, -factor b | F_{U|s1,s2})`` for row-wise pairs ``(s1, s2)`` (shape (T, |U|)).
+
+    ``factor`` is ``(lo, hi)`` enclosing the ratio (``(tau, tau)`` for a double ``tau``).
+    """
     n = int(counts.sum())
     weight = np.where(counts > 0, down(counts / n), 0.0)
     root = (flint.arb(float(radius)) + 1).sqrt() - 1
-    rho = {pair: float_up(root + flint.arb(flint.fmpq(int(counts[pair[0]].sum())
-                                                      + int(counts[pair[1]].sum()), n)))
-           for pair in pairs}
+    mass = counts.sum(axis=1)
+    rho = {pair: float_up(root + flint.arb(flint.fmpq(int(mass[pair[0]]) + int(mass[pair[1]]),
+                                                      n)))
+           for pair in set(pairs)}
     constant = flint.arb(2) ** flint.arb(flint.fmpq(-2, 3)) + \
         flint.arb(2) ** flint.arb(flint.fmpq(1, 3))
-    return Theorem4Rows(blocks[first, :, y], blocks[second, :, y],
-                        _enclosure(flint.arb(float(eps)).exp()),
+    first, second = np.array(pairs, dtype=int).reshape(-1, 2).T
+    return Theorem4Rows(np.asarray(a, dtype=float), np.asarray(b, dtype=float), factor,
                         np.stack([weight[first], weight[second]]),
-                        np.repeat([rho[pair] for pair in pairs], n_y),
+                        np.array([rho[pair] for pair in pairs], dtype=float),
                         _enclosure(constant)[0])

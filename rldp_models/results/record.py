@@ -54,6 +54,8 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biu" or (value.dtype.kind == "f" and np.all(np.isfinite(value))):
+            return value.tolist()  # already Python numbers: no per-entry walk (1e6 duals)
         return jsonable(value.tolist())
     if isinstance(value, (np.floating, float)):
         return float(value) if np.isfinite(value) else str(float(value))
