@@ -27,6 +27,7 @@ dense matrix is small (:mod:`rldp_models.results.product_result`; ``docs/records
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,8 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) is float or type(v) is int for v in value):  # leaves (1e6 duals): one pass
+            return [v if math.isfinite(v) else str(float(v)) for v in value]
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "biu" or (value.dtype.kind == "f" and np.all(np.isfinite(value))):
