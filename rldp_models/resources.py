@@ -83,8 +83,10 @@ distortion, eps 1, CPU seconds of ``/usr/bin/time``): RURP on education x occupa
 (16x15, 57,600 entries) 23.0 s and 865 MB peak resident (645 MB above the baseline), NURP
 22.4 s and 765 MB; on race x education (5x16, 6,400 entries) 3.9 s and 282 MB. Clarabel's
 iterations are ~3/4 of it (1.9 s at 5x16, 21 s at 16x15: entries^1.1); memory grows about
-linearly (62 MB above the baseline at 5x16). A loaded machine stretches the wall-clock time
-well beyond the CPU time (16x15 took 243 s of wall time at load 16 on 2 cores)."""
+linearly (62 MB above the baseline at 5x16). Checks: synthetic 10x20 RURP 14.5 s and 660 MB
+(estimate 15.4 s, 661 MB); education x native-country (16x42) 298 s and 7.3 GB (estimate
+221 s, 5.9 GB). A loaded machine stretches the wall-clock time well beyond the CPU time (16x15
+took 243 s of wall time at load 16 on 2 cores)."""
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
