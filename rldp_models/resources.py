@@ -73,6 +73,21 @@ NOMINAL_MEMORY_SHARE = 0.05
 """NUNP (no robust block) against NURP at 16x15: 280 s and 283 MB peak (63 MB above the
 baseline) against 874 s and 2,053 MB."""
 
+DIRECT_CONE_ENTRIES_AT_CALIBRATION = 57600.0
+DIRECT_CPU_SECONDS_AT_CALIBRATION = 23.0
+DIRECT_TIME_EXPONENT = 1.1
+DIRECT_BYTES_AT_CALIBRATION = 645e6
+DIRECT_MEMORY_EXPONENT = 1.05
+"""The direct conic path (``--solver clarabel-direct``), end to end (``rldp solve``, Hamming
+distortion, eps 1, CPU seconds of ``/usr/bin/time``): RURP on education x occupation
+(16x15, 57,600 entries) 23.0 s and 865 MB peak resident (645 MB above the baseline), NURP
+22.4 s and 765 MB; on race x education (5x16, 6,400 entries) 3.9 s and 282 MB. Clarabel's
+iterations are ~3/4 of it (1.9 s at 5x16, 21 s at 16x15: entries^1.1); memory grows about
+linearly (62 MB above the baseline at 5x16). Checks: synthetic 10x20 RURP 14.5 s and 660 MB
+(estimate 15.4 s, 661 MB); education x native-country (16x42) 298 s and 7.3 GB (estimate
+221 s, 5.9 GB). A loaded machine stretches the wall-clock time well beyond the CPU time (16x15
+took 243 s of wall time at load 16 on 2 cores)."""
+
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -247,14 +262,24 @@ def _power_of_two(exponent: int) -> int:
     return 2 ** min(exponent, 1000)
 
 
-def robust_program_estimate(problem: str, n_s: int, n_u: int, robust: bool) -> Estimate:
+def robust_program_estimate(problem: str, n_s: int, n_u: int, robust: bool,
+                            direct: bool = False) -> Estimate:
     """``rldp solve PROBLEM`` (and each solver of ``compare-solvers``) on ``n_s x n_u``.
 
     The program has ``n_s n_u^2`` variables; robust blocks add ``n_s (n_s - 1) n_u`` cones
     of ``n_u`` entries (Theorem 4), about ``n_s^2 n_u^2`` cone entries; the cost follows the
-    power laws calibrated above. NUNP (no robust block) costs the shares measured for it.
+    power laws calibrated above: the cvxpy path's, or with ``direct`` the direct conic
+    path's (:data:`DIRECT_CPU_SECONDS_AT_CALIBRATION`). NUNP (no robust block) costs the
+    shares measured for it.
     """
     entries = float(n_s * n_s * n_u * n_u)
+    if direct:
+        scale = entries / DIRECT_CONE_ENTRIES_AT_CALIBRATION
+        share = 1.0 if robust else NOMINAL_TIME_SHARE
+        return Estimate(f"{problem} on {n_s}x{n_u} ({int(entries):,} cone entries)",
+                        BASELINE_BYTES + share * DIRECT_BYTES_AT_CALIBRATION
+                        * scale ** DIRECT_MEMORY_EXPONENT,
+                        share * DIRECT_CPU_SECONDS_AT_CALIBRATION * scale ** DIRECT_TIME_EXPONENT)
     scale = entries / ROBUST_CONE_ENTRIES_AT_CALIBRATION
     time_share, memory_share = (1.0, 1.0) if robust else (NOMINAL_TIME_SHARE,
                                                          NOMINAL_MEMORY_SHARE)

@@ -95,3 +95,16 @@ def test_format_seconds(seconds: float, text: str) -> None:
 ])
 def test_help_is_plain_text(rst: str, plain: str) -> None:
     assert plain_text(rst) == plain
+
+
+def test_the_direct_conic_path_is_estimated_from_its_own_calibration() -> None:
+    """At the calibration point the estimate is the measured one; 16x42 (Adult education x
+    native-country) fits a machine the cvxpy path's estimate would refuse."""
+    direct = resources.robust_program_estimate("RURP", 16, 15, True, direct=True)
+    assert direct.seconds == pytest.approx(resources.DIRECT_CPU_SECONDS_AT_CALIBRATION)
+    assert direct.bytes == pytest.approx(resources.BASELINE_BYTES
+                                         + resources.DIRECT_BYTES_AT_CALIBRATION)
+    through_cvxpy = resources.robust_program_estimate("RURP", 16, 42, True)
+    wide = resources.robust_program_estimate("RURP", 16, 42, True, direct=True)
+    assert wide.bytes < 8 * 2**30 < through_cvxpy.bytes
+    assert wide.seconds < through_cvxpy.seconds

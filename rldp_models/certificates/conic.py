@@ -32,6 +32,7 @@ from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.exact import interval, iv
 from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.privacy.guarantees import theorem4_upper_bound
+from rldp_models.privacy.theorem4_bounds import theorem4_rows, theorem4_upper_bounds
 from rldp_models.progress import progress
 from rldp_models.results.certificate_record import PRIVACY_GROUP, UTILITY_GROUP
 
@@ -109,10 +110,13 @@ def privacy_bounds(protocol: np.ndarray, counts: np.ndarray, radius: float, eps:
             t = np.asarray(values["t"], dtype=float).reshape(2, -1)
             rows = [joint[s1], joint[s2]]
             rho = root - 1 + interval(sum(rows[0], Fraction(0)) + sum(rows[1], Fraction(0)))
+            fast = theorem4_upper_bounds(theorem4_rows(protocol, counts, radius, eps, [(s1, s2)]),
+                                         c, t)  # outward-rounded doubles; 60 digits if not <= 0
             for y in range(blocks.shape[2]):
-                bound = theorem4_upper_bound(blocks[s1, :, y], factor, blocks[s2, :, y], rows,
-                                             rho, float(c[y]), (float(t[0, y]), float(t[1, y])))
-                bounds.append(ConstraintBound(f"{group} y={y}", upper_mpf(bound), 0.0))
+                bound = mpmath.mpf(fast[y]) if fast[y] <= 0 else upper_mpf(theorem4_upper_bound(
+                    blocks[s1, :, y], factor, blocks[s2, :, y], rows, rho, float(c[y]),
+                    (float(t[0, y]), float(t[1, y]))))
+                bounds.append(ConstraintBound(f"{group} y={y}", bound, 0.0))
     return bounds, missing
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from rldp_models.exact import interval, iv, upper
+from rldp_models.privacy.theorem4_bounds import theorem4_rows, theorem4_upper_bounds
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.pair_support_batch import pair_support_batch
 
@@ -232,12 +233,18 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
         multipliers.update(pair_multipliers(protocol, uncertainty, eps, missing))
     margins = np.full((n_s, n_s, n_y), np.nan)
     used: dict[str, dict[str, np.ndarray]] = {}
-    for s1, s2 in pairs:
+    proven = theorem4_upper_bounds(
+        theorem4_rows(protocol, counts, uncertainty.radius, eps, pairs),
+        np.concatenate([np.ravel(multipliers[pair]["c"]) for pair in pairs]),
+        np.concatenate([np.reshape(multipliers[pair]["t"], (2, -1)) for pair in pairs], axis=1),
+    ).reshape(len(pairs), n_y)  # outward-rounded doubles; 120-bit only where not <= 0
+    for (s1, s2), bounds in zip(pairs, proven):
         rows = [joint[s1], joint[s2]]
         rho = root - 1 + interval(sum(rows[0], Fraction(0)) + sum(rows[1], Fraction(0)))
         cs = np.array(multipliers[s1, s2]["c"], dtype=float)
         ts = np.array(multipliers[s1, s2]["t"], dtype=float)
-        for y in range(n_y):
+        margins[s1, s2] = bounds
+        for y in np.flatnonzero(~(bounds <= 0)):
             v1, p2 = blocks[s1, :, y], blocks[s2, :, y]
             bound = theorem4_upper_bound(v1, factor, p2, rows, rho, cs[y], tuple(ts[:, y]))
             if upper(bound) > 0:  # c = 0: the bound over the whole simplex, exact when tight

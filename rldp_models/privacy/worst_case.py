@@ -31,7 +31,9 @@ import numpy as np
 from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
 from rldp_models.privacy.conditional_bounds import column_ranges, quotient_up
 from rldp_models.privacy.guarantees import theorem4_upper_bound
+from rldp_models.privacy.theorem4_bounds import ratio_rows, theorem4_upper_bounds
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.pair_support_batch import pair_support_batch
 
 DINKELBACH_TOLERANCE = 1e-10
 MAX_DINKELBACH_STEPS = 50
@@ -156,6 +158,30 @@ def _proves(pair, a: np.ndarray, b: np.ndarray, tau: float, rows_exact, rho_iv) 
     return upper(bound) <= 0
 
 
+def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
+              uncertainty: ChiSquareSet) -> np.ndarray:
+    """Which ratios ``P(y|s1)/P(y|s2) <= tau`` over ``F`` are proven, all at once.
+
+    ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` by Theorem 4 at the vectorised
+    multipliers of :func:`pair_support_batch`, evaluated in outward-rounded
+    doubles (:mod:`rldp_models.privacy.theorem4_bounds`). False means only
+    "not proven this way"; :func:`_proves` is the precise fallback.
+    """
+    if not triplets:
+        return np.zeros(0, dtype=bool)
+    a = np.stack([t.a for t in triplets])
+    b = np.stack([t.b for t in triplets])
+    pairs = [(t.s1, t.s2) for t in triplets]
+    first, second = np.array(pairs, dtype=int).T
+    phat = uncertainty.phat
+    mass = phat.sum(axis=1)
+    rho = np.sqrt(uncertainty.radius + 1) - 1 + mass[first] + mass[second]
+    with np.errstate(all="ignore"):
+        batch = pair_support_batch(a, -tau * b, phat[first], phat[second], rho)
+    rows = ratio_rows(a, b, (tau, tau), counts, uncertainty.radius, pairs)
+    return theorem4_upper_bounds(rows, batch.c, batch.t.T) <= 0
+
+
 def _tight_certificate(prove, low: float, high: float) -> float:
     """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed.
 
@@ -267,14 +293,22 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
 
     certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
     examined = {(t.s1, t.s2, t.y): t for t in triplets}
+    pending = {(int(s1), int(s2), int(y)): examined.get((s1, s2, y))
+               or _unestimated(blocks, int(s1), int(s2), int(y), float(bounds[s1, s2, y]))
+               for s1, s2, y in candidates
+               if bounds[s1, s2, y] > certified and (s1, s2, y) != (top.s1, top.s2, top.y)}
+    # proven at once at this level stays proven at every higher one (b >= 0)
+    at_once = proven_at(list(pending.values()), certified, counts, uncertainty) \
+        if np.isfinite(certified) else np.zeros(len(pending), dtype=bool)
+    proven = {key for key, done in zip(pending, at_once) if done}
     unproven = None
     for s1, s2, y in candidates:
         if not np.isfinite(certified):
             break
-        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y):
+        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y) \
+                or (s1, s2, y) in proven:
             continue
-        other = examined.get((s1, s2, y)) or _unestimated(blocks, int(s1), int(s2), int(y),
-                                                          float(bounds[s1, s2, y]))
+        other = pending[s1, s2, y]
         if prover(other)(certified):
             continue
         if (s1, s2, y) not in examined:  # it may beat the top: estimate it, keep a better witness

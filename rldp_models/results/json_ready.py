@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -16,8 +17,12 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) is float or type(v) is int for v in value):  # leaves (1e6 duals): one pass
+            return [v if math.isfinite(v) else str(float(v)) for v in value]
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biu" or (value.dtype.kind == "f" and np.all(np.isfinite(value))):
+            return value.tolist()  # already Python numbers: no per-entry walk (1e6 duals)
         return jsonable(value.tolist())
     if isinstance(value, (np.floating, float)):
         return float(value) if np.isfinite(value) else str(float(value))
