@@ -27,7 +27,6 @@ dense matrix is small (:mod:`rldp_models.results.product_result`; ``docs/records
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
