@@ -30,6 +30,7 @@ from pathlib import Path
 
 from rldp_models import resources
 from rldp_models.errors import InputError
+from rldp_models.problem_kinds import PRESETS
 
 OUTPUT_OPTIONS = ("out", "report")
 """Arguments naming a file a command writes."""
@@ -202,18 +203,32 @@ def _crosstab(args: argparse.Namespace):
 
 
 def _solve(args: argparse.Namespace) -> resources.Estimate:
-    from rldp_models.problem_kinds import PRESETS
-
     crosstab = _crosstab(args)
     if args.distortion in ("squared", "absolute"):
         crosstab.numeric_u(args.distortion)
     n_s, n_u = crosstab.shape
     robust = any(PRESETS[args.problem])
-    return resources.robust_program_estimate(args.problem, n_s, n_u, robust)
+    return resources.robust_program_estimate(args.problem, n_s, n_u, robust,
+                                             direct=_direct_path(args))
+
+
+def _direct_path(args: argparse.Namespace) -> bool:
+    """Whether ``rldp solve`` will take the direct conic path: no ``--solver`` (the default
+    backend: direct for every preset over the chi-square set, the sets whose blocks write
+    direct rows) or a direct solver named."""
+    solver = getattr(args, "solver", None)
+    chi_square = getattr(args, "uncertainty", "chi2") == "chi2"
+    return chi_square and solver in (None, "clarabel-direct", "scs-direct")
 
 
 def _compare_solvers(args: argparse.Namespace) -> resources.Estimate:
-    return _solve(args)
+    """The costliest solver of the comparison: the cvxpy path's estimate."""
+    crosstab = _crosstab(args)
+    if args.distortion in ("squared", "absolute"):
+        crosstab.numeric_u(args.distortion)
+    n_s, n_u = crosstab.shape
+    return resources.robust_program_estimate(args.problem, n_s, n_u,
+                                             any(PRESETS[args.problem]))
 
 
 def _protocol(args: argparse.Namespace) -> resources.Estimate:
