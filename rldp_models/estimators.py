@@ -141,10 +141,13 @@ def em_estimate(Q: ArrayLike, observed: ArrayLike, tol: float = 1e-10, max_iter:
         p = updated
         if change <= tol:
             return EMResult(p, iteration, True)
-    warnings.warn(f"EM stopped after {max_iter} updates without converging; when Q has rank "
-                  f"{np.linalg.matrix_rank(Q)} < {k} inputs the input distribution is not "
-                  "identifiable and only some functions of it can be estimated "
-                  "(rldp_models.release.identifiability decides which, exactly)",
+    rank = int(np.linalg.matrix_rank(Q))
+    reason = (f"Q has rank {rank} < {k} inputs, so the input distribution is not identifiable "
+              "and only some functions of it can be estimated "
+              "(rldp_models.release.identifiability decides which, exactly)" if rank < k else
+              f"Q has full rank {k}: raise max_iter or tol (EM converges slowly when the "
+              "estimate lies near the simplex's boundary)")
+    warnings.warn(f"EM stopped after {max_iter} updates without converging; {reason}",
                   EMNotConverged, stacklevel=2)
     return EMResult(p, max_iter, False)
 
