@@ -154,7 +154,8 @@ def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensit
 
 def _header(data: str | Path) -> list[str]:
     try:
-        return list(pd.read_csv(data, skipinitialspace=True, dtype=str, nrows=0).columns)
+        return list(pd.read_csv(data, skipinitialspace=True, dtype=str, nrows=0,
+                                index_col=False).columns)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
             UnicodeDecodeError) as exc:
         raise InputError(f"{data}: cannot read records ({' '.join(str(exc).split())})") from None
@@ -163,7 +164,7 @@ def _header(data: str | Path) -> list[str]:
 def _chunks(data: str | Path, columns: list[str], size: int) -> Iterator[pd.DataFrame]:
     try:
         yield from pd.read_csv(data, skipinitialspace=True, dtype=str, usecols=columns,
-                               chunksize=size, keep_default_na=False)
+                               chunksize=size, keep_default_na=False, index_col=False)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{data}: cannot read records ({' '.join(str(exc).split())})") from None
 
@@ -179,6 +180,10 @@ def _check_columns(columns: Sequence[str], sensitive: str, public: str, keep: Se
     if set(keep) & {sensitive, public}:
         raise InputError("--keep cannot keep the sensitive or public column: they are what the "
                          "release replaces")
+    if RELEASED_COLUMN in keep:
+        raise InputError(f"--keep {RELEASED_COLUMN}: the released values are written to column "
+                         f"{RELEASED_COLUMN!r}; rename the input column {RELEASED_COLUMN!r} "
+                         "first")
 
 
 def _codes(channel: ReleaseChannel, s: pd.Series, u: pd.Series) -> tuple[np.ndarray, np.ndarray]:
