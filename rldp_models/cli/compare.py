@@ -19,7 +19,7 @@ from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.errors import InputError
 from rldp_models.release.comparison import compare
-from rldp_models.release.figures import plot_comparison
+from rldp_models.release.figures import figure_path, plot_comparison
 from rldp_models.release.loading import load_result
 
 
@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    png = figure_path(args.out) if args.out else None
     crosstab = load_crosstab(args)
     names = _names(args.results)
     results = {name: load_result(path)[0] for name, path in zip(names, args.results)}
@@ -44,12 +45,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"n = {crosstab.n}, |S| x |U| = {crosstab.shape[0]} x {crosstab.shape[1]}, "
           f"distortion {args.distortion}, alpha = {args.alpha:g}")
     print(table.to_string(index=False, na_rep="n/a", float_format=lambda v: f"{v:.4g}"))
-    if args.out:
+    if args.out and png:
         try:
             table.to_csv(args.out, index=False)
         except OSError as exc:
             raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
-        png = str(Path(args.out).with_suffix(".png"))
         plot_comparison(table, png)
         sys.stdout.write(f"  wrote {args.out}, {png}\n")
     return ExitCode.OK

@@ -1,8 +1,8 @@
 """``rldp estimate``: estimate M P_X from released records, only where the release determines it.
 
 The target M is U (the marginal of U), S (of S), X (the joint P_X) or a CSV
-file (header: a name column then one column per input s|u in the result's
-input order; one row per coordinate). A coordinate is estimable iff its row
+file (header: a name column then one column per input, named s|u, in any
+order; one row per coordinate). A coordinate is estimable iff its row
 of M lies in the row space of the channel Q^T, decided exactly (integer
 kernel of Q^T); the others are reported with a direction of P_X that changes
 them but not the released law, and are not estimated. The rest is estimated
@@ -19,6 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -26,11 +27,11 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.estimation import METHOD, EstimateTable, estimate
-from rldp_models.release.figures import plot_estimate
+from rldp_models.release.figures import figure_path, plot_estimate
 from rldp_models.release.identifiability import identifiability
 from rldp_models.release.loading import load_result
 from rldp_models.release.released import released_counts
-from rldp_models.release.targets import target
+from rldp_models.release.targets import Target, target
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,29 +57,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    _check(args)
+    png = _check(args)
     result, _ = load_result(args.result)
     channel = ReleaseChannel.from_result(result)
     counts, marked = released_counts(args.released, channel.output_texts())
     goal = target(args.target, channel.input_labels)
+    truth = _truth(args, channel, goal) if args.truth else None
     verdict = identifiability(channel, goal.rows, goal.names)
     table = estimate(channel.matrix(), counts, goal, verdict, args.draws, args.level, args.seed)
     frame = table.frame
-    if args.truth:
-        truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
-        frame.insert(len(frame.columns) - 1, "truth", goal.of(channel.distribution(truth)))
+    if truth is not None:
+        frame.insert(len(frame.columns) - 1, "truth", truth)
     _report(frame, verdict.rank, verdict.inputs, table, marked, METHOD)
     try:
         frame.to_csv(args.out, index=False)
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
-    png = args.plot or str(Path(args.out).with_suffix(".png"))
     plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}")
     print(f"  wrote {args.out}, {png}")
     return ExitCode.OK if frame["estimable"].any() else ExitCode.FAILED
 
 
-def _check(args: argparse.Namespace) -> None:
+def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> np.ndarray:
+    """``M P_X`` of the --truth records (InputError naming the file if a record is not covered)."""
+    truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
+    try:
+        return goal.of(channel.distribution(truth))
+    except InputError as exc:
+        raise InputError(f"--truth {args.truth}: {exc}") from None
+
+
+def _check(args: argparse.Namespace) -> Path:
+    """Refuse bad options up front; the path of the figure."""
     if args.draws < 2:
         raise InputError(f"--draws must be at least 2, got {args.draws}")
     if not 0 < args.level < 1:
@@ -89,6 +99,7 @@ def _check(args: argparse.Namespace) -> None:
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path and Path(path).resolve() in inputs:
             raise InputError(f"{option} {path} is an input file; choose another name")
+    return figure_path(args.out, args.plot)
 
 
 def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, marked: bool,

@@ -11,6 +11,32 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from rldp_models.errors import InputError  # noqa: E402
+
+
+def figure_path(out: str, plot: str | None = None) -> Path:
+    """Where the PNG of a table written to ``out`` goes: ``plot``, else beside ``out``.
+
+    Checked before any work, so that a bad path is one line and not a late failure
+    after the table was written.
+
+    Raises
+    ------
+    InputError
+        The path does not end in ``.png``, is ``out`` itself (``--out table.png``
+        would be overwritten by its figure), or lies in a directory that does not exist.
+    """
+    png = Path(plot) if plot else Path(out).with_suffix(".png")
+    option = "--plot" if plot else "the PNG beside --out"
+    if png.suffix.lower() != ".png":
+        raise InputError(f"{option} {png}: a figure name must end in .png")
+    if png.resolve() == Path(out).resolve():
+        raise InputError(f"{option} {png} is the --out table itself; give --out a .csv name")
+    if not png.resolve().parent.is_dir():
+        raise InputError(f"{option} {png}: directory {png.parent} does not exist "
+                         "(create it first)")
+    return png
+
 
 def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "") -> None:
     """Each estimable coordinate: EM and projected inversion with intervals, and the truth."""

@@ -97,3 +97,13 @@ def test_protocols_on_their_design_counts_match_their_records(adult, capsys) -> 
 def test_compare_bad_input_is_one_line_exit_2(demo, tmp_path, capsys) -> None:
     code = main(["compare", str(demo / "RURP.json"), "--counts", str(tmp_path / "none.csv")])
     assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["table.png", "missing/table.csv"])
+def test_cli_compare_refuses_an_output_its_figure_cannot_take(adult, tmp_path, capsys,
+                                                              name) -> None:
+    # --out table.png was overwritten by its own figure
+    code = main(["compare", str(adult.results["ir"]), "--data", str(adult.design),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(tmp_path / name)])
+    assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
