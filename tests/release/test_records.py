@@ -13,7 +13,8 @@ from scipy.stats import chisquare
 from rldp_models.cli import main
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.loading import load_result
+from rldp_models.data import Crosstab
+from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
 from rldp_models.release import records
 from rldp_models.release.records import ReleaseWarning, release_csv, release_frame
 from rldp_models.release.sampling import seeded_random_words
@@ -159,3 +160,20 @@ def test_release_reads_rows_with_a_trailing_field_without_shifting_columns(adult
         warnings.simplefilter("ignore")
         summary = release_csv(result, data, SENSITIVE, PUBLIC, tmp_path / "out.csv", seed=0)
     assert summary.records == len(pairs) and channel.output_count > 0
+
+
+def test_a_mechanism_record_is_re_verified_without_counts(adult, tmp_path) -> None:
+    # a mechanism's LDP needs no counts, yet release skipped re-checking it with a warning
+    counts = tmp_path / "counts.csv"
+    Crosstab.from_records(adult.design, SENSITIVE, PUBLIC).to_csv(counts)
+    mechanism = tmp_path / "rr.json"
+    assert main(["mechanism", "rr", "--eps", "1", "--counts", str(counts), "--out",
+                 str(mechanism), "-q"]) == 0
+    _, _, checked = verified_result(mechanism)
+    assert checked.startswith("guarantee re-verified")
+    record = json.loads(mechanism.read_text())
+    record["matrix"]["rows"] = np.eye(len(record["matrix"]["rows"])).tolist()
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(record))
+    with pytest.raises(GuaranteeNotVerified):
+        verified_result(tampered)
