@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         frame.to_csv(args.out, index=False)
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
-    plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}")
+    plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}",
+                  table.level)
     print(f"  wrote {args.out}, {png}")
     return ExitCode.OK if frame["estimable"].any() else ExitCode.FAILED
 
@@ -102,6 +103,12 @@ def _check(args: argparse.Namespace) -> Path:
     return figure_path(args.out, args.plot)
 
 
+def _listed(names: list[str], shown: int = 8) -> str:
+    """``names`` joined, the first ``shown`` of them and a count of the rest (all are in --out)."""
+    more = f", and {len(names) - shown} more (see --out)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
 def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, marked: bool,
             method: str) -> None:
     if marked:
@@ -110,7 +117,7 @@ def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, m
     missing = frame[~frame["estimable"]]
     if len(missing):
         sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
-                         f"{', '.join(missing['target'])}; {missing['reason'].iloc[0]}\n")
+                         f"{_listed(list(missing['target']))}; {missing['reason'].iloc[0]}\n")
     if not table.converged and frame["estimable"].any():
         sys.stderr.write("rldp: warning: EM did not converge within its iteration limit on "
                          "every bootstrap table; its intervals may be too wide\n")

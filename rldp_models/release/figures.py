@@ -38,10 +38,32 @@ def figure_path(out: str, plot: str | None = None) -> Path:
     return png
 
 
-def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "") -> None:
-    """Each estimable coordinate: EM and projected inversion with intervals, and the truth."""
+MAX_FIGURE_INCHES = 30.0
+"""Widest estimate figure; beyond it the coordinates' labels shrink instead (PNG stays openable)."""
+
+
+def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "",
+                  level: float = 0.95) -> None:
+    """Each estimable coordinate: EM and projected inversion with ``level`` intervals, and the
+    truth. With nothing estimable the figure says so instead of showing empty axes."""
     shown = frame[frame["estimable"]]
-    figure, axes = plt.subplots(figsize=(max(5.0, 0.7 * len(frame) + 2), 4))
+    width = min(MAX_FIGURE_INCHES, max(8.0, 0.7 * len(shown) + 2))
+    figure, axes = plt.subplots(figsize=(width, 4))
+    missing = int((~frame["estimable"]).sum())
+    axes.set_title(title + (f" ({missing} not estimable, not shown)" if missing else ""))
+    if shown.empty:
+        axes.text(0.5, 0.5, "no coordinate of the target is estimable from this release\n"
+                  "(see the reason column of the CSV)", ha="center", va="center",
+                  transform=axes.transAxes)
+        axes.set_axis_off()
+    else:
+        _plot_intervals(axes, shown, level)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def _plot_intervals(axes: plt.Axes, shown: pd.DataFrame, level: float) -> None:
     x = np.arange(len(shown))
     for offset, method, colour in ((-0.12, "em", "tab:blue"),
                                    (0.12, "inversion", "tab:orange")):
@@ -51,14 +73,11 @@ def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "") -> Non
                       color=colour, label="EM" if method == "em" else "projected inversion")
     if "truth" in shown:
         axes.scatter(x, shown["truth"], marker="x", color="black", zorder=3, label="truth")
-    axes.set_xticks(x, shown["target"], rotation=35, ha="right")
-    axes.set_ylabel("estimate (95% bootstrap interval)" if len(shown) else "")
-    missing = int((~frame["estimable"]).sum())
-    axes.set_title(title + (f" ({missing} not estimable, not shown)" if missing else ""))
+    fits = 0.7 * len(shown) + 2 <= MAX_FIGURE_INCHES
+    axes.set_xticks(x, shown["target"], rotation=35 if fits else 90, ha="right" if fits else
+                    "center", fontsize=None if fits else 5)
+    axes.set_ylabel(f"estimate ({level:.0%} bootstrap interval)")
     axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
 
 
 def plot_comparison(frame: pd.DataFrame, path: str | Path) -> None:
