@@ -107,3 +107,18 @@ def test_cli_compare_refuses_an_output_its_figure_cannot_take(adult, tmp_path, c
                  "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(tmp_path / name)])
     assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_compare_names_the_result_that_does_not_fit_the_counts(adult, tmp_path,
+                                                                   capsys) -> None:
+    # the refusal said "the result has no row ..." without saying which of the results
+    other = tmp_path / "race.csv"
+    Crosstab(np.array([[3, 4], [5, 6]]), ("Black", "White"), ("Husband", "Wife")).to_csv(other)
+    other_result = tmp_path / "race_srr.json"
+    assert main(["protocol", "srr", "--counts", str(other), "--eps", "2", "--out",
+                 str(other_result), "-q"]) == 0
+    capsys.readouterr()
+    code = main(["compare", str(adult.results["ir"]), str(other_result), "--data",
+                 str(adult.design), "--sensitive", SENSITIVE, "--public", PUBLIC])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "race_srr" in err
