@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import chisquare
 
+from rldp_models import progress as progress_module
 from rldp_models.cli import main
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
@@ -177,3 +178,18 @@ def test_a_mechanism_record_is_re_verified_without_counts(adult, tmp_path) -> No
     tampered.write_text(json.dumps(record))
     with pytest.raises(GuaranteeNotVerified):
         verified_result(tampered)
+
+
+def test_a_long_release_shows_progress_up_to_the_record_count(adult, tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    # release had no progress bar: a million records ran silently
+    monkeypatch.setattr(progress_module, "shown", lambda: True)
+    result, _ = load_result(adult.results["srr"])
+    total = len(pd.read_csv(adult.records, dtype=str))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, tmp_path / "out.csv", seed=0,
+                    chunk_records=1000)
+    err = capsys.readouterr().err
+    assert "checking records" in err and "releasing" in err
+    assert f"/{total / 1000:.1f}k" in err  # the bar knows the total from the first pass
