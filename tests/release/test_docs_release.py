@@ -29,17 +29,20 @@ def steps(text: str) -> list[tuple[str, str, int]]:
             found.append(("python", body, 0))
             continue
         lines = body.splitlines()
-        for k, line in enumerate(lines):
-            if not line.startswith("$ ") or line == "$ echo $?":
+        prompts = [k for k, line in enumerate(lines) if line.startswith("$ ")]
+        for k, following in zip(prompts, [*prompts[1:], None]):
+            if lines[k] == "$ echo $?":
                 continue
-            expected = int(lines[k + 2]) if k + 2 < len(lines) and lines[k + 1] == "$ echo $?" \
-                else 0
-            found.append(("shell", line[2:], expected))
+            checked = following is not None and lines[following] == "$ echo $?"
+            found.append(("shell", lines[k][2:], int(lines[following + 1]) if checked else 0))
     return found
 
 
 def test_the_page_has_the_whole_chain() -> None:
-    commands = " ".join(code for kind, code, _ in steps(PAGE.read_text()) if kind == "shell")
+    found = steps(PAGE.read_text())
+    commands = " ".join(code for kind, code, _ in found if kind == "shell")
+    assert [code for _, code, expected in found if expected] == [
+        "rldp estimate released_rurp.csv --result rurp.json --target U --out estimate_rurp.csv"]
     for word in ("rldp solve", "rldp protocol", "rldp verify", "rldp compare", "rldp release",
                  "rldp estimate"):
         assert word in commands
