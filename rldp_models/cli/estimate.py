@@ -34,6 +34,11 @@ from rldp_models.release.released import released_counts
 from rldp_models.release.targets import Target, target
 
 
+MAX_DRAWS = 100_000
+"""Most bootstrap tables: percentile intervals are stable long before; 10^8 ran for minutes
+towards tens of GiB before anything was refused."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("estimate", help="estimate distributions from released "
                                    "records", description=__doc__)
@@ -49,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sensitive", metavar="COL", help="column of S in --truth")
     parser.add_argument("--public", metavar="COL", help="column of U in --truth")
     parser.add_argument("--draws", type=int, default=400, metavar="B",
-                        help="bootstrap tables (default 400)")
+                        help=f"bootstrap tables, 2..{MAX_DRAWS} (default 400)")
     parser.add_argument("--level", type=float, default=0.95, metavar="L",
                         help="interval level (default 0.95)")
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap")
@@ -90,8 +95,9 @@ def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> n
 
 def _check(args: argparse.Namespace) -> Path:
     """Refuse bad options up front; the path of the figure."""
-    if args.draws < 2:
-        raise InputError(f"--draws must be at least 2, got {args.draws}")
+    if not 2 <= args.draws <= MAX_DRAWS:
+        raise InputError(f"--draws must lie in [2, {MAX_DRAWS}], got {args.draws} (each table "
+                         "is kept in memory and refitted by EM)")
     if not 0 < args.level < 1:
         raise InputError(f"--level must lie in (0, 1), got {args.level}")
     if args.truth and not (args.sensitive and args.public):

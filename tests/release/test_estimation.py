@@ -220,3 +220,14 @@ def test_cli_estimate_names_the_truth_file_when_its_records_are_not_covered(adul
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--truth" in err and "Robot" in err and not (tmp_path / "e.csv").exists()
+
+
+@pytest.mark.parametrize("draws", ["1", "100000000"])
+def test_cli_estimate_refuses_a_bootstrap_size_out_of_range_up_front(tmp_path, capsys,
+                                                                     draws) -> None:
+    # --draws 10^8 ran for minutes towards tens of GiB of tables; refused before reading anything
+    code = main(["estimate", str(tmp_path / "absent.csv"), "--result",
+                 str(tmp_path / "absent.json"), "--draws", draws, "--out",
+                 str(tmp_path / "e.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--draws" in err
