@@ -122,3 +122,15 @@ def test_cli_compare_names_the_result_that_does_not_fit_the_counts(adult, tmp_pa
                  str(adult.design), "--sensitive", SENSITIVE, "--public", PUBLIC])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "race_srr" in err
+
+
+def test_cli_compare_warns_when_the_counts_are_not_the_results_design_counts(adult, capsys
+                                                                             ) -> None:
+    # eps over F on other counts (the released half) can exceed the certified eps silently
+    for data, warned in ((adult.records, True), (adult.design, False)):
+        assert main(["compare", str(adult.results["ir"]), str(adult.results["srr"]), "--data",
+                     str(data), "--sensitive", SENSITIVE, "--public", PUBLIC]) == 0
+        err = capsys.readouterr().err
+        assert ("designed on other counts" in err) is warned
+        if warned:
+            assert "ir" in err and "srr" in err
