@@ -16,11 +16,14 @@ from pathlib import Path
 
 from rldp_models.cli.common import add_data_arguments, load_crosstab, significance
 from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.data import Crosstab
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.errors import InputError
 from rldp_models.release.comparison import compare
-from rldp_models.release.figures import plot_comparison
+from rldp_models.release.figures import figure_path, plot_comparison
 from rldp_models.release.loading import load_result
+from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.counts import counts_digest
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,22 +40,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    png = figure_path(args.out) if args.out else None
     crosstab = load_crosstab(args)
     names = _names(args.results)
-    results = {name: load_result(path)[0] for name, path in zip(names, args.results)}
+    loaded = {name: load_result(path) for name, path in zip(names, args.results)}
+    results = {name: result for name, (result, _) in loaded.items()}
     table = compare(results, crosstab, args.distortion, args.alpha)
+    _warn_other_design(loaded, crosstab)
     print(f"n = {crosstab.n}, |S| x |U| = {crosstab.shape[0]} x {crosstab.shape[1]}, "
           f"distortion {args.distortion}, alpha = {args.alpha:g}")
     print(table.to_string(index=False, na_rep="n/a", float_format=lambda v: f"{v:.4g}"))
-    if args.out:
+    if args.out and png:
         try:
             table.to_csv(args.out, index=False)
         except OSError as exc:
             raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
-        png = str(Path(args.out).with_suffix(".png"))
         plot_comparison(table, png)
         sys.stdout.write(f"  wrote {args.out}, {png}\n")
     return ExitCode.OK
+
+
+def _warn_other_design(loaded: dict[str, tuple[CertifiedResult, str | None]],
+                       crosstab: Crosstab) -> None:
+    """Warn when results were designed on other counts: their level over these counts' F is
+    measured here, not the one their guarantee certifies (that one is over their design F)."""
+    digest = counts_digest(crosstab)
+    other = [name for name, (_, design) in loaded.items() if design and design != digest]
+    if other:
+        sys.stderr.write(f"rldp: warning: {', '.join(other)} designed on other counts than "
+                         "these: 'eps over F' is their level over this table's F, not the "
+                         "level their guarantee certifies (over their design counts' F)\n")
 
 
 def _names(paths: list[str]) -> list[str]:

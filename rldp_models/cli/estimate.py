@@ -1,8 +1,8 @@
 """``rldp estimate``: estimate M P_X from released records, only where the release determines it.
 
 The target M is U (the marginal of U), S (of S), X (the joint P_X) or a CSV
-file (header: a name column then one column per input s|u in the result's
-input order; one row per coordinate). A coordinate is estimable iff its row
+file (header: a name column then one column per input, named s|u, in any
+order; one row per coordinate). A coordinate is estimable iff its row
 of M lies in the row space of the channel Q^T, decided exactly (integer
 kernel of Q^T); the others are reported with a direction of P_X that changes
 them but not the released law, and are not estimated. The rest is estimated
@@ -19,6 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -26,11 +27,16 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.estimation import METHOD, EstimateTable, estimate
-from rldp_models.release.figures import plot_estimate
+from rldp_models.release.figures import figure_path, plot_estimate
 from rldp_models.release.identifiability import identifiability
 from rldp_models.release.loading import load_result
 from rldp_models.release.released import released_counts
-from rldp_models.release.targets import target
+from rldp_models.release.targets import Target, target
+
+
+MAX_DRAWS = 100_000
+"""Most bootstrap tables: percentile intervals are stable long before; 10^8 ran for minutes
+towards tens of GiB before anything was refused."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sensitive", metavar="COL", help="column of S in --truth")
     parser.add_argument("--public", metavar="COL", help="column of U in --truth")
     parser.add_argument("--draws", type=int, default=400, metavar="B",
-                        help="bootstrap tables (default 400)")
+                        help=f"bootstrap tables, 2..{MAX_DRAWS} (default 400)")
     parser.add_argument("--level", type=float, default=0.95, metavar="L",
                         help="interval level (default 0.95)")
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap")
@@ -56,31 +62,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    _check(args)
+    png = _check(args)
     result, _ = load_result(args.result)
     channel = ReleaseChannel.from_result(result)
     counts, marked = released_counts(args.released, channel.output_texts())
     goal = target(args.target, channel.input_labels)
+    truth = _truth(args, channel, goal) if args.truth else None
     verdict = identifiability(channel, goal.rows, goal.names)
     table = estimate(channel.matrix(), counts, goal, verdict, args.draws, args.level, args.seed)
     frame = table.frame
-    if args.truth:
-        truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
-        frame.insert(len(frame.columns) - 1, "truth", goal.of(channel.distribution(truth)))
+    if truth is not None:
+        frame.insert(len(frame.columns) - 1, "truth", truth)
     _report(frame, verdict.rank, verdict.inputs, table, marked, METHOD)
     try:
         frame.to_csv(args.out, index=False)
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
-    png = args.plot or str(Path(args.out).with_suffix(".png"))
-    plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}")
+    plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}",
+                  table.level)
     print(f"  wrote {args.out}, {png}")
     return ExitCode.OK if frame["estimable"].any() else ExitCode.FAILED
 
 
-def _check(args: argparse.Namespace) -> None:
-    if args.draws < 2:
-        raise InputError(f"--draws must be at least 2, got {args.draws}")
+def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> np.ndarray:
+    """``M P_X`` of the --truth records (InputError naming the file if a record is not covered)."""
+    truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
+    try:
+        return goal.of(channel.distribution(truth))
+    except InputError as exc:
+        raise InputError(f"--truth {args.truth}: {exc}") from None
+
+
+def _check(args: argparse.Namespace) -> Path:
+    """Refuse bad options up front; the path of the figure."""
+    if not 2 <= args.draws <= MAX_DRAWS:
+        raise InputError(f"--draws must lie in [2, {MAX_DRAWS}], got {args.draws} (each table "
+                         "is kept in memory and refitted by EM)")
     if not 0 < args.level < 1:
         raise InputError(f"--level must lie in (0, 1), got {args.level}")
     if args.truth and not (args.sensitive and args.public):
@@ -89,6 +106,13 @@ def _check(args: argparse.Namespace) -> None:
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path and Path(path).resolve() in inputs:
             raise InputError(f"{option} {path} is an input file; choose another name")
+    return figure_path(args.out, args.plot)
+
+
+def _listed(names: list[str], shown: int = 8) -> str:
+    """``names`` joined, the first ``shown`` of them and a count of the rest (all are in --out)."""
+    more = f", and {len(names) - shown} more (see --out)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, marked: bool,
@@ -99,7 +123,7 @@ def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, m
     missing = frame[~frame["estimable"]]
     if len(missing):
         sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
-                         f"{', '.join(missing['target'])}; {missing['reason'].iloc[0]}\n")
+                         f"{_listed(list(missing['target']))}; {missing['reason'].iloc[0]}\n")
     if not table.converged and frame["estimable"].any():
         sys.stderr.write("rldp: warning: EM did not converge within its iteration limit on "
                          "every bootstrap table; its intervals may be too wide\n")

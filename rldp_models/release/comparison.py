@@ -50,9 +50,20 @@ COLUMNS = ("result", "I/H(X)", "distortion at Phat", "distortion over F", "eps a
 
 def compare(results: dict[str, CertifiedResult], crosstab: Crosstab, distortion: str,
             alpha: float) -> pd.DataFrame:
-    """One row per result (module docstring)."""
-    return pd.DataFrame([measures(name, result, crosstab, distortion, alpha)
-                         for name, result in results.items()], columns=list(COLUMNS))
+    """One row per result (module docstring).
+
+    Raises
+    ------
+    InputError
+        Naming the result that does not fit the counts.
+    """
+    rows = []
+    for name, result in results.items():
+        try:
+            rows.append(measures(name, result, crosstab, distortion, alpha))
+        except InputError as exc:
+            raise InputError(f"{name}: {exc}") from None
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def measures(name: str, result: CertifiedResult, crosstab: Crosstab, distortion: str,

@@ -40,6 +40,9 @@ def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]
     """:func:`load_result`, then the guarantee re-checked exactly from the record and its
     embedded counts (``rldp verify``'s guarantee verdict); the third value says what was checked.
 
+    A mechanism's guarantee (LDP and its kin) does not depend on counts, so it is
+    re-checked even when the record embeds none.
+
     Raises
     ------
     GuaranteeNotVerified
@@ -48,7 +51,7 @@ def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]
     result, digest = load_result(path)
     record: dict[str, Any] = read_record(path)
     crosstab = embedded_crosstab(record)
-    if crosstab is None:
+    if crosstab is None and record.get("result_type") != "mechanism":
         return result, digest, ("not re-verified: the record does not embed its counts "
                                 "(run rldp verify with them before releasing)")
     verdict = verify(record, crosstab).guarantee

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,7 @@ import pandas as pd
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.progress import progress
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.sampling import RandomWords, os_random_words, seeded_random_words
 from rldp_models.results.certified import CertifiedResult
@@ -104,7 +105,8 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
 
     A first pass checks coverage (nothing is written if a record is refused) and
     counts the records; the second draws and writes to a temporary file beside
-    ``out``, renamed into place at the end.
+    ``out``, renamed into place at the end. Both passes show a progress bar
+    (:mod:`rldp_models.progress`: on a terminal, unless quiet).
     """
     channel = ReleaseChannel.from_result(result)
     header = _header(data)
@@ -112,12 +114,14 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
     counts = np.zeros((len(channel.s_labels), len(channel.u_labels)), dtype=np.int64)
     refused: dict[tuple[str, str], list[int]] = {}
     seen = 0
-    for chunk in _chunks(data, [sensitive, public], chunk_records):
-        s, u = _codes(channel, chunk[sensitive], chunk[public])
-        _note_uncovered(channel, chunk, sensitive, public, s, u, seen, refused)
-        covered = channel.row_of[s, u] >= 0
-        np.add.at(counts, (s[covered], u[covered]), 1)
-        seen += len(chunk)
+    with progress(desc="checking records", unit="records", unit_scale=True) as bar:
+        for chunk in _chunks(data, [sensitive, public], chunk_records):
+            s, u = _codes(channel, chunk[sensitive], chunk[public])
+            _note_uncovered(channel, chunk, sensitive, public, s, u, seen, refused)
+            covered = channel.row_of[s, u] >= 0
+            np.add.at(counts, (s[covered], u[covered]), 1)
+            seen += len(chunk)
+            bar.update(len(chunk))
     if refused:
         raise InputError(_refusal(refused))
     if seen == 0:
@@ -125,14 +129,15 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
     _warn_kept(keep)
     _warn_if_counts_match(result, channel, counts, design_digest)
     words = random_words(seed)
-    _write(channel, data, [sensitive, public, *keep], sensitive, public, keep, Path(out), words,
-           seed, chunk_records)
+    with progress(total=seen, desc="releasing", unit="records", unit_scale=True) as bar:
+        _write(channel, data, [sensitive, public, *keep], sensitive, public, keep, Path(out),
+               words, seed, chunk_records, bar.update)
     return ReleaseSummary(seen, seed is not None, Path(out))
 
 
 def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensitive: str,
            public: str, keep: Sequence[str], out: Path, words: RandomWords, seed: int | None,
-           chunk_records: int) -> None:
+           chunk_records: int, advance: Callable[[int], object]) -> None:
     handle = tempfile.NamedTemporaryFile("w", dir=out.parent or ".", prefix=f".{out.name}.",
                                          suffix=".part", delete=False, newline="")
     try:
@@ -146,6 +151,7 @@ def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensit
                 released[RELEASED_COLUMN] = channel.texts(channel.draw(s, u, words))
                 released.to_csv(handle, header=first, index=False)
                 first = False
+                advance(len(chunk))
         os.replace(handle.name, out)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
@@ -154,7 +160,8 @@ def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensit
 
 def _header(data: str | Path) -> list[str]:
     try:
-        return list(pd.read_csv(data, skipinitialspace=True, dtype=str, nrows=0).columns)
+        return list(pd.read_csv(data, skipinitialspace=True, dtype=str, nrows=0,
+                                index_col=False).columns)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
             UnicodeDecodeError) as exc:
         raise InputError(f"{data}: cannot read records ({' '.join(str(exc).split())})") from None
@@ -163,7 +170,7 @@ def _header(data: str | Path) -> list[str]:
 def _chunks(data: str | Path, columns: list[str], size: int) -> Iterator[pd.DataFrame]:
     try:
         yield from pd.read_csv(data, skipinitialspace=True, dtype=str, usecols=columns,
-                               chunksize=size, keep_default_na=False)
+                               chunksize=size, keep_default_na=False, index_col=False)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{data}: cannot read records ({' '.join(str(exc).split())})") from None
 
@@ -179,6 +186,10 @@ def _check_columns(columns: Sequence[str], sensitive: str, public: str, keep: Se
     if set(keep) & {sensitive, public}:
         raise InputError("--keep cannot keep the sensitive or public column: they are what the "
                          "release replaces")
+    if RELEASED_COLUMN in keep:
+        raise InputError(f"--keep {RELEASED_COLUMN}: the released values are written to column "
+                         f"{RELEASED_COLUMN!r}; rename the input column {RELEASED_COLUMN!r} "
+                         "first")
 
 
 def _codes(channel: ReleaseChannel, s: pd.Series, u: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -2,9 +2,9 @@
 
 ``U`` (the marginal of ``U``: ``M[u, (s, u')] = 1[u = u']``), ``S`` (the
 marginal of ``S``), ``X`` (the joint: the identity) or a user's CSV: a header
-row (a name column, then one column per input ``s|u`` in the result's input
-order) and one row per target coordinate, its name then ``|X|`` numbers, read
-exactly as decimals.
+row (a name column, then one column per input named ``s|u``, in any order:
+the columns are matched to the result's inputs by name) and one row per target
+coordinate, its name then ``|X|`` numbers, read exactly as decimals.
 """
 
 from __future__ import annotations
@@ -64,8 +64,10 @@ def _from_file(path: Path, inputs: list[tuple[str, str]]) -> Target:
             rows = list(csv.reader(handle))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"--target {path}: cannot read ({exc})") from None
+    rows = [row for row in rows if any(cell.strip() for cell in row)]
     if len(rows) < 2:
         raise InputError(f"--target {path}: needs a header row and at least one target row")
+    order = _column_order(path, rows[0], inputs)
     width = len(inputs) + 1
     names, values = [], []
     for number, row in enumerate(rows[1:], start=2):
@@ -73,9 +75,44 @@ def _from_file(path: Path, inputs: list[tuple[str, str]]) -> Target:
             raise InputError(f"--target {path}: line {number} has {len(row)} fields, expected "
                              f"{width} (a name and one number per input)")
         try:
-            values.append([Fraction(cell.strip()) for cell in row[1:]])
+            cells = [Fraction(cell.strip()) for cell in row[1:]]
         except (ValueError, ZeroDivisionError):
             raise InputError(f"--target {path}: line {number} has a cell that is not a "
                              "number") from None
+        if not all(_fits_a_float(v) for v in cells):
+            raise InputError(f"--target {path}: line {number} has a number too large for the "
+                             "estimators' floats")
         names.append(row[0])
+        values.append([cells[k] for k in order])
     return Target(names, values)
+
+
+def _fits_a_float(value: Fraction) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:
+        return False
+
+
+def input_name(x: tuple[str, str]) -> str:
+    """The target-file column name of input ``x = (s, u)``: ``s|u``."""
+    return f"{x[0]}|{x[1]}"
+
+
+def _column_order(path: Path, header: list[str], inputs: list[tuple[str, str]]) -> list[int]:
+    """For each input, in the result's order, the position of its column among the numbers.
+
+    The header names the columns ``s|u`` (any order); a column that names no input, or an
+    input without a column, is refused.
+    """
+    names = [cell.strip() for cell in header[1:]]
+    expected = [input_name(x) for x in inputs]
+    unknown = [name for name in names if name not in expected]
+    if unknown or len(set(names)) != len(names) or len(names) != len(expected):
+        missing = [name for name in expected if name not in names]
+        detail = (f"unknown column {unknown[0]!r}" if unknown else
+                  f"no column {missing[0]!r}" if missing else "a column named twice")
+        raise InputError(f"--target {path}: the header must name one column per input s|u of "
+                         f"the result ({len(expected)}: {', '.join(expected[:3])}, ...); "
+                         f"{detail}")
+    return [names.index(name) for name in expected]

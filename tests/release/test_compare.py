@@ -97,3 +97,40 @@ def test_protocols_on_their_design_counts_match_their_records(adult, capsys) -> 
 def test_compare_bad_input_is_one_line_exit_2(demo, tmp_path, capsys) -> None:
     code = main(["compare", str(demo / "RURP.json"), "--counts", str(tmp_path / "none.csv")])
     assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["table.png", "missing/table.csv"])
+def test_cli_compare_refuses_an_output_its_figure_cannot_take(adult, tmp_path, capsys,
+                                                              name) -> None:
+    # --out table.png was overwritten by its own figure
+    code = main(["compare", str(adult.results["ir"]), "--data", str(adult.design),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(tmp_path / name)])
+    assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_compare_names_the_result_that_does_not_fit_the_counts(adult, tmp_path,
+                                                                   capsys) -> None:
+    # the refusal said "the result has no row ..." without saying which of the results
+    other = tmp_path / "race.csv"
+    Crosstab(np.array([[3, 4], [5, 6]]), ("Black", "White"), ("Husband", "Wife")).to_csv(other)
+    other_result = tmp_path / "race_srr.json"
+    assert main(["protocol", "srr", "--counts", str(other), "--eps", "2", "--out",
+                 str(other_result), "-q"]) == 0
+    capsys.readouterr()
+    code = main(["compare", str(adult.results["ir"]), str(other_result), "--data",
+                 str(adult.design), "--sensitive", SENSITIVE, "--public", PUBLIC])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "race_srr" in err
+
+
+def test_cli_compare_warns_when_the_counts_are_not_the_results_design_counts(adult, capsys
+                                                                             ) -> None:
+    # eps over F on other counts (the released half) can exceed the certified eps silently
+    for data, warned in ((adult.records, True), (adult.design, False)):
+        assert main(["compare", str(adult.results["ir"]), str(adult.results["srr"]), "--data",
+                     str(data), "--sensitive", SENSITIVE, "--public", PUBLIC]) == 0
+        err = capsys.readouterr().err
+        assert ("designed on other counts" in err) is warned
+        if warned:
+            assert "ir" in err and "srr" in err

@@ -11,6 +11,7 @@ import pytest
 import sympy
 
 from rldp_models.cli import main
+from rldp_models.errors import InputError
 from rldp_models.estimators import em_batch
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.estimation import estimate
@@ -148,3 +149,85 @@ def test_a_malformed_target_file_is_one_line_exit_2(adult, tmp_path, capsys) -> 
     code = main(["estimate", str(released), "--result", str(adult.results["ir"]), "--target",
                  str(bad), "--out", str(tmp_path / "e.csv")])
     assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_target_file_with_columns_in_another_order_is_matched_by_name(adult,
+                                                                        tmp_path) -> None:
+    # the columns were taken in the result's input order whatever the header said
+    labels = ReleaseChannel.from_result(load_result(adult.results["grr-cr"])[0]).input_labels
+    shuffled = list(reversed(labels))
+    path = tmp_path / "target.csv"
+    row = ["1" if (s, u) == ("Male", "Husband") else "0" for s, u in shuffled]
+    path.write_text("name," + ",".join(f"{s}|{u}" for s, u in shuffled) + "\n"
+                    + "male husband," + ",".join(row) + "\n\n")
+    goal = target(str(path), labels)
+    expected = [Fraction(int(x == ("Male", "Husband"))) for x in labels]
+    assert goal.rows == [expected]
+
+
+@pytest.mark.parametrize("header", ["name,{cols_but_last},Robot|Alien",
+                                    "name,{cols_but_last},{first}"])
+def test_a_target_file_whose_header_does_not_name_the_inputs_is_refused(adult, tmp_path,
+                                                                        header) -> None:
+    labels = ReleaseChannel.from_result(load_result(adult.results["grr-cr"])[0]).input_labels
+    names = [f"{s}|{u}" for s, u in labels]
+    path = tmp_path / "target.csv"
+    path.write_text(header.format(cols_but_last=",".join(names[:-1]), first=names[0]) + "\n"
+                    + "x," + ",".join(["1"] * len(names)) + "\n")
+    with pytest.raises(InputError, match="header must name one column per input"):
+        target(str(path), labels)
+
+
+def test_a_target_number_too_large_for_floats_is_refused(adult, tmp_path) -> None:
+    labels = ReleaseChannel.from_result(load_result(adult.results["grr-cr"])[0]).input_labels
+    path = tmp_path / "target.csv"
+    path.write_text("name," + ",".join(f"{s}|{u}" for s, u in labels) + "\n"
+                    + "x,1e400" + ",0" * (len(labels) - 1) + "\n")
+    with pytest.raises(InputError, match="too large"):
+        target(str(path), labels)
+
+
+@pytest.mark.parametrize("extra", [["--plot", "{tmp}/missing/e.png"], ["--plot", "{tmp}/e.csv"],
+                                   ["--plot", "{tmp}/e.pdf"], ["--out", "{tmp}/e.png"]])
+def test_cli_estimate_refuses_a_bad_figure_path_before_writing(adult, tmp_path, capsys,
+                                                               extra) -> None:
+    # a missing directory failed after the table was written; --plot e.csv was an internal error
+    released = tmp_path / "released.csv"
+    assert main(["release", str(adult.results["ir"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(released),
+                 "--seed", "0", "--no-verify"]) == 0
+    capsys.readouterr()
+    args = ["--out", str(tmp_path / "e.csv"), *[a.format(tmp=tmp_path) for a in extra]]
+    code = main(["estimate", str(released), "--result", str(adult.results["ir"]), "--draws", "5",
+                 *args])
+    assert code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["released.csv"]
+
+
+def test_cli_estimate_names_the_truth_file_when_its_records_are_not_covered(adult, tmp_path,
+                                                                            capsys) -> None:
+    released = tmp_path / "released.csv"
+    assert main(["release", str(adult.results["ir"]), "--data", str(adult.records),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(released),
+                 "--seed", "0", "--no-verify"]) == 0
+    truth = tmp_path / "truth.csv"
+    pd.DataFrame({SENSITIVE: ["Male", "Robot"], PUBLIC: ["Husband", "Wife"]}).to_csv(
+        truth, index=False)
+    capsys.readouterr()
+    code = main(["estimate", str(released), "--result", str(adult.results["ir"]), "--draws", "5",
+                 "--out", str(tmp_path / "e.csv"), "--truth", str(truth), "--sensitive",
+                 SENSITIVE, "--public", PUBLIC])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--truth" in err and "Robot" in err and not (tmp_path / "e.csv").exists()
+
+
+@pytest.mark.parametrize("draws", ["1", "100000000"])
+def test_cli_estimate_refuses_a_bootstrap_size_out_of_range_up_front(tmp_path, capsys,
+                                                                     draws) -> None:
+    # --draws 10^8 ran for minutes towards tens of GiB of tables; refused before reading anything
+    code = main(["estimate", str(tmp_path / "absent.csv"), "--result",
+                 str(tmp_path / "absent.json"), "--draws", draws, "--out",
+                 str(tmp_path / "e.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--draws" in err

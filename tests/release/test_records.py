@@ -10,10 +10,13 @@ import pandas as pd
 import pytest
 from scipy.stats import chisquare
 
+from rldp_models import progress as progress_module
 from rldp_models.cli import main
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.loading import load_result
+from rldp_models.data import Crosstab
+from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
+from rldp_models.release import records
 from rldp_models.release.records import ReleaseWarning, release_csv, release_frame
 from rldp_models.release.sampling import seeded_random_words
 from tests.release.adult_results import PUBLIC, SENSITIVE
@@ -125,3 +128,68 @@ def test_cli_release_refuses_a_tampered_matrix_on_re_verifying(adult, tmp_path, 
                  SENSITIVE, "--public", PUBLIC, "--out", str(out)])
     assert code == 1 and not out.exists()
     assert "does not hold on re-checking" in capsys.readouterr().err
+
+
+def test_cli_release_refuses_keeping_an_input_column_named_like_the_output(adult, tmp_path,
+                                                                          capsys) -> None:
+    # a kept input column "Y" was silently overwritten by the released values
+    data = tmp_path / "with_y.csv"
+    pd.DataFrame({SENSITIVE: ["Male", "Female"], PUBLIC: ["Husband", "Wife"],
+                  "Y": ["raw-1", "raw-2"]}).to_csv(data, index=False)
+    out = tmp_path / "released.csv"
+    code = main(["release", str(adult.results["srr"]), "--no-verify", "--data", str(data),
+                 "--sensitive", SENSITIVE, "--public", PUBLIC, "--out", str(out), "--keep", "Y"])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and "'Y'" in err
+
+
+def test_release_reads_rows_with_a_trailing_field_without_shifting_columns(adult,
+                                                                           tmp_path) -> None:
+    # one field more than the header made pandas take the first column as an index, so every
+    # column shifted one place: S was read from U's column
+    result, _ = load_result(adult.results["srr"])
+    data = tmp_path / "trailing.csv"
+    pairs = [("Female", "Wife"), ("Male", "Husband"), ("Male", "Own-child")]
+    data.write_text(f"id,{SENSITIVE},{PUBLIC}\n"
+                    + "".join(f"{k},{s},{u},\n" for k, (s, u) in enumerate(pairs)))
+    channel = ReleaseChannel.from_result(result)
+    read = pd.concat(list(records._chunks(data, [SENSITIVE, PUBLIC], 10)))
+    assert list(zip(read[SENSITIVE], read[PUBLIC])) == pairs
+    assert records._header(data) == ["id", SENSITIVE, PUBLIC]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summary = release_csv(result, data, SENSITIVE, PUBLIC, tmp_path / "out.csv", seed=0)
+    assert summary.records == len(pairs) and channel.output_count > 0
+
+
+def test_a_mechanism_record_is_re_verified_without_counts(adult, tmp_path) -> None:
+    # a mechanism's LDP needs no counts, yet release skipped re-checking it with a warning
+    counts = tmp_path / "counts.csv"
+    Crosstab.from_records(adult.design, SENSITIVE, PUBLIC).to_csv(counts)
+    mechanism = tmp_path / "rr.json"
+    assert main(["mechanism", "rr", "--eps", "1", "--counts", str(counts), "--out",
+                 str(mechanism), "-q"]) == 0
+    _, _, checked = verified_result(mechanism)
+    assert checked.startswith("guarantee re-verified")
+    record = json.loads(mechanism.read_text())
+    record["matrix"]["rows"] = np.eye(len(record["matrix"]["rows"])).tolist()
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(record))
+    with pytest.raises(GuaranteeNotVerified):
+        verified_result(tampered)
+
+
+def test_a_long_release_shows_progress_up_to_the_record_count(adult, tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    # release had no progress bar: a million records ran silently
+    monkeypatch.setattr(progress_module, "shown", lambda: True)
+    result, _ = load_result(adult.results["srr"])
+    total = len(pd.read_csv(adult.records, dtype=str))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release_csv(result, adult.records, SENSITIVE, PUBLIC, tmp_path / "out.csv", seed=0,
+                    chunk_records=1000)
+    err = capsys.readouterr().err
+    assert "checking records" in err and "releasing" in err
+    assert f"/{total / 1000:.1f}k" in err  # the bar knows the total from the first pass
