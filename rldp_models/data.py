@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import decimal
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +28,11 @@ MAX_NUMERIC_LABEL = 1e12
 Squared gaps then stay below 4e24 and, relative to the smallest gap of a table of
 small integers, within the 1e-12 or so that the conic solvers' tolerances can resolve
 only up to about 1e12 in the labels' span; larger labels are better rescaled."""
+
+
+class RecordsWarning(UserWarning):
+    """Something in a records file was left out of a crosstab (:meth:`Crosstab.from_records`):
+    records with an empty S or U field, or fields beyond the header's."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,7 +116,11 @@ class Crosstab:
 
         Labels appear in sorted order (numerically when every label is a
         number). Surrounding spaces in fields are stripped, as in the UCI Adult
-        files.
+        files. Every field is a label as written (``NA`` and ``None`` too); only
+        an empty S or U field makes a record incomplete: such records are left
+        out of the counts with an :class:`RecordsWarning` warning that counts
+        them. A row with more fields than the header is read field by field
+        against the header (never shifted by an index column).
         """
         import pandas as pd
 
@@ -118,16 +128,27 @@ class Crosstab:
             raise InputError(f"--sensitive and --public name the same column {sensitive!r}; "
                              "S and U must be different columns")
         try:
-            frame = pd.read_csv(path, skipinitialspace=True, dtype=str)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", pd.errors.ParserWarning)
+                frame = pd.read_csv(path, skipinitialspace=True, dtype=str, index_col=False,
+                                    keep_default_na=False, na_values=[""])
         except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError,
                 UnicodeDecodeError) as exc:
             raise InputError(f"{path}: cannot read records ({_first_line(exc)})") from None
+        if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+            warnings.warn(f"{path}: some records have more fields than the header; the fields "
+                          "beyond the header's columns are ignored", RecordsWarning, stacklevel=2)
         for column in (sensitive, public):
             if column not in frame.columns:
                 raise InputError(
                     f"{path}: no column {column!r}; columns are {', '.join(frame.columns)}"
                 )
-        frame = frame[[sensitive, public]].dropna()
+        complete = frame[[sensitive, public]].dropna()
+        if len(complete) < len(frame):
+            warnings.warn(f"{path}: {len(frame) - len(complete)} of {len(frame)} records have "
+                          f"an empty {sensitive!r} or {public!r} field and are left out of the "
+                          "counts", RecordsWarning, stacklevel=2)
+        frame = complete
         if frame.empty:
             raise InputError(f"{path}: no complete records in columns {sensitive!r}, {public!r}")
         table = pd.crosstab(frame[sensitive], frame[public])

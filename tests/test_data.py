@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from shared_data import ADULT
-from rldp_models.data import Crosstab
+from rldp_models.cli import main
+from rldp_models.data import Crosstab, RecordsWarning
 from rldp_models.errors import InputError
 
 
@@ -86,3 +87,36 @@ def test_adult_sex_by_race() -> None:
     frame = pd.read_csv(ADULT, skipinitialspace=True)
     assert crosstab.counts[1, crosstab.u_labels.index("White")] == \
         ((frame.sex == "Male") & (frame.race == "White")).sum()
+
+
+def test_records_with_an_extra_field_are_not_shifted(tmp_path):
+    # a trailing comma gives every record one field more than the header: pandas would take
+    # the first column as an index and read S from U's column
+    path = tmp_path / "records.csv"
+    path.write_text("s,u\na,x,\nb,y,\na,y,\n")
+    crosstab = Crosstab.from_records(path, "s", "u")
+    assert crosstab.s_labels == ("a", "b") and crosstab.u_labels == ("x", "y")
+    assert crosstab.counts.tolist() == [[1, 1], [0, 1]]
+    path.write_text("s,u\na,x\nb,y,5\na,y\n")  # a field beyond the header's is said, not lost
+    with pytest.warns(RecordsWarning, match="more fields than the header"):
+        crosstab = Crosstab.from_records(path, "s", "u")
+    assert crosstab.counts.tolist() == [[1, 1], [0, 1]]
+
+
+def test_na_is_a_label_and_empty_fields_are_counted_out_with_a_warning(tmp_path):
+    path = tmp_path / "records.csv"
+    path.write_text("s,u\nNA,x\nb,None\n,x\nb,\nb,x\n")
+    with pytest.warns(RecordsWarning, match="2 of 5 records"):
+        crosstab = Crosstab.from_records(path, "s", "u")
+    assert crosstab.s_labels == ("NA", "b") and crosstab.u_labels == ("None", "x")
+    assert crosstab.counts.tolist() == [[0, 1], [1, 1]]
+
+
+def test_cli_prints_the_incomplete_records_warning_as_one_line(tmp_path, capsys):
+    path = tmp_path / "records.csv"
+    path.write_text("s,u\na,x\nb,y\na,\n")
+    code = main(["protocol", "grr", "--data", str(path), "--sensitive", "s", "--public", "u",
+                 "--eps", "1", "--out", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "rldp: warning: " in err and "1 of 3 records have an empty 's' or 'u' field" in err

@@ -78,13 +78,32 @@ def _read_crosstab(args: argparse.Namespace) -> Crosstab:
     elif args.data:
         if not (args.sensitive and args.public):
             raise InputError("--data needs --sensitive COL and --public COL")
-        crosstab = Crosstab.from_records(args.data, args.sensitive, args.public)
+        crosstab = _records_crosstab(args.data, args.sensitive, args.public)
     else:
         raise InputError("no data: give --counts FILE or --data FILE --sensitive COL --public COL")
     if crosstab.shape[0] < 2:
         raise InputError(f"the table has a single secret value ({crosstab.s_labels[0]!r}): "
                          "with one value of S there is nothing to protect; "
                          "give data with at least two S values (rows)")
+    return crosstab
+
+
+def _records_crosstab(path: str, sensitive: str, public: str) -> Crosstab:
+    """:meth:`Crosstab.from_records`, each :class:`RecordsWarning` as one
+    ``rldp: warning:`` line on stderr."""
+    import warnings
+
+    from rldp_models.data import Crosstab, RecordsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RecordsWarning)
+        crosstab = Crosstab.from_records(path, sensitive, public)
+    for warning in caught:
+        if issubclass(warning.category, RecordsWarning):
+            sys.stderr.write(f"rldp: warning: {warning.message}\n")
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
     return crosstab
 
 
