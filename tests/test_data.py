@@ -97,10 +97,13 @@ def test_records_with_an_extra_field_are_not_shifted(tmp_path):
     crosstab = Crosstab.from_records(path, "s", "u")
     assert crosstab.s_labels == ("a", "b") and crosstab.u_labels == ("x", "y")
     assert crosstab.counts.tolist() == [[1, 1], [0, 1]]
-    path.write_text("s,u\na,x\nb,y,5\na,y\n")  # a field beyond the header's is said, not lost
+    path.write_text("s,u\na,x,\nb,y,5\na,y,\n")  # a field beyond the header's is said, not lost
     with pytest.warns(RecordsWarning, match="more fields than the header"):
         crosstab = Crosstab.from_records(path, "s", "u")
     assert crosstab.counts.tolist() == [[1, 1], [0, 1]]
+    path.write_text("s,u\na,x\nb,y,5\n")  # ragged rows: refused in one line
+    with pytest.raises(InputError, match="cannot read records"):
+        Crosstab.from_records(path, "s", "u")
 
 
 def test_na_is_a_label_and_empty_fields_are_counted_out_with_a_warning(tmp_path):
