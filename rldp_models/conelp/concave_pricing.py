@@ -563,7 +563,7 @@ class ConcavePricing:
         for _ in range(PROPAGATION_PASSES):
             cuts = self._row_cuts(lower, upper)
             if self._recorder is not None:
-                self._record_cuts(lower, upper, *cuts)
+                record_cuts(self._recorder, lower, upper, *cuts)
             lower, upper = cuts[0], cuts[2]
         return lower, upper
 
@@ -597,19 +597,6 @@ class ConcavePricing:
         new_upper = np.where(high_used, np.maximum(high, new_lower), upper)
         return (new_lower, np.where(low_used, low_row, -1),
                 new_upper, np.where(high_used, high_row, -1))
-
-    def _record_cuts(self, lower: np.ndarray, upper: np.ndarray, new_lower: np.ndarray,
-                     lower_row: np.ndarray, new_upper: np.ndarray, upper_row: np.ndarray
-                     ) -> None:
-        """Each box's cuts as a chain of splits, each cutting off a piece one row proves empty."""
-        for k in range(lower.shape[0]):
-            low, high = lower[k].copy(), upper[k].copy()
-            for x in np.flatnonzero(lower_row[k] >= 0):
-                low, high = self._recorder.cut_off(low, high, int(x), float(new_lower[k, x]),
-                                                   int(lower_row[k, x]), below=True)
-            for x in np.flatnonzero(upper_row[k] >= 0):
-                low, high = self._recorder.cut_off(low, high, int(x), float(new_upper[k, x]),
-                                                   int(upper_row[k, x]), below=False)
 
     def _tightened(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes shrunk by ``p.v = 1``: ``p_x v_x = 1 - sum_{y != x} p_y v_y`` (one pass).
@@ -740,6 +727,23 @@ class ConcavePricing:
             except FloatDoubleDescriptionError:
                 polished.append(column)
         return _distinct(np.array(polished).T)
+
+
+def record_cuts(recorder: ProofRecorder, lower: np.ndarray, upper: np.ndarray,
+                new_lower: np.ndarray, lower_row: np.ndarray, new_upper: np.ndarray,
+                upper_row: np.ndarray) -> None:
+    """Each box's cuts (:meth:`ConcavePricing._row_cuts`) as a chain of splits in ``recorder``.
+
+    Each split cuts off a piece that one row proves empty (:meth:`ProofRecorder.cut_off`).
+    """
+    for k in range(lower.shape[0]):
+        low, high = lower[k].copy(), upper[k].copy()
+        for x in np.flatnonzero(lower_row[k] >= 0):
+            low, high = recorder.cut_off(low, high, int(x), float(new_lower[k, x]),
+                                         int(lower_row[k, x]), below=True)
+        for x in np.flatnonzero(upper_row[k] >= 0):
+            low, high = recorder.cut_off(low, high, int(x), float(new_upper[k, x]),
+                                         int(upper_row[k, x]), below=False)
 
 
 def weak_duality_allowance(size: np.ndarray, terms: np.ndarray) -> np.ndarray:
