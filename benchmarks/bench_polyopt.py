@@ -26,7 +26,8 @@ eps 8, and LP (47) by column generation with bounded work at eps 2, where it rep
 the proven gap. The block-decomposition pricing oracle
 (:mod:`rldp_models.rldp_protocols.polyopt_lemma_pricing`, a measured negative result)
 is compared with today's branch and bound on the final pricing proof (3x3; 3x4 and
-4x4 under ``-m slow``). Measure::
+4x4 under ``-m slow``), and so is today's branch and bound with row propagation
+(``ConcavePricing(..., propagate=True)``: 3x4 at eps 0.5 and 2; 4x4 under ``-m slow``). Measure::
 
     python -m pytest benchmarks/bench_polyopt.py --benchmark-enable -m 'slow or not slow' \\
         --benchmark-columns=min,mean,max,rounds
@@ -272,6 +273,36 @@ def test_lemma_pricing_against_branch_and_bound(benchmark, record_ratio, n_s: in
     benchmark.extra_info.update(lemma_bound=found.upper_bound, lemma_nodes=found.nodes,
                                 branch_and_bound_low=low, branch_and_bound_high=high)
     assert found.upper_bound >= low - 1e-12
+
+
+@pytest.mark.parametrize("n_s, n_u, eps", [(3, 4, 0.5), (3, 4, 2.0),
+                                           pytest.param(4, 4, 2.0, marks=pytest.mark.slow)])
+def test_row_propagation_against_branch_and_bound(benchmark, record_ratio, n_s: int, n_u: int,
+                                                  eps: float) -> None:
+    """The final pricing proof at PolyOpt's optimal dual with and without row propagation.
+
+    Baseline: ``ConcavePricing(...).proof(dual)`` as PolyOpt runs it. Measured: the same
+    with ``propagate=True`` (child boxes shrunk by Gamma's rows, the tightening of the
+    block lemma's ``(min g, max g)``). Both proofs must bound ``h`` alike (to the gap
+    tolerance); their boxes and drops are recorded.
+    """
+    table = crosstab(n_s, n_u)
+    uncertainty = ChiSquareSet.from_counts(table.counts, 0.05)
+    phat = table.phat.ravel()
+    dual = polyopt_protocol(table, eps).certificate.dual
+    rows = gamma_rows(gamma_vertices(uncertainty, False), Fraction(inner_ratio(eps))).astype(float)
+    proofs = {}
+    record_ratio("ConcavePricing(...).proof(dual), no propagation", best_of(
+        lambda: proofs.update(plain=ConcavePricing(rows, phat).proof(dual)), repeats=1))
+    benchmark.pedantic(
+        lambda: proofs.update(cut=ConcavePricing(rows, phat, propagate=True).proof(dual)),
+        rounds=1, iterations=1)
+    for name, proof in proofs.items():
+        benchmark.extra_info.update({f"{name}_boxes": int(proof["lower"].shape[0]),
+                                     f"{name}_drops": int(proof["drop"].size),
+                                     f"{name}_leaves": int(proof["leaf"].size),
+                                     f"{name}_claimed": float(proof["claimed"])})
+    assert abs(float(proofs["cut"]["claimed"]) - float(proofs["plain"]["claimed"])) <= 1e-9
 
 
 def secret_joint(c: int, a: int) -> np.ndarray:

@@ -68,6 +68,26 @@ class ProofRecorder:
         self.splits.append((parent, x, left, right))
         self.cuts.append(float(cut))
 
+    def cut_off(self, lower: np.ndarray, upper: np.ndarray, x: int, cut: float, row: int,
+                below: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Box cut at ``v_x = cut``; the piece below (``below``) or above dropped by one row.
+
+        The dropped piece's ray is the oracle's normalised row ``row`` with
+        multiplier 1 (:meth:`ConcavePricing._propagated` proves it empty).
+        Returns the piece kept, registered as a box.
+        """
+        parent = self._id(lower, upper)
+        head, tail = upper.copy(), lower.copy()
+        head[x], tail[x] = cut, cut
+        left, right = self._box(lower, head), self._box(tail, upper)
+        self.splits.append((parent, x, left, right))
+        self.cuts.append(float(cut))
+        ray = np.zeros(self.oracle.rows.shape[0] + 1)
+        ray[row] = 1.0
+        self.drops.append(left if below else right)
+        self.rays.append(self._units(ray))
+        return (tail, upper.copy()) if below else (lower.copy(), head)
+
     def drop(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """Box proven empty by HiGHS: keep a Farkas ray of the LP just solved."""
         self.drops.append(self._id(lower, upper))
