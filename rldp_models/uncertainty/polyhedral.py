@@ -18,7 +18,7 @@ of the dual. Conditionals and pairs follow from :mod:`rldp_models.uncertainty.ba
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import cvxpy as cp
 import mpmath
@@ -32,7 +32,11 @@ from rldp_models.uncertainty.base import as_columns, as_row
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 
-HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+if TYPE_CHECKING:  # the stubs' name for linprog's HiGHS options (no runtime class)
+    from scipy.optimize._linprog import _OptionsHighs
+
+HIGHS_OPTIONS: _OptionsHighs = {"primal_feasibility_tolerance": 1e-10,
+                                "dual_feasibility_tolerance": 1e-10}
 """Tighter than HiGHS's defaults (1e-7), which show in support values of small vectors."""
 
 
@@ -134,6 +138,7 @@ class PolyhedralSet:
                          options=HIGHS_OPTIONS)
         if result.status != 0:
             raise InputError(f"{self.name} set: the dual LP failed ({result.message})")
+        assert result.x is not None and result.fun is not None  # status 0: HiGHS found an optimum
         return float(result.fun), result.x[:m], float(result.x[m])
 
     def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, float]:
@@ -144,6 +149,7 @@ class PolyhedralSet:
                          method="highs", options=HIGHS_OPTIONS)
         if result.status != 0:
             raise InputError(f"{self.name} set: the primal LP failed ({result.message})")
+        assert result.x is not None  # status 0: HiGHS found an optimum
         p = np.clip(result.x, 0.0, None)
         return p.reshape(self.phat.shape), float(v @ p)
 
