@@ -18,7 +18,7 @@ of the dual. Conditionals and pairs follow from :mod:`rldp_models.uncertainty.ba
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 import mpmath
@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row
 from rldp_models.uncertainty.base import Capability
@@ -166,7 +166,7 @@ class PolyhedralSet:
                        self.b_vector @ lam + mu <= as_row(rhs, k)]
         return ConicSupport(constraints, {"lam": lam, "mu": mu})
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> mpmath.mpf:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """``b.lam + max_x (v - A^T lam)_x`` at ``lam = max(multipliers["lam"], 0)``, in intervals.
 
         Valid for any ``lam >= 0`` (weak duality); ``mu`` is replaced by the
