@@ -20,6 +20,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numpy as np
 import sympy as sp
 
 
@@ -164,7 +165,7 @@ def theorem4_c_elimination() -> CElimination:
 
 
 @functools.lru_cache(maxsize=1)
-def lemma9_bounds() -> tuple[Callable[..., float], Callable[..., float]]:
+def lemma9_bounds() -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
     """Lower and upper coordinate bounds of the chi-square set (Lemma 9).
 
     Solves eq. (41), ``Phat_x^2/P_x + (1 - Phat_x)^2/(1 - P_x) = B + 1``, for

@@ -55,7 +55,7 @@ class CertifiableSet(Protocol):
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """Rigorous upper bound on ``sup_{P in F} v.P`` at the given multipliers."""
 
-    def worst_case(self, v: ArrayLike) -> tuple[np.ndarray, Any]:
+    def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, Any]:
         """A distribution in the set (nearly) maximising ``v.P``, found independently."""
 
 

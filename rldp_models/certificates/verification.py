@@ -120,16 +120,18 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
     _check_shape(record)
     fields = producer_fields(record)
     try:
-        if kind == "solve":
+        if kind == "mechanism":
+            report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
+                                        mechanism_certificate(fields))
+        elif crosstab is None:  # refused above: every other kind needs the counts
+            raise AssertionError(f"a {kind} result reached verification without counts")
+        elif kind == "solve":
             declared = bool(record["declaration"]["blocks"])
             flags = _declared_flags(record) if declared else None
             verdict = guarantee.declared_guarantee(record, fields, crosstab) if declared \
                 else guarantee.solve_guarantee(fields, crosstab)
             report = VerificationReport(kind, verdict,
                                         solve_certificate(fields, crosstab, flags))
-        elif kind == "mechanism":
-            report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
-                                        mechanism_certificate(fields))
         elif "product" in fields:
             report = VerificationReport(kind, product_guarantee(fields, crosstab),
                                         product_certificate(fields, crosstab))
@@ -228,7 +230,7 @@ def solve_certificate(record: dict, crosstab: Crosstab,
     attained = privacy_worst_cases(protocol, uncertainty, eps,
                                    [c for c in check.constraints if c.name != UTILITY_GROUP])
     utility = [c for c in check.constraints if c.name == UTILITY_GROUP]
-    if utility:
+    if utility and objective is not None:  # a utility bound comes only with the objective
         v = np.array([float(x) for x in expected_distortion(protocol, objective[0],
                                                             crosstab.shape[0])])
         region = ChiSquareCertifiable(crosstab.counts, uncertainty.radius)
@@ -249,6 +251,7 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
     stored = certificate.fields.get("optimality")
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
+        assert isinstance(stored, dict)  # unclaimed_verdict is None only for a claiming dict
         radius = guarantee.solve_uncertainty(record, crosstab).radius if any(flags) else 0.0
         instance = optimality.Instance(crosstab.counts, float(radius), float(record["eps"]),
                                        np.asarray(record["distortion_matrix"], dtype=float),
@@ -275,7 +278,8 @@ def _set_certificate(record: dict, crosstab: Crosstab, certificate: CertificateR
     protocol = guarantee.solve_protocol(record, crosstab)
     uncertainty = guarantee.named_uncertainty(record, crosstab)
     multipliers = certificate.fields.get("multipliers") or {}
-    constraints, missing = [], []
+    constraints: list[ConstraintBound] = []
+    missing: list[str] = []
     if robust_privacy:
         constraints, missing = product_privacy_bounds(protocol, uncertainty,
                                                       float(record["eps"]), multipliers)

@@ -13,7 +13,7 @@ re-judge a CSV written earlier.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -73,7 +73,7 @@ class Finding:
     claims: tuple[Claim, ...] = ()
 
     @classmethod
-    def from_checks(cls, text: str, checks: dict[str, "bool | Claim"]) -> "Finding":
+    def from_checks(cls, text: str, checks: Mapping[str, "bool | Claim"]) -> "Finding":
         """A finding from named checks: a ``bool`` is a claim the table decides outright
         (``reproduced`` or ``not reproduced``, its numbers in ``text``), a :class:`Claim`
         is kept as it is."""

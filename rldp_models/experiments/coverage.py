@@ -22,7 +22,7 @@ one setting, ``n`` and reference, seeded by its position only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,16 @@ ADULT_SETTINGS = {"Adult sex x race": ("sex", "race"),
                   "Adult education x occupation": ("education", "occupation")}
 """The Adult pairs ``(S, U)``."""
 
-SIZES = {
+class Size(TypedDict):
+    """One form of the experiment (see :data:`SIZES`)."""
+
+    multiples: tuple[int, ...]
+    adult_n: tuple[int, ...]
+    alphas: tuple[float, ...]
+    draws: int
+
+
+SIZES: dict[str, Size] = {
     "quick": {"multiples": (5, 50, 1000), "adult_n": (1000, 32_561), "alphas": (0.05,),
               "draws": 2000},
     "full": {"multiples": (5, 10, 20, 50, 100, 1000), "adult_n": (500, 2000, 8000, 32_561),
@@ -77,7 +86,7 @@ def tasks(quick: bool) -> list[Task]:
 
 
 def _blocks(setting: str, index: int, pair: tuple[str, str] | None, cells: int, n: int,
-            reference: str, size: dict[str, Any]) -> list[Task]:
+            reference: str, size: Size) -> list[Task]:
     """The blocks of one setting, ``n`` and reference; the seed is ``SEED + setting index``."""
     draws = size["draws"]
     return [{"setting": setting, "pair": pair, "cells": cells, "n": n, "reference": reference,
@@ -122,7 +131,8 @@ def plot_coverage(table: pd.DataFrame) -> Any:
     settings = list(dict.fromkeys(summary["setting"]))
     figure, axes = plt.subplots(1, len(settings), figsize=(3.6 * len(settings), 3.4),
                                 squeeze=False, sharey=True)
-    styles = {"phat": "-", "dirichlet": "--", "jeffreys": ":"}
+    styles: dict[str, Literal["-", "--", ":"]] = {"phat": "-", "dirichlet": "--",
+                                                   "jeffreys": ":"}
     colours = {name: f"C{i}" for i, name in enumerate(dict.fromkeys(summary["set"]))}
     for axis, setting in zip(axes[0], settings):
         part = summary[summary["setting"] == setting]

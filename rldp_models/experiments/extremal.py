@@ -306,7 +306,8 @@ def summarise_best_of_two(table: pd.DataFrame, paper_bounds: dict[int, float],
             f"in every instance and eps", float(at_k.min()), bound, int(counts[k]),
             FULL_INSTANCES, f"instance {instance}, eps = {eps:g}")
     worst = best.groupby(level="k").min()
-    shares = ", ".join(f"k = {k}: {share:.1%} ({counts[k]} instances)"
+    instances = counts.to_dict()
+    shares = ", ".join(f"k = {k}: {share:.1%} ({instances[k]} instances)"
                        for k, share in worst.items())
     stated = ", ".join(f"k = {k}: {bound:.0%}" for k, bound in paper_bounds.items())
     text = (f"Smallest share of the optimum kept by the better of binary and RR over all "

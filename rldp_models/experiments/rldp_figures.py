@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.artist import Artist  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from rldp_models.experiments.rldp_methods import COLOURS, LABELS  # noqa: E402
@@ -50,14 +51,14 @@ def panel_figure(table: pd.DataFrame, panel: Sequence[str], line: str, value: st
             ax.plot(curve.eps, curve[value], marker=".", label=label,
                     color=COLOURS.get(name))
         key = key if isinstance(key, tuple) else (key,)
-        ax.set_title(", ".join(LABELS[v] if k == "method" else f"{k} = {v}"
+        ax.set_title(", ".join(LABELS[str(v)] if k == "method" else f"{k} = {v}"
                                for k, v in zip(panel, key)), fontsize=9)
         ax.set_xlabel("ε (ε-LDP)")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(groups):]:
         ax.set_visible(False)
-    entries = {}
+    entries: dict[str, Artist] = {}
     for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(label, handle)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import cvxpy
 import numpy as np
@@ -38,9 +38,19 @@ from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters, ue_cr_ut
 from rldp_models.utility import MutualInformation
 import solvers
 
-BUILDERS = {"polyopt": polyopt_protocol, "ir": independent_reporting,
-            "grr-cr": grr_conditional, "ue-cr": ue_conditional,
-            "srr": srr_protocol, "grr": grr_protocol}
+class BuiltProtocol(Protocol):
+    """What the tables read from every builder's result."""
+
+    @property
+    def Q(self) -> np.ndarray: ...  # noqa: N802 (the papers' name)
+
+    @property
+    def utility_hat(self) -> float: ...
+
+
+BUILDERS: dict[str, Callable[[Crosstab, float, float], BuiltProtocol]] = {
+    "polyopt": polyopt_protocol, "ir": independent_reporting, "grr-cr": grr_conditional,
+    "ue-cr": ue_conditional, "srr": srr_protocol, "grr": grr_protocol}
 """Protocol builders by the method names used in the tables."""
 
 LABELS = {"polyopt": "PolyOpt", "ir": "IR", "grr-cr": "GRR-CR", "ue-cr": "UE-CR",

@@ -128,7 +128,8 @@ def fig5_verdict(table: pd.DataFrame) -> Finding:
     means = table.groupby(["parameter", "eps"])["value"].mean().unstack("eps")
     text = (f"Mean parameters over {table['seed'].nunique()} 5x5 distributions (rows: "
             f"parameter; columns: eps): "
-            + "; ".join(f"{PARAMETERS[p]}: " + ", ".join(f"{e:g}: {v:.2f}" for e, v in row.items())
+            + "; ".join(f"{PARAMETERS[str(p)]}: "
+                        + ", ".join(f"{e:g}: {v:.2f}" for e, v in row.items())
                         for p, row in means.iterrows()) + ".")
     return Finding.from_checks(text, checks)
 
@@ -140,7 +141,8 @@ NEAR_HALF = (0.35, 0.65)
 def _near_half(ir: pd.Series) -> Claim:
     """IR's average ``eps_2 / eps`` close to 0.5 at every eps: every eps's 95% interval of
     the mean inside :data:`NEAR_HALF` (reproduced), or one outside it (not reproduced)."""
-    intervals = {e: mean_interval(part.to_numpy()) for e, part in ir.groupby(level="eps")}
+    intervals = {e: mean_interval(ir.xs(e, level="eps").to_numpy())
+                 for e in sorted(set(ir.index.get_level_values("eps")))}
     claim = (f"the average eps_2 / eps of IR is close to 0.5 regardless of eps (read: in "
              f"[{NEAR_HALF[0]}, {NEAR_HALF[1]}])")
     measured = "; ".join(f"eps {e:g}: {m:.2f} [{lo:.2f}, {hi:.2f}]"

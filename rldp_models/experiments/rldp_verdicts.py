@@ -25,6 +25,21 @@ def _by_method(table: pd.DataFrame, keys: list[str], value: str = "normalised"
     return mean_curves(table, [*keys, "method"], value).unstack("method")
 
 
+def _rows_at(frame: pd.DataFrame, key: object, level: str | list[str]) -> pd.DataFrame:
+    """``frame.xs(key, level=level)``: the rows at ``key`` of some index levels, still a frame."""
+    rows = frame.xs(key, level=level)
+    if not isinstance(rows, pd.DataFrame):  # a frame's cross-section over columns stays a frame
+        raise TypeError(f"the rows at {key!r} are a {type(rows).__name__}, not a DataFrame")
+    return rows
+
+
+def _key(index: object) -> tuple:
+    """A row label of a MultiIndex: the tuple of its levels."""
+    if not isinstance(index, tuple):
+        raise TypeError(f"expected a MultiIndex label, got {index!r}")
+    return index
+
+
 def _failures(table: pd.DataFrame) -> str:
     errors = table["error"].dropna().astype(str) if "error" in table else pd.Series([], dtype=str)
     failed = int((errors != "").sum())
@@ -74,7 +89,7 @@ def _shape_checks(means: pd.DataFrame) -> tuple[dict[str, Claim], str]:
     shapes = sorted({(a1, a2) for a1, a2, _ in means.index}, key=lambda s: s[0] * s[1])
     crossover = []
     for a1, a2 in shapes:
-        panel = means.xs((a1, a2), level=["a1", "a2"]).dropna(axis=1, how="all")
+        panel = _rows_at(means, (a1, a2), ["a1", "a2"]).dropna(axis=1, how="all")
         if "polyopt" in panel:
             claim = f"{a1}x{a2}: PolyOpt has the highest mean I/H(X) at every eps"
             checks[claim] = everywhere_best_claim(claim, panel, "polyopt")
@@ -113,7 +128,8 @@ def fig2_verdict(table: pd.DataFrame) -> Finding:
     means = _by_method(small, ["a1", "a2"])
     smallest = means.xs(means.index.get_level_values("eps").min(), level="eps").iloc[0]
     checks: dict[str, bool | Claim] = {}
-    for (_, _, eps), row in means.iterrows():
+    for index, row in means.iterrows():
+        eps = _key(index)[2]
         claim = f"3x3, eps = {eps:g}: PolyOpt has the highest mean I/H(X)"
         checks[claim] = best_claim(claim, row, "polyopt")
     checks["ue-cr lead"] = ue_cr_lead_claim(smallest, "3x3")
@@ -190,7 +206,7 @@ def fig3_verdict(table: pd.DataFrame) -> Finding:
     checks["srr best at largest eps"] = measured_claim(
         "SRR best at the largest eps on every shape",
         all(best_of(row, "srr", list(means.columns)) for _, row in last.iterrows()),
-        f"least margin at {worst[0][0]}x{worst[0][1]}: {_lead(worst[1], 'srr')}")
+        f"least margin at {_key(worst[0])[0]}x{_key(worst[0])[1]}: {_lead(worst[1], 'srr')}")
     checks["grr below srr"] = grr_below_srr_claim(means)
     first = means.xs(shapes[0], level=["a1", "a2"])
     checks["ue-cr lead"] = ue_cr_lead_claim(first.iloc[0], f"{shapes[0][0]}x{shapes[0][1]}")
@@ -219,7 +235,7 @@ def fig7_verdict(table: pd.DataFrame) -> Finding:
     """Fig. 7: larger n helps IR, GRR-CR, UE-CR (CR most), not SRR or GRR."""
     means = _by_method(table, ["n"])
     ns = sorted(means.index.get_level_values("n").unique())
-    small, large = means.xs(ns[0], level="n"), means.xs(ns[-1], level="n")
+    small, large = _rows_at(means, ns[0], "n"), _rows_at(means, ns[-1], "n")
     gain = (large - small).sum()
     change = ((large - small).abs() / small).max()
     least = (large - small).min()
@@ -252,7 +268,7 @@ def fig8_verdict(table: pd.DataFrame) -> Finding:
                                    f"IR's largest spread of mean I/H(X) over alpha: "
                                    f"{ir_spread:.1e} (threshold 1e-9)")}
     for m in ("grr-cr", "ue-cr"):
-        rows = means.xs(m, level="method")[alphas]
+        rows = _rows_at(means, m, "method")[alphas]
         steps = rows.diff(axis=1).iloc[:, 1:]
         checks[m] = measured_claim(
             f"{LABELS[m]}'s mean I/H(X) grows with alpha at every eps",

@@ -26,7 +26,7 @@ the blocks are fixed, so every executor gives the same table).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,17 @@ from rldp_models.experiments.verdicts import measured_claim
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs import sweep
 
-SETTING = {"n_s": 3, "n_u": 5, "eps": 0.5, "alpha": 0.05, "seed": 2022}
+class Setting(TypedDict):
+    """Section V's setting (see :data:`SETTING`)."""
+
+    n_s: int
+    n_u: int
+    eps: float
+    alpha: float
+    seed: int
+
+
+SETTING: Setting = {"n_s": 3, "n_u": 5, "eps": 0.5, "alpha": 0.05, "seed": 2022}
 """Section V's setting and the base seed of every instance."""
 
 PROGRAMS = tuple(PRESETS)
@@ -89,13 +99,12 @@ def _score_program(program: str, instances: list[Any], first: int) -> list[Row]:
     rows = []
     for k, (instance, solution) in enumerate(zip(instances, solutions), start=first):
         protocol = solution.protocol
-        solved = protocol is not None
         rows.append({
             "method": program, "n": instance.crosstab.n, "instance": k, "seed": instance.seed,
-            "D_star": distortion_star(protocol, instance.p_star,
-                                      solution.program.distortion_matrix) if solved else np.nan,
-            "eps_star": epsilon_star(protocol, instance.p_star) if solved else np.nan,
-            "objective": solution.objective if solved else np.nan,
+            "D_star": np.nan if protocol is None else distortion_star(
+                protocol, instance.p_star, solution.program.distortion_matrix),
+            "eps_star": np.nan if protocol is None else epsilon_star(protocol, instance.p_star),
+            "objective": np.nan if protocol is None else solution.objective,
             "status": solution.status.value,
             "repaired": solution.repair is not None,
             "guarantee_holds": solution.guarantee_holds,

@@ -33,7 +33,7 @@ likelihood ``P(y | x) = prod_j P(y_j | x)`` (eq. (6)) is formed in logs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,25 @@ from rldp_models.mechanisms import (
 from rldp_models.experiments.base import Claim
 from rldp_models.experiments.verdicts import measured_claim
 
-SETTING = {"k": 50, "sensitive": 5, "zipf": 1.0, "seed": 2019}
+
+class Setting(TypedDict):
+    """The population of the experiment (see :data:`SETTING`)."""
+
+    k: int
+    sensitive: int
+    zipf: float
+    seed: int
+
+
+class Size(TypedDict):
+    """One form of the experiment (see :data:`SIZES`)."""
+
+    n: int
+    repeats: int
+    eps: tuple[float, ...]
+
+
+SETTING: Setting = {"k": 50, "sensitive": 5, "zipf": 1.0, "seed": 2019}
 """Alphabet size, number of sensitive symbols, Zipf exponent, base seed."""
 
 METHODS = ("RR", "RAPPOR", "uRR", "uRAP")
@@ -59,7 +77,7 @@ METHODS = ("RR", "RAPPOR", "uRR", "uRAP")
 ESTIMATORS = ("empirical", "EM")
 """Distribution estimators."""
 
-SIZES = {"full": {"n": 50_000, "repeats": 10,
+SIZES: dict[str, Size] = {"full": {"n": 50_000, "repeats": 10,
                   "eps": (0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)},
          "quick": {"n": 5_000, "repeats": 2, "eps": (0.1, 1.0, 4.0, 10.0)}}
 """Users, repetitions and eps grid of each form."""
@@ -171,7 +189,8 @@ def bitwise_em(bits: np.ndarray, ones: np.ndarray, zeros: np.ndarray) -> np.ndar
 
 def mean_tv(table: pd.DataFrame) -> pd.DataFrame:
     """Mean TV per method, estimator and eps (over the repetitions)."""
-    return table.groupby(["method", "estimator", "eps"], as_index=False)["tv"].mean()
+    means = table.groupby(["method", "estimator", "eps"])["tv"].mean()
+    return means.reset_index()
 
 
 STYLE = {"RR": ("tab:red", "o"), "RAPPOR": ("tab:orange", "^"),

@@ -21,9 +21,8 @@ decides it, and ``not resolved at this size`` otherwise:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from rldp_models.experiments.base import Claim, Verdict
@@ -32,7 +31,7 @@ CONFIDENCE = 0.95
 """Level of every interval a verdict rests on."""
 
 
-def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE
+def mean_interval(values: ArrayLike, confidence: float = CONFIDENCE
                   ) -> tuple[float, float, float]:
     """Mean and two-sided Student-t interval of independent ``values`` (nan-free, >= 2)."""
     sample = np.asarray(values, dtype=float)
@@ -45,7 +44,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE
     return mean, mean - half, mean + half
 
 
-def mean_sign_claim(claim: str, values: Sequence[float], negative: bool, what: str) -> Claim:
+def mean_sign_claim(claim: str, values: ArrayLike, negative: bool, what: str) -> Claim:
     """The claim "the mean of ``values`` is negative" (``negative=True``) or positive.
 
     ``values`` must be independent (e.g. one per distribution); ``what`` names

@@ -114,11 +114,13 @@ class UnaryEncoding(BitVectorMechanism):
 
     def bit_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
         own = np.eye(self.k, dtype=bool)
+        assert self.complements is not None  # __post_init__ always fills it
         kappa_bar, lam_bar = self.complements
         return np.where(own, self.kappa, self.lam), np.where(own, kappa_bar, lam_bar)
 
     def matrix(self) -> np.ndarray:
         Q = self.product_matrix()
+        assert self.eps is not None  # __post_init__ always fills it (the level when not given)
         return Q if np.isinf(self.eps) else raise_column_minima(Q, self.eps)
 
 

@@ -113,7 +113,7 @@ class UtilityOptimizedRAPPOR(BitVectorMechanism):
     def protected(self) -> np.ndarray:
         """Mask of the protected outputs ``Y_P``: every non-sensitive bit is 0 (eq. (7))."""
         bits = index_to_bits(np.arange(2 ** self.n_bits), self.n_bits)
-        return ~bits[:, ~np.array(self.sensitive)].any(axis=1)
+        return np.logical_not(np.any(bits[:, ~np.array(self.sensitive)], axis=1))
 
     def matrix(self) -> np.ndarray:
         return raise_column_minima(self.product_matrix(), self.eps, columns=self.protected())
@@ -121,9 +121,9 @@ class UtilityOptimizedRAPPOR(BitVectorMechanism):
 
 def utility_optimized_rr(eps: float, sensitive: ArrayLike) -> np.ndarray:
     """The matrix of uRR; see :class:`UtilityOptimizedRR`."""
-    return UtilityOptimizedRR(eps, sensitive).matrix()
+    return UtilityOptimizedRR(eps, as_sensitive_mask(sensitive)).matrix()
 
 
 def utility_optimized_rappor(eps: float, sensitive: ArrayLike) -> np.ndarray:
     """The ``2^k``-column matrix of uRAP; see :class:`UtilityOptimizedRAPPOR`."""
-    return UtilityOptimizedRAPPOR(eps, sensitive).matrix()
+    return UtilityOptimizedRAPPOR(eps, as_sensitive_mask(sensitive)).matrix()

@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+from typing import Any, Callable, ClassVar, Mapping, Protocol, runtime_checkable
 
 import cvxpy as cp
 import mpmath
 import numpy as np
 
-from rldp_models.exact import interval, iv
+from rldp_models.exact import ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 
@@ -135,8 +135,8 @@ class UncertaintySet(Protocol):
 
     def support_multipliers(self, v: np.ndarray) -> dict[str, Any]: ...
 
-    def certified_support_bound(self, v: np.ndarray,
-                                multipliers: dict[str, Any]) -> mpmath.mpf: ...
+    def certified_support_bound(self, v: ExactVector,
+                                multipliers: Mapping[str, Any]) -> mpmath.mpf: ...
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ asymptotic radius gives 0.91 and the ``Ptilde`` bootstrap 0.94-0.95.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -122,4 +122,6 @@ def calibrated_set(name: str, crosstab: Crosstab, alpha: float,
     """Set ``name`` around ``crosstab``'s ``Phat``, of the bootstrap radius, with its provenance."""
     radius, source = bootstrap_radius(name, crosstab.counts, alpha, draws, seed)
     built = named_set(name, crosstab, alpha, radius=radius)
+    if not is_dataclass(built) or isinstance(built, type):  # every named set is a dataclass
+        raise TypeError(f"{name} set {type(built).__name__} is not a dataclass")
     return replace(built, alpha=alpha, radius_source=source)

@@ -15,14 +15,14 @@ conditional (Lemma 8) and onto a pair of conditionals (Theorems 3-4).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 from scipy.stats import chi2
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_entries, interval, iv, upper
+from rldp_models.exact import exact_entries, ExactVector, interval, iv, upper
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport, support_at_most
@@ -235,7 +235,7 @@ class ChiSquareSet:
         bound = self.support_certificate(v)
         return {"t": np.array(bound.t), "c": np.array(bound.c)}
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> Any:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """Theorem 2's expression at ``(t, c)`` in interval arithmetic: an upper bound.
 
         ``t + c (B+1) - 2 sqrt(c) sum_x Phat_x sqrt(t - v_x)`` with ``c``

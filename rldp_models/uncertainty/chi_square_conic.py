@@ -35,7 +35,7 @@ class ConicSupport:
     """Constraints of one robust counterpart and its named multipliers."""
 
     constraints: list[Any]
-    multipliers: dict[str, cp.Variable]
+    multipliers: dict[str, cp.Expression]
 
 
 def rotated_cone(x: cp.Expression, y: cp.Expression, z: cp.Expression) -> cp.Constraint:

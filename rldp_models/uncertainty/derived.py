@@ -33,12 +33,13 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
+from rldp_models.exact import ExactVector
 from rldp_models.uncertainty.base import Capability, UncertaintySet, as_columns, as_row
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.scalar_search import direct_solver_options
@@ -171,7 +172,8 @@ class DerivedSet:
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> Any:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """The wrapped set's certified bound at its own multipliers (the solver's ``y`` is
         not in the set's dual coordinates)."""
-        return self.wrapped.certified_support_bound(v, self.wrapped.support_multipliers(v))
+        floats = np.asarray(v, dtype=float)  # what every set's support_multipliers reads
+        return self.wrapped.certified_support_bound(v, self.wrapped.support_multipliers(floats))

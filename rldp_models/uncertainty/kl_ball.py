@@ -30,7 +30,7 @@ direct worst case solves the primal exponential-cone program
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 import mpmath
@@ -39,7 +39,7 @@ from scipy.optimize import brentq
 from scipy.stats import chi2
 
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.base import Capability
@@ -188,7 +188,7 @@ class KLBallSet:
                        mu + (self.radius - 1) * gamma + phat[mask] @ entropy <= as_row(rhs, k)]
         return ConicSupport(constraints, {"mu": mu, "gamma": gamma})
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> mpmath.mpf:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """``mu - e^{-r} prod (mu - v_x)^Phat_x`` at ``mu = max(multipliers["mu"], max v)``.
 
         Any ``mu >= max v`` gives an upper bound (the optimal ``gamma`` for that

@@ -27,7 +27,7 @@ The tv and box defaults are the smallest balls of their kind around ``Phat``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
@@ -100,16 +100,20 @@ def named_set(name: str, crosstab: Crosstab, alpha: float,
     if family is not None:
         return _family_set(name, crosstab, alpha, radius, family)
     phat = crosstab.phat
+    builders: dict[str, Callable[[], UncertaintySet]]
     if radius is not None:
-        return {"chi2": lambda: ChiSquareSet(phat, radius),
-                "kl": lambda: KLBallSet(phat, radius),
-                "tv": lambda: TotalVariationSet(phat, radius),
-                "box": lambda: BoxSet.around(phat, radius)}[name]()
+        given = radius
+        builders = {"chi2": lambda: ChiSquareSet(phat, given),
+                    "kl": lambda: KLBallSet(phat, given),
+                    "tv": lambda: TotalVariationSet(phat, given),
+                    "box": lambda: BoxSet.around(phat, given)}
+        return builders[name]()
     chi_square = ChiSquareSet.from_counts(crosstab.counts, alpha)
-    return {"chi2": lambda: chi_square,
-            "kl": lambda: KLBallSet.from_counts(crosstab.counts, alpha),
-            "tv": lambda: TotalVariationSet.containing(chi_square),
-            "box": lambda: BoxSet.containing(chi_square)}[name]()
+    builders = {"chi2": lambda: chi_square,
+                "kl": lambda: KLBallSet.from_counts(crosstab.counts, alpha),
+                "tv": lambda: TotalVariationSet.containing(chi_square),
+                "box": lambda: BoxSet.containing(chi_square)}
+    return builders[name]()
 
 
 def _family_set(name: str, crosstab: Crosstab, alpha: float, radius: float | None,

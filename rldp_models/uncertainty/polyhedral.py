@@ -18,7 +18,7 @@ of the dual. Conditionals and pairs follow from :mod:`rldp_models.uncertainty.ba
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 import mpmath
@@ -26,13 +26,17 @@ import numpy as np
 from scipy.optimize import linprog
 
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 
-HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+if TYPE_CHECKING:  # the stubs' name for linprog's HiGHS options (no runtime class)
+    from scipy.optimize._linprog import _OptionsHighs
+
+HIGHS_OPTIONS: _OptionsHighs = {"primal_feasibility_tolerance": 1e-10,
+                                "dual_feasibility_tolerance": 1e-10}
 """Tighter than HiGHS's defaults (1e-7), which show in support values of small vectors."""
 
 
@@ -134,6 +138,7 @@ class PolyhedralSet:
                          options=HIGHS_OPTIONS)
         if result.status != 0:
             raise InputError(f"{self.name} set: the dual LP failed ({result.message})")
+        assert result.x is not None and result.fun is not None  # status 0: HiGHS found an optimum
         return float(result.fun), result.x[:m], float(result.x[m])
 
     def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, float]:
@@ -144,6 +149,7 @@ class PolyhedralSet:
                          method="highs", options=HIGHS_OPTIONS)
         if result.status != 0:
             raise InputError(f"{self.name} set: the primal LP failed ({result.message})")
+        assert result.x is not None  # status 0: HiGHS found an optimum
         p = np.clip(result.x, 0.0, None)
         return p.reshape(self.phat.shape), float(v @ p)
 
@@ -160,7 +166,7 @@ class PolyhedralSet:
                        self.b_vector @ lam + mu <= as_row(rhs, k)]
         return ConicSupport(constraints, {"lam": lam, "mu": mu})
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> mpmath.mpf:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """``b.lam + max_x (v - A^T lam)_x`` at ``lam = max(multipliers["lam"], 0)``, in intervals.
 
         Valid for any ``lam >= 0`` (weak duality); ``mu`` is replaced by the

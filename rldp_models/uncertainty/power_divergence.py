@@ -62,7 +62,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 from cvxpy.atoms.affine.binary_operators import MulExpression
@@ -72,7 +72,7 @@ import sympy as sp
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import Capability, as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
@@ -407,7 +407,7 @@ class PowerDivergenceSet:
         return min(self._dual_value(scalar(found["mu"]), scalar(found["gamma"]), v),
                    float(v.max()))
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> mpmath.mpf:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """The dual objective at ``(mu, gamma)`` made feasible, in interval arithmetic.
 
         ``mu`` is raised to the largest ``v`` on cells without records (and, for

@@ -22,13 +22,13 @@ from the cells where ``v`` is smallest first. ``r >= 2`` is the whole simplex.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
 import mpmath
 import numpy as np
 
-from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.base import Capability
@@ -128,7 +128,7 @@ class TotalVariationSet:
                        mu + self.radius * gamma + self.phat.ravel() @ slack <= as_row(rhs, k)]
         return ConicSupport(constraints, {"mu": mu, "gamma": gamma})
 
-    def certified_support_bound(self, v: np.ndarray, multipliers: dict[str, Any]) -> mpmath.mpf:
+    def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """The dual objective at ``mu``, ``gamma`` made feasible, in interval arithmetic.
 
         ``gamma`` is raised to ``max(gamma, max v - mu, 0)``; any such pair bounds

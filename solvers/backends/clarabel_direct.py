@@ -82,7 +82,7 @@ class ClarabelDirectBackend:
             return Availability(False, "clarabel is not installed")
         return Availability(True)
 
-    def solve(self, program: ConicProgram, **options: Any) -> SolveResult:
+    def solve(self, program: ConicProgram, /, **options: Any) -> SolveResult:
         build_start = time.perf_counter()
         by_size = LARGE_PROGRAM_SETTINGS if program.A.nnz > SUPERNODAL_FROM_NNZ \
             else SMALL_PROGRAM_SETTINGS

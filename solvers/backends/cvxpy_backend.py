@@ -67,7 +67,7 @@ class CvxpyBackend:
             return Availability(False, f"cvxpy cannot find {self.cvxpy_solver}")
         return Availability(True)
 
-    def solve(self, model: CvxpyModel, **options: Any) -> SolveResult:
+    def solve(self, model: CvxpyModel, /, **options: Any) -> SolveResult:
         import cvxpy
 
         problem = model.problem

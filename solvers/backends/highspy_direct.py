@@ -34,7 +34,7 @@ class HighspyBackend:
             return Availability(False, "highspy is not installed")
         return Availability(True)
 
-    def solve(self, lp: LinearProgram, **options: Any) -> SolveResult:
+    def solve(self, lp: LinearProgram, /, **options: Any) -> SolveResult:
         import highspy
 
         build_start = time.perf_counter()

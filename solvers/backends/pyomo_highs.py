@@ -34,7 +34,7 @@ class PyomoHighsBackend:
             return Availability(False, "highspy is not installed")
         return Availability(True)
 
-    def solve(self, model: PyomoModel, **options: Any) -> SolveResult:
+    def solve(self, model: PyomoModel, /, **options: Any) -> SolveResult:
         import pyomo.environ as pyo
         from pyomo.opt import TerminationCondition
 

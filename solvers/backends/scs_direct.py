@@ -50,7 +50,7 @@ class ScsDirectBackend:
             return Availability(False, "scs is not installed")
         return Availability(True)
 
-    def solve(self, program: ConicProgram, **options: Any) -> SolveResult:
+    def solve(self, program: ConicProgram, /, **options: Any) -> SolveResult:
         import scs
 
         build_start = time.perf_counter()
