@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
@@ -55,3 +56,11 @@ def _user_matrix(matrix: np.ndarray, rows: int, cols: int) -> np.ndarray:
     if not np.all(np.isfinite(d)) or np.any(d < 0):
         raise InputError("a distortion matrix must have nonnegative finite entries")
     return d
+
+
+def expected_distortion(protocol: np.ndarray, distortion: np.ndarray,
+                        n_s: int) -> list[Fraction]:
+    """``v_x = sum_y P(y|x) d(u(x), y)`` per cell ``x = (s, u)`` (eq. 22), exactly."""
+    d = np.tile(np.asarray(distortion, dtype=float), (n_s, 1))
+    return [sum((Fraction(float(p)) * Fraction(float(w)) for p, w in zip(row, weights)),
+                Fraction(0)) for row, weights in zip(protocol, d)]

@@ -5,9 +5,7 @@ package re-checks them without the solver that produced them:
 :mod:`~rldp_models.certificates.conic` (chi-square programs, 60-digit
 interval arithmetic), :mod:`~rldp_models.conelp.exact_lp_dual` (cone-LP duals in
 exact rationals), :mod:`~rldp_models.certificates.worst_case` (independent
-inner solves),
-:mod:`~rldp_models.certificates.sets` (the :class:`CertifiableSet` protocol)
-and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
+inner solves) and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
 
 The names below are imported on first use, so that importing one checker
 does not pull in the solvers the others need.
@@ -19,7 +17,6 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "CertifiableSet": "sets", "ChiSquareCertifiable": "sets",
     "Verdict": "verdict", "VerificationReport": "verdict",
     "result_type": "verification", "verify": "verification",
 }

@@ -28,7 +28,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
+from rldp_models.distortion import expected_distortion
 from rldp_models.exact import interval, iv
 from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.privacy.guarantees import theorem4_upper_bound
@@ -118,14 +119,6 @@ def privacy_bounds(protocol: np.ndarray, counts: np.ndarray, radius: float, eps:
                     (float(t[0, y]), float(t[1, y]))))
                 bounds.append(ConstraintBound(f"{group} y={y}", bound, 0.0))
     return bounds, missing
-
-
-def expected_distortion(protocol: np.ndarray, distortion: np.ndarray,
-                        n_s: int) -> list[Fraction]:
-    """``v_x = sum_y P(y|x) d(u(x), y)`` per cell ``x = (s, u)`` (eq. 22), exactly."""
-    d = np.tile(np.asarray(distortion, dtype=float), (n_s, 1))
-    return [sum((Fraction(float(p)) * Fraction(float(w)) for p, w in zip(row, weights)),
-                Fraction(0)) for row, weights in zip(protocol, d)]
 
 
 def objective_bound(protocol: np.ndarray, counts: np.ndarray, radius: float,

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from rldp_models.certificates import guarantee
-from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError

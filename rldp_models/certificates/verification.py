@@ -38,12 +38,11 @@ from rldp_models.certificates.conic import (
     ConicCheck,
     ConstraintBound,
     check_conic_certificate,
-    expected_distortion,
 )
 from rldp_models.certificates.pricing_proof import check_pricing_proof
 from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.product_protocol import product_certificate, product_guarantee
-from rldp_models.certificates.sets import ChiSquareCertifiable
+from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
@@ -60,6 +59,7 @@ from rldp_models.conelp.exact_lp_dual import (
     outer_ratio,
 )
 from rldp_models.data import Crosstab
+from rldp_models.distortion import expected_distortion
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.precision import DIGITS, digits_text

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.certificates.conic import ConstraintBound
-from rldp_models.certificates.sets import CertifiableSet
+from rldp_models.uncertainty.certifiable import CertifiableSet
 from rldp_models.privacy.guarantees import pair_rows
 from rldp_models.privacy.worst_case import PairRatioSubproblem, witness_distribution
 from rldp_models.results.certificate_record import PRIVACY_GROUP, UTILITY_GROUP
