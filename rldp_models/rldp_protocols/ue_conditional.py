@@ -230,8 +230,11 @@ def ue_cr_parameters(crosstab: Crosstab, eps: float,
         _, eps2, kappa, lam = decode(point)
         return ue_cr_utility(phat, kappa, lam, theorem17_levels(eps2, radii))
 
+    def loss(point: np.ndarray) -> float:
+        return -utility(point)
+
     start = _grid_start(secret, phat, eps, radii)
-    refined = minimize(lambda p: -utility(p), start, method="Powell",
+    refined = minimize(loss, start, method="Powell",
                        bounds=[(0.0, 1.0)] * 3, options={"xtol": 1e-8, "ftol": 1e-12})
     best = refined.x if -refined.fun >= utility(start) else start
     return decode(best)
