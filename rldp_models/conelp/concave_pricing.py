@@ -296,7 +296,7 @@ class ConcavePricing:
         best = max(value for value, _ in pool)
         nodes = 0
         while heap:
-            batch = []
+            batch: list[_Node] = []
             while heap and len(batch) < BATCH:
                 node = heapq.heappop(heap)
                 bound = -node.priority
@@ -338,7 +338,7 @@ class ConcavePricing:
         the bounds are valid without solving an LP; they are marked stale.
         Boxes are taken :data:`REBOUND_CHUNK` at a time.
         """
-        heap = []
+        heap: list[_Node] = []
         for start in range(0, len(frontier), REBOUND_CHUNK):
             chunk = frontier[start:start + REBOUND_CHUNK]
             lower = np.array([n.lower for n in chunk])
@@ -466,12 +466,12 @@ class ConcavePricing:
             solved_bases.append(self._highs.getBasis())
         if not kept:
             return []
-        multipliers = np.array(multipliers)
-        bounds = constant[kept] - self._proven_minimum(cost[kept], multipliers, lower[kept],
+        stacked = np.array(multipliers)
+        bounds = constant[kept] - self._proven_minimum(cost[kept], stacked, lower[kept],
                                                        upper[kept])
         bounds = np.minimum(bounds, parent[kept])
         return [_Node(-float(b), lower[k], upper[k], point, compressed(y), True, basis)
-                for b, k, point, y, basis in zip(bounds, kept, points, multipliers,
+                for b, k, point, y, basis in zip(bounds, kept, points, stacked,
                                                  solved_bases)]
 
     def _expanded(self, batch: list[_Node]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
@@ -672,8 +672,8 @@ class ConcavePricing:
             solved = self._run(sign * ones, self._lower, self._upper)
             if solved is None:
                 raise InputError("no LP solution on the cone's slice p.v = 1")
-            bounds.append(sign * self._proven_minimum(sign * ones, solved[1], self._lower,
-                                                      self._upper))
+            bounds.append(sign * float(self._proven_minimum(sign * ones, solved[1], self._lower,
+                                                            self._upper)))
         return max(bounds[0], 1.0 / self.prior.max()), bounds[1]
 
     # ------------------------------------------------------------ candidates

@@ -37,10 +37,10 @@ check. The full LP is available as :meth:`ConeLP.to_linear_program`,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -289,7 +289,7 @@ class PricedRays:
         Candidate rays (columns).
     utilities : ndarray, shape (m,)
         ``mu`` of each.
-    keys : list
+    keys : sequence
         A hashable identity per ray (a ray index, or the ray's bytes), so a
         ray already in the master is never added twice.
     upper_bound : float
@@ -300,7 +300,7 @@ class PricedRays:
 
     rays: np.ndarray
     utilities: np.ndarray
-    keys: list[Hashable]
+    keys: Sequence[Hashable]
     upper_bound: float
     nodes: int = 0
 
@@ -571,6 +571,7 @@ def _left_singular(seed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     singular values of ``R^T``, a ``d x min(d, n)`` matrix, whatever ``n``.
     """
     d = seed.shape[0]
-    triangle = np.linalg.qr(np.ascontiguousarray(seed.T), mode="r").T
+    # numpy's stub types every qr as QRResult; mode="r" returns R alone
+    triangle = cast(np.ndarray, np.linalg.qr(np.ascontiguousarray(seed.T), mode="r")).T
     U, singular, _ = np.linalg.svd(np.hstack([triangle, np.zeros((d, d - triangle.shape[1]))]))
     return U, singular

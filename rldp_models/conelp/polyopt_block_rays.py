@@ -89,7 +89,7 @@ class BlockShapes:
 
     @property
     def two_valued(self) -> np.ndarray:
-        return self.middle.any(axis=1)
+        return np.asarray(self.middle.any(axis=1))
 
     def pinned(self, high_side: bool, low_side: bool) -> np.ndarray:
         """Which shapes cannot move inside the block while its tight rows stay tight.
@@ -254,10 +254,10 @@ def _block_level_rays(shapes: list[BlockShapes], ratio: float
     pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
     _check_size(ends)
     found_a, found_b, found_fixed = [], [], []
-    for free in itertools.product((False, True), repeat=n):
-        free = np.array(free)
+    for choice in itertools.product((False, True), repeat=n):
+        free = np.array(choice)
         theta = _end_combinations(ends, free)
-        extra = {s: n + k for k, s in enumerate(np.flatnonzero(free))}
+        extra = {int(s): n + k for k, s in enumerate(np.flatnonzero(free))}
         width = n + len(extra)
         for tight in itertools.combinations(pairs, width - 1):
             system = np.zeros((theta.shape[0], width - 1, width))
@@ -354,7 +354,7 @@ def _columns(shapes: list[BlockShapes], a: np.ndarray, b: np.ndarray, fixed: np.
 
     Returns the index of each column's ``(a, b)`` and the columns.
     """
-    high_side, low_side = pairs.any(axis=2), pairs.any(axis=1)
+    high_side, low_side = np.asarray(pairs.any(axis=2)), np.asarray(pairs.any(axis=1))
     ray = np.arange(a.shape[0])
     partial = np.zeros((a.shape[0], 0))
     for s, shape in enumerate(shapes):

@@ -114,13 +114,15 @@ def conditional_bounds(uncertainty: ChiSquareSet) -> tuple[np.ndarray, np.ndarra
         if mass == 0.0:
             continue
         conditional = uncertainty.conditional(s)
+        if not isinstance(conditional, ChiSquareSet):  # only for Phat_s = 0, skipped above
+            continue
         enclosure = conditional_radius_upper(uncertainty.radius, mass)
         lower[s], upper[s] = safe_coordinate_bounds(conditional.phat, conditional.radius,
                                                     enclosure)
     return lower, upper
 
 
-def simplex_vertices(lower: np.ndarray) -> list[Fraction]:
+def simplex_vertices(lower: np.ndarray) -> list[list[Fraction]]:
     """Vertices ``P^min + (1 - sum P^min) e_u`` of ``{R >= P^min, sum R = 1}``, exact."""
     exact = [Fraction(float(v)) for v in lower]
     rest = 1 - sum(exact, Fraction(0))

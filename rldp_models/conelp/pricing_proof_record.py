@@ -101,12 +101,12 @@ class ProofRecorder:
         its rounding allowance of 0 (the checker decides, exactly).
         """
         highs = self.oracle._highs
-        _, has_ray, ray = highs.getDualRay()
+        _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
         if not has_ray:
             highs.setOptionValue("presolve", "off")
             highs.clearSolver()
             highs.run()
-            _, has_ray, ray = highs.getDualRay()
+            _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
             highs.setOptionValue("presolve", "choose")
         ray = np.asarray(ray, dtype=float)
         if not has_ray:

@@ -51,6 +51,7 @@ Utilities (``mu`` on a pattern, from :mod:`rldp_models.utility`):
 from __future__ import annotations
 
 import heapq
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,7 +106,7 @@ class _Incumbents:
         return [z for _, z in ranked[:count]]
 
 
-class StaircasePricing:
+class StaircasePricing(ABC):
     """What the three oracles share: the patterns, the seed and the result.
 
     Parameters
@@ -130,6 +131,10 @@ class StaircasePricing:
     def seed(self) -> np.ndarray:
         """The singleton patterns: randomized response, eq. (15), is their mix."""
         return patterns(np.eye(self.size), self.ratio)
+
+    @abstractmethod
+    def price(self, dual: np.ndarray, count: int) -> PricingResult:
+        """Up to ``count`` rays of largest reduced cost at ``dual`` and a bound over all rays."""
 
     def pattern_utility(self, subsets: np.ndarray) -> np.ndarray:
         """``mu(S_A)`` of the 0/1 columns ``subsets``, in closed form."""

@@ -178,8 +178,10 @@ def _rldp_level(channel: ReleaseChannel, Q: np.ndarray | None, crosstab: Crossta
 
 
 def _seconds(result: CertifiedResult) -> float:
-    if result.solver is not None and result.solver.timings:
-        return float(sum(result.solver.timings.values()))
+    timings = [v for v in result.solver.timings.values() if v is not None] if (
+        result.solver is not None) else []
+    if timings:
+        return float(sum(timings))
     seconds = [float(v) for k, v in result.details.items()
                if k.endswith("seconds") and isinstance(v, (int, float))]
     return sum(seconds) if seconds else np.nan

@@ -103,7 +103,8 @@ class DyadicRows:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.cumulative.shape  # type: ignore[return-value]
+        rows, outputs = self.cumulative.shape
+        return rows, outputs
 
     def draw(self, which: np.ndarray, words: RandomWords) -> np.ndarray:
         """One output index per entry of ``which`` (row indices), from ``words``' bits."""

@@ -386,7 +386,7 @@ class LemmaPricing:
             high = np.array([store[i][1] for i in chosen])
             point = np.array([store[i][2] for i in chosen])
             for i in chosen:
-                store[i] = None  # type: ignore[call-overload]
+                store[i] = None
             self._push(heap, store, *self._bounded(*self._split(low, high, point), dual, parent),
                        dual, pool)
             best = max(best, max((value for value, _ in pool), default=-math.inf))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -55,6 +56,18 @@ def test_demo_results_compare_against_their_own_objectives(demo) -> None:
     # the robust programs guarantee eps = 0.5 over F
     for name in ("NURP", "RURP"):
         assert table.loc[name, "eps over F"] <= 0.5 + 1e-9
+
+
+def test_a_timing_recorded_as_null_is_left_out_of_the_time(demo) -> None:
+    # a record migrated from an old file may carry "build": null (results/migration.py);
+    # summing it raised TypeError (a traceback) before
+    crosstab = Crosstab.from_csv(demo / "counts.csv")
+    result = load_result(demo / "NUNP.json")[0]
+    assert result.solver is not None
+    solver = dataclasses.replace(result.solver, timings={"build": None, "solve": 1.25})
+    table = compare({"NUNP": dataclasses.replace(result, solver=solver)}, crosstab, "squared",
+                    0.05)
+    assert table.loc[0, "time (s)"] == 1.25
 
 
 def test_protocols_on_their_design_counts_match_their_records(adult, capsys) -> None:
