@@ -237,10 +237,12 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
     stored = certificate.fields.get("optimality")
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
-        radius = guarantee.solve_uncertainty(record, crosstab).radius if any(flags) else 0.0
-        instance = optimality.Instance(crosstab.counts, float(radius), float(record["eps"]),
+        region = guarantee.solve_uncertainty(record, crosstab) if any(flags) else None
+        product = region if any(flags) and guarantee.set_name(record) != "chi2" else None
+        instance = optimality.Instance(crosstab.counts, float(getattr(region, "radius", 0.0)),
+                                       float(record["eps"]),
                                        np.asarray(record["distortion_matrix"], dtype=float),
-                                       *flags)
+                                       *flags, product)
         gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
                                  certificate.fields.get("multipliers") or {})
     return Verdict(found.holds and gap.holds, found.headline,
