@@ -59,6 +59,7 @@ import numpy as np
 from rldp_models.certificates.conic import objective_bound
 from rldp_models.certificates.optimality_sets import exact_distribution, proved_member, provable
 from rldp_models.certificates.verdict import Verdict
+from rldp_models.uncertainty.base import Capability
 
 BITS = 128
 """Precision of the balls."""
@@ -569,12 +570,19 @@ def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
     qualifier = PRODUCT_QUALIFIER if instance.product and instance.robust_privacy else ""
     return Verdict(True, f"optimal within {rel:.3g} (relative){qualifier}: proved",
                    (f"model: {instance.model}",
-                    f"lower bound on the optimum {lower:.12g} (conic dual, "
-                    f"{dual.weights.size} privacy terms, members of the sets proved in "
-                    f"{BITS}-bit ball arithmetic)",
+                    f"lower bound on the optimum {lower:.12g} (Lagrangian dual, "
+                    f"{dual.weights.size} privacy terms, members of the sets proved "
+                    f"{_proof_kind(instance)})",
                     f"upper bound on the returned protocol's objective {upper:.12g}",
                     f"gap {gap:.3g} absolute, {rel:.3g} relative"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
+
+
+def _proof_kind(instance: Instance) -> str:
+    if instance.product and Capability.LINEAR in getattr(instance.uncertainty, "capabilities",
+                                                          frozenset()):
+        return "in exact rationals"
+    return f"in {BITS}-bit ball arithmetic"
 
 
 def _mismatches(stored: dict, instance: Instance, low: Bound, high: Bound) -> list[str]:

@@ -32,6 +32,7 @@ import dataclasses
 import itertools
 import math
 import time
+import warnings
 from typing import Any
 
 import flint
@@ -731,8 +732,10 @@ def _conditional_maximiser(instance: Instance, q: np.ndarray, s: int) -> np.ndar
     for _ in range(DINKELBACH_STEPS):
         gains = np.zeros(shape)
         gains[s] = q - kappa
-        point = np.clip(np.asarray(uncertainty.worst_case(gains.ravel())[0], dtype=float).ravel(),
-                        0.0, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # every member is proved below
+            found = uncertainty.worst_case(gains.ravel())[0]
+        point = np.clip(np.asarray(found, dtype=float).ravel(), 0.0, None)
         block = point.reshape(shape)[s]
         if not block.sum() > 0:
             break
@@ -766,8 +769,10 @@ def _set_objective_members(instance: Instance, protocol: np.ndarray) -> np.ndarr
     """The set's maximiser of the robust objective at ``protocol``, proved (0 or 1 rows)."""
     uncertainty = instance.uncertainty
     centre = np.asarray(uncertainty.phat, dtype=float).ravel()
-    point = np.asarray(uncertainty.worst_case(_cell_distortion(instance, protocol))[0],
-                       dtype=float).ravel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the member is proved below
+        found = uncertainty.worst_case(_cell_distortion(instance, protocol))[0]
+    point = np.asarray(found, dtype=float).ravel()
     member = _proved(instance, np.clip(point, 0.0, None), centre)
     return np.zeros((0, centre.size)) if member is None else member[None, :]
 

@@ -237,8 +237,10 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
     stored = certificate.fields.get("optimality")
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
-        region = guarantee.solve_uncertainty(record, crosstab) if any(flags) else None
-        product = region if any(flags) and guarantee.set_name(record) != "chi2" else None
+        chi2 = guarantee.set_name(record) == "chi2"
+        region = None if not any(flags) else guarantee.solve_uncertainty(record, crosstab) \
+            if chi2 else guarantee.named_uncertainty(record, crosstab)
+        product = None if chi2 else region
         instance = optimality.Instance(crosstab.counts, float(getattr(region, "radius", 0.0)),
                                        float(record["eps"]),
                                        np.asarray(record["distortion_matrix"], dtype=float),
