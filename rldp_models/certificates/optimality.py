@@ -411,7 +411,8 @@ class InstanceBalls:
         self.phat = [flint.arb(flint.fmpq(int(c), n)) for c in counts.ravel()]
         self.secret_mass = [flint.arb(flint.fmpq(int(sum(row)), n)) for row in self.counts]
         self.factor = _ball(instance.eps).exp()
-        self.root = (_ball(instance.radius) + 1).sqrt()
+        self.root = (_ball(instance.radius) + 1).sqrt() if math.isfinite(instance.radius) \
+            else flint.arb("nan")  # a polyhedron's radius may be undefined (unused then)
         self._conditionals: dict[int, list[Any] | None] = {}
 
     def objective_coefficients(self, dual: LagrangianDual,
