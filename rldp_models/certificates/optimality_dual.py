@@ -60,7 +60,7 @@ ARGMAX_STEPS = 40
 """Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
 a tilted start far from the maximiser it takes ~20-40)."""
 ROUNDS = 1
-LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+LP_OPTIONS: Any = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
 """Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
 enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
@@ -207,18 +207,18 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     k = terms.shape[0]
     if k + m == 0:
         return fallback
-    rows = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))])
+    rows: Any = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))],
+                          format="csc")
     fixed = np.zeros(n_x * n_y)
     if members is None:
         fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
             np.tile(instance.distortion, (instance.counts.shape[0], 1))
     bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
-    shares = (sp.hstack([sp.csr_matrix((1, k)), np.ones((1, m)), sp.csr_matrix((1, n_x))])
-              if m else None)
-    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows.tocsc(),
+    shares = np.concatenate([np.zeros(k), np.ones(m), np.zeros(n_x)])[None, :] if m else None
+    limits: Any = [(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x
+    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows,
                     b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
-                    method="highs", options=LP_OPTIONS,
-                    bounds=[(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x)
+                    method="highs", options=LP_OPTIONS, bounds=limits)
     if found.status != 0:
         return fallback
     solution = np.clip(found.x[:k + m], 0.0, None)

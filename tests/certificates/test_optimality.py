@@ -171,6 +171,7 @@ def test_a_member_outside_its_set_is_named(records: dict) -> None:
                                    np.asarray(record["details"]["distortion_matrix"]),
                                    True, True)
     dual = optimality.LagrangianDual.from_json(record["certificate"]["optimality"]["dual"])
+    assert dual.sides is not None
     sides = dual.sides.copy()
     sides[0, 0] = np.eye(sides.shape[2])[0]  # all mass on one u: far outside the set
     bound = optimality.lower_bound(instance, optimality.LagrangianDual(

@@ -36,6 +36,7 @@ def region(name: str, seed: int = 1):
     table = crosstab(seed)
     if name == "polyhedral":  # a box with one extra cut: a polyhedron of no named family
         box = named_set("box", table, ALPHA)
+        assert isinstance(box, PolyhedralSet)
         flat = box.phat.ravel()
         cut = np.zeros(flat.size)
         cut[:3] = 1.0
@@ -86,8 +87,10 @@ def test_membership_proofs_accept_the_centre_and_reject_outside_points() -> None
         centre = np.asarray(uncertainty.phat, dtype=float).ravel()
         far = np.zeros_like(centre)
         far[int(np.argmin(centre))] = 1.0  # a vertex of the simplex, far from Phat
-        assert proved_member(uncertainty, exact_distribution(centre)), name
-        assert not proved_member(uncertainty, exact_distribution(far)), name
+        inside, outside = exact_distribution(centre), exact_distribution(far)
+        assert inside is not None and outside is not None
+        assert proved_member(uncertainty, inside), name
+        assert not proved_member(uncertainty, outside), name
 
 
 # ---------------------------------------------------------------------- verify
