@@ -219,7 +219,7 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows,
                     b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
                     method="highs", options=LP_OPTIONS, bounds=limits)
-    if found.status != 0:
+    if found.status != 0 or found.x is None:
         return fallback
     solution = np.clip(found.x[:k + m], 0.0, None)
     point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
