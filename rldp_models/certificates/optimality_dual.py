@@ -567,7 +567,9 @@ ROUNDS_SECONDS = 30.0
 """No new cutting-plane round starts after this long (Adult race x education over TV: 40
 rounds reach a proven gap of 2.0e-6 in 81 s; the record states whatever gap was reached)."""
 STALLED = 1e-10
-"""The rounds stop once the bound gains less than this (relative)."""
+PATIENCE = 3
+"""The rounds stop once the bound gained less than STALLED (relative) PATIENCE rounds running
+(Kelley's bound plateaus and then moves again)."""
 SMOOTH_ROUNDS = 1
 """Cutting-plane rounds after the first (:func:`_rounds`)."""
 
@@ -587,7 +589,7 @@ def protocol_dual(instance: Instance, protocol: np.ndarray) -> LagrangianDual:
     cut = _Cuts(instance, base)
     at: np.ndarray | None = protocol
     weights, shares = np.zeros(0), None
-    reached, start = -math.inf, time.perf_counter()
+    reached, start, stalled = -math.inf, time.perf_counter(), 0
     for _ in range(_rounds(instance) + 1):
         if at is None or time.perf_counter() - start > ROUNDS_SECONDS:
             break
@@ -596,10 +598,10 @@ def protocol_dual(instance: Instance, protocol: np.ndarray) -> LagrangianDual:
             instance, cut.terms, np.full(cut.terms.shape[0], START_WEIGHT), cut.sides,
             cut.members)
         value = _float_bound(instance, cut, weights, shares)
-        if not (instance.robust_privacy or instance.robust_utility) or \
-                value <= reached + STALLED * abs(value):
+        stalled = stalled + 1 if value <= reached + STALLED * abs(value) else 0
+        if not (instance.robust_privacy or instance.robust_utility) or stalled >= PATIENCE:
             break
-        reached = value
+        reached = max(reached, value)
     return cut.dual(_rounded(weights), None if shares is None else _rounded(shares))
 
 
