@@ -45,6 +45,7 @@ from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, 
 from rldp_models.certificates.optimality_sets import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.errors import UnsupportedModelError
 
 DIGITS = 12
@@ -570,7 +571,7 @@ STALLED = 1e-10
 PATIENCE = 3
 """The rounds stop once the bound gained less than STALLED (relative) PATIENCE rounds running
 (Kelley's bound plateaus and then moves again)."""
-SMOOTH_ROUNDS = 1
+SMOOTH_ROUNDS = 3
 """Cutting-plane rounds after the first (:func:`_rounds`)."""
 
 
@@ -759,10 +760,7 @@ def _conditional_maximiser(instance: Instance, q: np.ndarray, s: int) -> np.ndar
     for _ in range(DINKELBACH_STEPS):
         gains = np.zeros(shape)
         gains[s] = q - kappa
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # every member is proved below
-            found = uncertainty.worst_case(gains.ravel())[0]
-        point = np.clip(np.asarray(found, dtype=float).ravel(), 0.0, None)
+        point = _set_maximiser(uncertainty, gains.ravel())
         block = point.reshape(shape)[s]
         if not block.sum() > 0:
             break
@@ -773,6 +771,26 @@ def _conditional_maximiser(instance: Instance, q: np.ndarray, s: int) -> np.ndar
             break
         kappa, best = value, point
     return _proved(instance, best, phat.ravel())
+
+
+def _set_maximiser(uncertainty: Any, v: np.ndarray) -> np.ndarray:
+    """A maximiser of ``v . P`` over the set, as a flat vector (a candidate: proved later).
+
+    The KL ball's in closed form from its one-scalar dual (``P_x`` proportional to
+    ``Phat_x / (mu - v_x)`` at the optimal ``mu > max v``: the stationarity condition of the
+    Lagrangian), which spares a conic solve per call; otherwise the set's own ``worst_case``.
+    """
+    if isinstance(uncertainty, KLBallSet):
+        mu = float(np.ravel(uncertainty.support_multipliers(v)["mu"])[0])
+        phat = np.asarray(uncertainty.phat, dtype=float).ravel()
+        gap = mu - v
+        if np.all(gap[phat > 0] > 0):
+            weights = np.divide(phat, gap, out=np.zeros_like(phat), where=phat > 0)
+            return weights / weights.sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # every member is proved later
+        found = uncertainty.worst_case(v)[0]
+    return np.clip(np.asarray(found, dtype=float).ravel(), 0.0, None)
 
 
 def _proved(instance: Instance, point: np.ndarray, centre: np.ndarray) -> np.ndarray | None:
@@ -796,10 +814,7 @@ def _set_objective_members(instance: Instance, protocol: np.ndarray) -> np.ndarr
     """The set's maximiser of the robust objective at ``protocol``, proved (0 or 1 rows)."""
     uncertainty = instance.uncertainty
     centre = np.asarray(uncertainty.phat, dtype=float).ravel()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # the member is proved below
-        found = uncertainty.worst_case(_cell_distortion(instance, protocol))[0]
-    point = np.asarray(found, dtype=float).ravel()
+    point = _set_maximiser(uncertainty, _cell_distortion(instance, protocol))
     member = _proved(instance, np.clip(point, 0.0, None), centre)
     return np.zeros((0, centre.size)) if member is None else member[None, :]
 
