@@ -44,6 +44,15 @@ exactly; the robust objective by Theorem 2 at the certificate's multipliers
 (:func:`~rldp_models.certificates.conic.objective_bound`, 60-digit intervals).
 
 **Gap** ``upper - lower`` (rounded up), relative to ``upper``.
+
+**Other sets** (KL, l1/TV, box, polyhedral, power divergence; ``Instance.uncertainty``).
+Robust privacy is then the product of single-secret projections ``C_s1 x C_s2``
+((**) of :mod:`rldp_models.uncertainty.base`, a sufficient condition) and the
+gap is that model's (the verdict says so). A member of ``C_s`` is the
+conditional at ``s`` of a joint member of the set: the dual stores a ``pool`` of
+joint members, each proved to lie in the set (:mod:`.optimality_sets`), and per
+term its two ``witnesses``. The robust objective's upper bound is the set's own
+certified support bound.
 """
 
 from __future__ import annotations

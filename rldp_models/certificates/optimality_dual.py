@@ -24,6 +24,11 @@ re-weights the multipliers over the proved members (:func:`polished_weights`),
 and every term in use is offered the maximiser of its term at the solver's
 protocol (:func:`_argmax_member`, a cutting plane), after which the LP
 re-weights again.
+
+Without a conic dual — cvxpy solves, and sets other than chi-square, whose
+robust privacy is the product of single-secret projections —
+:func:`protocol_dual` takes the members at the returned protocol and lets the
+same LP choose the multipliers, with cutting planes (see its section below).
 """
 
 from __future__ import annotations
@@ -537,28 +542,27 @@ def _rounded(values: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- without a solver dual
-"""Members at a protocol, without a solver dual (:func:`protocol_dual`).
-
-Any multipliers ``lambda >= 0`` and any proved members give a valid lower
-bound (:mod:`.optimality`), so a solver's dual is only one way to start. Here
-the members are the maximisers of every robust term at the returned protocol
-``Q`` (Danskin: the gradients of the constraints there) and the multipliers
-are chosen by the re-weighting LP (:func:`polished_weights`).
-If ``Q`` is optimal and the program's KKT conditions hold there, the
-linearised Lagrangian at those members and the KKT multipliers is minimised by
-``Q`` with value ``OPT``: the bound is tight up to how far ``Q`` is from
-optimal. This serves
-
-* sets other than chi-square, where robust privacy is the product of
-  single-secret projections (``(**)`` of :mod:`rldp_models.uncertainty.base`):
-  a maximiser of ``q . R`` over ``C_s`` is the conditional at ``s`` of a joint
-  member of the set, found by Dinkelbach's iteration on ``(*)`` with the set's
-  own ``worst_case``; the joint members are stored (the record's ``pool``) and
-  proved to lie in the set (:mod:`.optimality_sets`);
-* chi-square programs solved through cvxpy (``clarabel``, ``ecos``, ``scs``),
-  whose duals are per cvxpy constraint rather than per conic row: the pair
-  members are Theorem 3's maximisers at ``Q`` (:func:`_pair_member`).
-"""
+# Members at a protocol, without a solver dual (:func:`protocol_dual`).
+#
+# Any multipliers ``lambda >= 0`` and any proved members give a valid lower
+# bound (:mod:`.optimality`), so a solver's dual is only one way to start. Here
+# the members are the maximisers of every robust term at the returned protocol
+# ``Q`` (Danskin: the gradients of the constraints there) and the multipliers
+# are chosen by the re-weighting LP (:func:`polished_weights`).
+# If ``Q`` is optimal and the program's KKT conditions hold there, the
+# linearised Lagrangian at those members and the KKT multipliers is minimised by
+# ``Q`` with value ``OPT``: the bound is tight up to how far ``Q`` is from
+# optimal. This serves
+#
+# * sets other than chi-square, where robust privacy is the product of
+#   single-secret projections (``(**)`` of :mod:`rldp_models.uncertainty.base`):
+#   a maximiser of ``q . R`` over ``C_s`` is the conditional at ``s`` of a joint
+#   member of the set, found by Dinkelbach's iteration on ``(*)`` with the set's
+#   own ``worst_case``; the joint members are stored (the record's ``pool``) and
+#   proved to lie in the set (:mod:`.optimality_sets`);
+# * chi-square programs solved through cvxpy (``clarabel``, ``ecos``, ``scs``),
+#   whose duals are per cvxpy constraint rather than per conic row: the pair
+#   members are Theorem 3's maximisers at ``Q`` (:func:`_pair_member`).
 DINKELBACH_STEPS = 8
 """Iterations of Dinkelbach's method per conditional supremum (it converges superlinearly)."""
 START_WEIGHT = 1e3
