@@ -113,6 +113,14 @@ def test_verify_proves_the_stored_gap(records: dict) -> None:
         stored["relative_gap"], rel=1e-9)
 
 
+def test_verify_proves_a_cvxpy_solves_gap() -> None:
+    """A record of a cvxpy solve (no conic dual) carries a claim verify proves on its own."""
+    solution = solved("RURP", 0, INDEPENDENT[-1])
+    report = verify(solution_result(solution).to_record(), solution.program.crosstab)
+    assert report.holds
+    assert "(relative): proved" in optimality_lines(report)
+
+
 def tampered(record: dict, change) -> dict:
     copied = copy.deepcopy(record)
     change(copied["certificate"]["optimality"])
