@@ -774,7 +774,10 @@ def _conditional_maximiser(instance: Instance, q: np.ndarray, s: int) -> np.ndar
                 best = point
             break
         kappa, best = value, point
-    return _proved(instance, best, phat.ravel())
+    member = _proved(instance, best, phat.ravel())
+    if member is None or not member.reshape(shape)[s].sum() > 0:
+        return None  # no witness of C_s here (e.g. a secret without records): term left out
+    return member
 
 
 def _set_maximiser(uncertainty: Any, v: np.ndarray) -> np.ndarray:
@@ -782,9 +785,11 @@ def _set_maximiser(uncertainty: Any, v: np.ndarray) -> np.ndarray:
 
     The KL ball's in closed form from its one-scalar dual (``P_x`` proportional to
     ``Phat_x / (mu - v_x)`` at the optimal ``mu > max v``: the stationarity condition of the
-    Lagrangian), which spares a conic solve per call; otherwise the set's own ``worst_case``.
+    Lagrangian), which spares a conic solve per call; otherwise (and when a cell has no
+    records: the ball then reaches mass there, which that form misses) the set's own
+    ``worst_case``.
     """
-    if isinstance(uncertainty, KLBallSet):
+    if isinstance(uncertainty, KLBallSet) and np.all(np.asarray(uncertainty.phat) > 0):
         mu = float(np.ravel(uncertainty.support_multipliers(v)["mu"])[0])
         phat = np.asarray(uncertainty.phat, dtype=float).ravel()
         gap = mu - v
