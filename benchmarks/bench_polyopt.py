@@ -7,7 +7,7 @@ of the RLDP paper: ``P*`` from the Jeffreys prior, ``n = 1000``, ``alpha = 0.05`
 ``polyopt_protocol`` is timed end to end (Gamma, LP (47) with its certificate,
 robust bounds, ``Q^2``, both privacy certifications) with ``method="auto"``.
 At 3x3 and 3x4 ``"auto"`` lists Gamma's rays by the block lemma
-(:mod:`rldp_models.rldp_protocols.polyopt_block_rays`). Baselines, timed in the
+(:mod:`rldp_models.conelp.polyopt_block_rays`). Baselines, timed in the
 same process where they run at all:
 
 * full enumeration by double description: ``method="enumerate"`` end to end
@@ -50,8 +50,8 @@ from rldp_models.experiments.rldp_tasks import FULL_EPS
 from rldp_models.instances import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt as polyopt_module
 from rldp_models.rldp_protocols import polyopt_protocol
-from rldp_models.rldp_protocols.polyopt import gamma_vertices
-from rldp_models.rldp_protocols.polyopt_gamma import conditional_bounds, eq44_rows, gamma_rows
+from rldp_models.conelp.polyopt_gamma import gamma_vertices
+from rldp_models.conelp.polyopt_gamma import conditional_bounds, eq44_rows, gamma_rows
 from rldp_models.rldp_protocols.polyopt_lemma_pricing import LemmaPricing
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.utility import MutualInformation

@@ -23,7 +23,7 @@ from rldp_models.exact import exact_stochastic_rows
 from rldp_models.release.records import release_csv
 from rldp_models.release.sampling import DyadicRows, os_random_words
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
-from rldp_models.results.finish import Repair
+from rldp_models.finish import Repair
 
 RECORDS = 1_000_000
 N_S, N_U = 2, 6

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from benchmarks.timing import best_of
-from rldp_models.experiments.executors import executor_from_spec
+from rldp_models.executors import executor_from_spec
 from rldp_models.experiments.registry import get
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.robust_opt import curve_tasks

@@ -131,8 +131,10 @@ class Crosstab:
         if frame.empty:
             raise InputError(f"{path}: no complete records in columns {sensitive!r}, {public!r}")
         table = pd.crosstab(frame[sensitive], frame[public])
-        table = table.loc[_natural_order(table.index), _natural_order(table.columns)]
-        return cls(table.to_numpy(), tuple(table.index), tuple(table.columns))
+        rows = _natural_order([str(label) for label in table.index])
+        columns = _natural_order([str(label) for label in table.columns])
+        ordered = table.reindex(index=rows, columns=columns)
+        return cls(ordered.to_numpy(), tuple(rows), tuple(columns))
 
     def to_csv(self, path: str | Path) -> None:
         """Write the crosstab in the format :meth:`from_csv` reads."""
@@ -145,7 +147,7 @@ class Crosstab:
     @property
     def shape(self) -> tuple[int, int]:
         """``(|S|, |U|)``."""
-        return self.counts.shape  # type: ignore[return-value]
+        return self.counts.shape
 
     @property
     def n(self) -> int:

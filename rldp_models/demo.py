@@ -9,15 +9,29 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from rldp_models.instances import Instance, jeffreys_instance
+from rldp_models.privacy.metrics import distortion_star, epsilon_star
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.programs import preset
 
 if TYPE_CHECKING:
     from rldp_models.programs import ProtocolSolution
 
-DEMO_SETTING = {"n_s": 3, "n_u": 5, "n": 75, "eps": 0.5, "alpha": 0.05, "seed": 2022}
+class DemoSetting(TypedDict):
+    """The demo instance's sizes, privacy level, significance and seed."""
+
+    n_s: int
+    n_u: int
+    n: int
+    eps: float
+    alpha: float
+    seed: int
+
+
+DEMO_SETTING: DemoSetting = {"n_s": 3, "n_u": 5, "n": 75, "eps": 0.5, "alpha": 0.05,
+                             "seed": 2022}
 
 
 @dataclass
@@ -37,9 +51,6 @@ def run_demo(seed: int = DEMO_SETTING["seed"], solver: str | None = None
 
     ``solver=None`` lets each program choose its fastest backend (the direct conic path).
     """
-    from rldp_models.privacy.metrics import distortion_star, epsilon_star
-    from rldp_models.programs import preset
-
     instance = jeffreys_instance(DEMO_SETTING["n_s"], DEMO_SETTING["n_u"], DEMO_SETTING["n"],
                                  seed)
     rows = []
@@ -48,8 +59,10 @@ def run_demo(seed: int = DEMO_SETTING["seed"], solver: str | None = None
         program = preset(problem, instance.crosstab, DEMO_SETTING["eps"], DEMO_SETTING["alpha"])
         solution = program.solve(solver=solver)
         seconds = time.perf_counter() - start
+        protocol = solution.protocol
+        if protocol is None:
+            raise RuntimeError(f"{problem}: the solver returned no protocol ({solution.status})")
         rows.append(DemoRow(problem, solution,
-                            distortion_star(solution.protocol, instance.p_star,
-                                            program.distortion_matrix),
-                            epsilon_star(solution.protocol, instance.p_star), seconds))
+                            distortion_star(protocol, instance.p_star, program.distortion_matrix),
+                            epsilon_star(protocol, instance.p_star), seconds))
     return instance, rows

@@ -10,6 +10,7 @@ results enclose the exact values, so "holds" means holds.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import flint
@@ -18,6 +19,9 @@ import numpy as np
 
 GRID_BITS = 52
 _GRID = 2.0**-GRID_BITS
+
+ExactVector = Sequence[float | Fraction] | np.ndarray
+"""A vector of doubles or fractions, every entry taken as the exact rational it is."""
 
 iv = mpmath.iv
 iv.prec = 120
@@ -62,6 +66,12 @@ def exact_sum(values: np.ndarray) -> flint.fmpq:
     for value in values:
         total += flint.fmpq(*float(value).as_integer_ratio())
     return total
+
+
+def exact_entries(v: ExactVector) -> list[Fraction]:
+    """The entries of ``v`` (doubles or fractions) as exact rationals."""
+    return [x if isinstance(x, Fraction) else Fraction(float(x))
+            for x in np.asarray(v, dtype=object).ravel()]
 
 
 def interval(value: float | Fraction) -> "mpmath.iv.mpf":

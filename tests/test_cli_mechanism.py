@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from rldp_models.privacy import certify_ldp
-from rldp_models.results.finish import dyadic_rows
+from rldp_models.finish import dyadic_rows
 import pytest
 
 from rldp_models.cli import mechanism as command

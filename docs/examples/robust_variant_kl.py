@@ -22,7 +22,7 @@ import numpy as np
 from rldp_models.data import Crosstab
 from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy, preset
 from rldp_models.uncertainty import KLBallSet
-from rldp_models.uncertainty.set_privacy import conditional_bounds
+from rldp_models.privacy.set_privacy import conditional_bounds
 
 
 def charnes_cooper(ball: KLBallSet, v: np.ndarray, s: int) -> float:

@@ -3,15 +3,14 @@
 Every robust constraint keeps its multipliers and every LP its duals; this
 package re-checks them without the solver that produced them:
 :mod:`~rldp_models.certificates.conic` (chi-square programs, 60-digit
-interval arithmetic), :mod:`~rldp_models.certificates.lp` (cone-LP duals in
+interval arithmetic), :mod:`~rldp_models.conelp.exact_lp_dual` (cone-LP duals in
 exact rationals), :mod:`~rldp_models.certificates.worst_case` (independent
-inner solves), :mod:`~rldp_models.certificates.record` (JSON),
+inner solves),
 :mod:`~rldp_models.certificates.sets` (the :class:`CertifiableSet` protocol)
 and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
 
-The names below are imported on first use, so that light modules such as
-:mod:`~rldp_models.certificates.precision` can be imported by the uncertainty
-sets without pulling in the solvers.
+The names below are imported on first use, so that importing one checker
+does not pull in the solvers the others need.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from typing import Any
 
 _EXPORTS = {
     "CertifiableSet": "sets", "ChiSquareCertifiable": "sets",
-    "CertificateRecord": "record", "Verdict": "verdict", "VerificationReport": "verdict",
+    "Verdict": "verdict", "VerificationReport": "verdict",
     "result_type": "verification", "verify": "verification",
 }
 

@@ -11,7 +11,7 @@ form (``certificate.multipliers``):
   and ``D`` the recorded objective.
 
 Each expression is evaluated at the stored multipliers in interval
-arithmetic with :data:`~rldp_models.certificates.precision.DIGITS` digits,
+arithmetic with :data:`~rldp_models.precision.DIGITS` digits,
 the protocol's doubles and ``counts / n`` taken exactly; by weak duality the
 value bounds the worst case over ``F`` from above whatever the multipliers.
 A privacy constraint is certified when its bound is ``<= 0``; the objective
@@ -28,17 +28,16 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.exact import interval, iv
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.progress import progress
+from rldp_models.results.certificate_record import PRIVACY_GROUP, UTILITY_GROUP
 
 OBJECTIVE_TOLERANCE = 1e-9
 """Accepted excess of the certified objective bound over the recorded objective."""
 
-PRIVACY_GROUP = "robust_privacy"
-UTILITY_GROUP = "robust_utility"
 
 
 @dataclass(frozen=True)
@@ -157,7 +156,8 @@ def check_conic_certificate(protocol: np.ndarray, counts: np.ndarray, radius: fl
     robust_objective : (distortion matrix, recorded objective) or None
         For RUNP and RURP.
     """
-    constraints, missing = [], []
+    constraints: list[ConstraintBound] = []
+    missing: list[str] = []
     if robust_privacy:
         constraints, missing = privacy_bounds(protocol, counts, radius, eps, multipliers)
     if robust_objective is not None:

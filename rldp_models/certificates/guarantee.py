@@ -6,7 +6,7 @@
   are checked separately); over the KL, TV or box set (rebuilt from the
   record and the counts) the product form (**) of
   :mod:`rldp_models.uncertainty.base`, by
-  :func:`~rldp_models.uncertainty.set_privacy.check_product_privacy` with
+  :func:`~rldp_models.privacy.set_privacy.check_product_privacy` with
   every bound found by the set's own bisection and support multipliers;
 * ``mechanism`` results: the mechanism's own notion (LDP, LDP across
   secrets, ULDP, (eps, delta)-LDP, LDP w.r.t. S, LIP, SRLIP) by the exact
@@ -18,16 +18,29 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
+from rldp_models import privacy
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
+from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
+from rldp_models.privacy.metrics import epsilon_star
+from rldp_models.privacy.set_privacy import check_product_privacy
+from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.results.blocks import bootstrap_checked_radius, build_block, build_set
+from rldp_models.rldp_protocols import checker
 from rldp_models.uncertainty.base import UncertaintySet
+from rldp_models.programs.components import NominalSecretPrivacy, RobustSecretPrivacy
+from rldp_models.programs.contract import GuaranteeFamily, as_family
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
+from rldp_models.uncertainty.named import named_set, shape_parameters
 
 ROW_SUM_TOLERANCE = 1e-9
 """Largest accepted ``|row sum - 1|`` of a mechanism's or protocol's ``Q``."""
@@ -69,8 +82,6 @@ def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
         raise InputError("a robust result must record its alpha")
     stated = record.get("uncertainty") or {}
     if stated.get("radius_from") == "bootstrap":
-        from rldp_models.results.blocks import bootstrap_checked_radius
-
         return ChiSquareSet(crosstab.phat, bootstrap_checked_radius(stated, crosstab),
                             float(alpha))
     radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(alpha))
@@ -98,16 +109,12 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
     InputError
         If the record lacks what is needed or its radius is not the rebuilt set's.
     """
-    from rldp_models.uncertainty.named import named_set, shape_parameters
-
     stated = record.get("uncertainty") or {}
     given = stated.get("radius_from") == "--radius"
     if not given and record.get("alpha") is None:
         raise InputError("a robust result must record its alpha or a given radius")
     radius = float(stated["radius"]) if given else None
     if stated.get("radius_from") == "bootstrap":
-        from rldp_models.results.blocks import bootstrap_checked_radius
-
         radius = bootstrap_checked_radius(stated, crosstab)
     uncertainty = named_set(set_name(record), crosstab, float(record.get("alpha") or 0.05),
                             radius, **shape_parameters(stated))
@@ -120,8 +127,6 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
 
 def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float) -> Verdict:
     """(**) of :mod:`rldp_models.uncertainty.base`, bounds found afresh by the set's own search."""
-    from rldp_models.uncertainty.set_privacy import check_product_privacy
-
     check = check_product_privacy(protocol, uncertainty, eps)
     return Verdict(check.holds, f"robust privacy over the {uncertainty.name} set (radius "
                    f"{uncertainty.radius:.6g}) in product form (sup over C_s1 <= e^eps inf over"
@@ -155,17 +160,14 @@ def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
     worst-case eps bracketed; over any other set it is the product form of
     :func:`_product_guarantee`. Multipliers are found afresh, not read from a record.
     """
-    from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
-    from rldp_models.privacy.metrics import epsilon_star
-    from rldp_models.privacy.worst_case import worst_case_epsilon
-
     if uncertainty is None:
         check = check_nominal_privacy(protocol, crosstab.counts, eps)
         return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
                        (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
                         check.summary()))
-    if not isinstance(uncertainty, ChiSquareSet):
+    if Capability.EXACT_PAIR not in uncertainty.capabilities:
         return _product_guarantee(protocol, uncertainty, eps)
+    uncertainty = cast(ChiSquareSet, uncertainty)  # Theorem 3's pair projections are its own
     check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
     worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
     alpha = "" if uncertainty.alpha is None else f", alpha = {uncertainty.alpha}"
@@ -217,8 +219,6 @@ def _joint(record: dict) -> np.ndarray:
 
 
 def _mechanism_certification(name: str, Q: np.ndarray, eps: float, record: dict):
-    from rldp_models import privacy
-
     if name == "quaternary":
         return "(eps, delta)-LDP", privacy.certify_approximate_ldp(Q, eps,
                                                                    float(record["delta"]))
@@ -242,8 +242,6 @@ def _mechanism_certification(name: str, Q: np.ndarray, eps: float, record: dict)
 
 def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """``(eps, F)``-RLDP of a protocol result by the RLDP checker (Definition 1)."""
-    from rldp_models.rldp_protocols.checker import rldp_epsilon
-
     _check_labels(record["labels"], crosstab)
     Q = matrix(record)
     failure = _stochastic_failure(Q)
@@ -253,7 +251,7 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
         raise InputError(f"the result's Q has {Q.shape[0]} rows, the counts {crosstab.counts.size}"
                          " cells")
     eps, alpha = float(record["eps"]), float(record["alpha"])
-    level = rldp_epsilon(Q, crosstab, alpha)
+    level = checker.rldp_epsilon(Q, crosstab, alpha)
     return Verdict(level.certified <= eps,
                    f"(eps, F)-RLDP over the chi-square set (alpha = {alpha}), eps = {eps:g}",
                    (f"worst-case eps over F: {level.certified:.9g} (certified upper bound); "
@@ -272,9 +270,6 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
     any other block by its own ``check(protocol, program, {})``, and its verdict
     is marked as coming from plug-in code.
     """
-    from rldp_models.programs.protocol_program import ProtocolProgram
-    from rldp_models.results.blocks import build_block, build_set
-
     declaration = record["declaration"]
     protocol = solve_protocol(fields, crosstab)
     stochastic, reason = is_exactly_stochastic(protocol)
@@ -296,12 +291,18 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
                               name=str(declaration["name"]))
     verdicts, plugins = [], []
     for block, source in constraints:
-        if not hasattr(block, "check"):
+        family = as_family(block)
+        if not isinstance(family, GuaranteeFamily):
             continue
-        if source == "library":
+        if source == "library" and _checked_as_preset(family):
             verdict = _library_block_verdict(block, protocol, crosstab, uncertainty)
+        elif source == "library":
+            check = family.check(protocol, program, {})
+            verdict = Verdict(bool(check.holds), f"{type(block).__name__} {family.name}: "
+                              f"{check.kind} guarantee" + _at_eps(check.eps),
+                              (check.summary(),))
         else:
-            check = block.check(protocol, program, {})
+            check = family.check(protocol, program, {})
             plugins.append(f"{type(block).__name__} ({source})")
             verdict = Verdict(bool(check.holds), f"{type(block).__name__} from {source}: "
                               f"{check.kind} privacy, eps = {check.eps:g} [plug-in code]",
@@ -318,6 +319,18 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
                     for line in (("holds: " if v.holds else "FAILS: ") + v.headline, *v.details))
     return Verdict(all(v.holds for v in verdicts), headline, details,
                    {"plugins": plugins})
+
+
+def _checked_as_preset(family: GuaranteeFamily) -> bool:
+    """Library privacy blocks over every output and secret pair are checked as the presets
+    are; a restricted one, or a ``ForAll``, by its own exact ``check``."""
+    parameters = family.parameters()
+    return (isinstance(family, (NominalSecretPrivacy, RobustSecretPrivacy))
+            and parameters.get("outputs") is None and parameters.get("pairs") is None)
+
+
+def _at_eps(eps: float) -> str:
+    return f", eps = {eps:g}" if eps and math.isfinite(eps) else ""
 
 
 def _library_block_verdict(block, protocol: np.ndarray, crosstab: Crosstab,

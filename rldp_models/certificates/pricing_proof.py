@@ -48,18 +48,17 @@ the dropped boxes and the leaves as sparse rows ``<name>_ptr``, ``_col``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import high_precision, upper_mpf
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 
 Rational = list[Fraction]
 
@@ -89,20 +88,6 @@ class PricingProofCheck:
     @property
     def holds(self) -> bool:
         return not self.problems
-
-
-def load_pricing_proof(path: str | Path) -> dict[str, np.ndarray]:
-    """The arrays of a proof saved by :func:`save_pricing_proof`."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in data.files}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the pricing proof {path}: {exc}") from None
-
-
-def save_pricing_proof(path: str | Path, proof: Mapping[str, np.ndarray]) -> None:
-    """Write ``proof`` as a compressed ``.npz``."""
-    np.savez_compressed(path, **proof)
 
 
 def check_pricing_proof(proof: Mapping[str, np.ndarray], rows: Sequence[Sequence[Fraction]],

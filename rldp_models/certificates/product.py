@@ -14,9 +14,9 @@ A solve result over such a set keeps, per secret ``s`` and side, the group
 * ``per_output``: per ``y`` the set's multipliers of ``delta*`` at that
   argument (for the KL ball ``mu`` and ``gamma``, for the box ``lam`` and ``mu``).
 
-:func:`product_certificate` writes them (the bounds proved by
-:func:`rldp_models.uncertainty.set_privacy.conditional_bounds`, starting from
-the solver's); :func:`product_privacy_bounds` re-evaluates every stored
+:func:`rldp_models.results.product_certificate.product_certificate` writes
+them (the bounds proved by :func:`rldp_models.privacy.set_privacy.conditional_bounds`,
+starting from the solver's); :func:`product_privacy_bounds` re-evaluates every stored
 multiplier with the set's ``certified_support_bound`` (60-digit intervals,
 rounding of ``q - kappa`` covered; a bound at least ``max q`` needs none, as
 ``C_s`` holds distributions) and the pair inequalities in interval
@@ -27,44 +27,17 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any
 
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.conic import PRIVACY_GROUP, ConstraintBound
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.certificates.conic import ConstraintBound
 from rldp_models.exact import interval, iv
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.progress import progress
-from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
-from rldp_models.uncertainty.set_privacy import conditional_bounds
-
-SIDES = (("sup", 1.0), ("inf", -1.0))
-"""The two bounds per secret, and the sign that makes each a supremum."""
-
-
-def group_name(side: str, s: int) -> str:
-    """``robust_privacy/sup[s]`` or ``robust_privacy/inf[s]``."""
-    return f"{PRIVACY_GROUP}/{side}[{s}]"
-
-
-def product_certificate(protocol: np.ndarray, uncertainty: UncertaintySet,
-                        candidates: dict[tuple[str, int], Any] | None = None) -> dict[str, dict]:
-    """The groups of the module docstring for ``protocol``, proved bounds and their multipliers.
-
-    ``candidates`` are the solver's bounds (``{("sup", s): hi[s], ("inf", s): lo[s]}``).
-    """
-    hi, lo = conditional_bounds(protocol, uncertainty, candidates)
-    n_s, n_u = uncertainty.phat.shape
-    blocks = protocol.reshape(n_s, n_u, -1)
-    groups = {}
-    for s, (side, sign) in itertools.product(range(n_s), SIDES):
-        bound = hi[s] if side == "sup" else lo[s]
-        per_output = [uncertainty.support_multipliers(
-            embed(sign * blocks[s, :, y] - sign * bound[y], s, (n_s, n_u)))
-            for y in range(blocks.shape[2])]
-        groups[group_name(side, s)] = {"bound": bound, "per_output": per_output}
-    return groups
+from rldp_models.results.certificate_record import PRIVACY_GROUP
+from rldp_models.results.product_certificate import SIDES, group_name
+from rldp_models.uncertainty.base import UncertaintySet, certify_conditional
 
 
 def product_privacy_bounds(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float,

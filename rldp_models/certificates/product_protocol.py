@@ -26,6 +26,8 @@ from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.results.product_result import dense_rows_match, output_of_index
+from rldp_models.rldp_protocols.product_check import check_product_record, protocol_from_record
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 LEVEL_TOLERANCE = 1e-9
@@ -34,9 +36,6 @@ LEVEL_TOLERANCE = 1e-9
 
 def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
     """The level proven from the factors, and the dense rows' own check when written."""
-    from rldp_models.results.product_result import dense_rows_match
-    from rldp_models.rldp_protocols.product_check import check_product_record
-
     product, eps, alpha = fields["product"], float(fields["eps"]), float(fields["alpha"])
     guarantee._check_labels(fields["labels"], crosstab)
     guarantee._check_labels(product, crosstab)
@@ -60,10 +59,6 @@ def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
 
 def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
     """The recorded bracket: witness in ``F`` reaching the lower end at the worst output."""
-    from rldp_models.certificates.verification import _exactly_in_chi_square_set
-    from rldp_models.results.product_result import output_of_index
-    from rldp_models.rldp_protocols.product_check import protocol_from_record
-
     claim = fields.get("rldp")
     if not isinstance(claim, dict) or claim.get("witness") is None:
         return Verdict(True, "no RLDP bracket recorded: nothing to certify")
@@ -73,7 +68,7 @@ def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
     witness = np.asarray(claim["witness"], dtype=float)
     region = ChiSquareCertifiable(crosstab.counts,
                                   chi_square_radius(crosstab.n, crosstab.counts.size, alpha))
-    member = witness.shape == crosstab.shape and _exactly_in_chi_square_set(region, witness)
+    member = witness.shape == crosstab.shape and region.contains_exactly(witness)
     reached = column_level(column, witness) if member else float("nan")
     attained, certified = float(claim["attained"]), float(claim["certified"])
     problems = []

@@ -42,8 +42,8 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rldp_models.certificates.precision import high_precision, upper_mpf
-from rldp_models.exact import interval, iv, upper
+from rldp_models.exact import ExactVector, exact_entries, interval, iv, upper
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 
@@ -51,18 +51,12 @@ from rldp_models.uncertainty.chi_square import ChiSquareSet
 class CertifiableSet(Protocol):
     """An uncertainty set whose robust-constraint certificates can be checked (see module)."""
 
-    def certified_support_bound(self, v: ArrayLike,
+    def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """Rigorous upper bound on ``sup_{P in F} v.P`` at the given multipliers."""
 
     def worst_case(self, v: ArrayLike) -> tuple[np.ndarray, Any]:
         """A distribution in the set (nearly) maximising ``v.P``, found independently."""
-
-
-def exact_entries(v: ArrayLike) -> list[Fraction]:
-    """The entries of ``v`` (doubles or fractions) as exact rationals."""
-    return [x if isinstance(x, Fraction) else Fraction(float(x))
-            for x in np.asarray(v, dtype=object).ravel()]
 
 
 class ChiSquareCertifiable:
@@ -83,7 +77,7 @@ class ChiSquareCertifiable:
         self.phat_exact = [Fraction(int(c), n) for c in self.counts.ravel()]
         self.set = ChiSquareSet(self.counts / n, self.radius)
 
-    def certified_support_bound(self, v: ArrayLike,
+    def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
         """Theorem 2 (eq. 21) at ``(t, c)`` with ``w = t`` in every cell.
 
@@ -103,6 +97,20 @@ class ChiSquareCertifiable:
                     total += interval(weight) * iv.sqrt(iv.mpf([max(gap.a, 0), gap.b]))
             bound = t + c * (interval(self.radius) + 1) - 2 * iv.sqrt(c) * total
             return upper_mpf(bound)
+
+    def contains_exactly(self, p: np.ndarray) -> bool:
+        """``P >= 0``, ``sum P = 1`` and ``sum Phat^2 / P <= B + 1`` (eq. 2), all in exact
+        rationals."""
+        values = [Fraction(float(x)) for x in np.asarray(p).ravel()]
+        if any(x < 0 for x in values) or sum(values, Fraction(0)) != 1:
+            return False
+        total = Fraction(0)
+        for weight, x in zip(self.phat_exact, values):
+            if weight:
+                if x == 0:
+                    return False
+                total += weight * weight / x
+        return total <= Fraction(self.radius) + 1
 
     def worst_case(self, v: ArrayLike) -> tuple[np.ndarray, float]:
         """Direct maximisation of ``v.P`` over the set (eq. 2 as a conic program, no multipliers).

@@ -1,6 +1,6 @@
 """Staircase duals on more inputs than the exact ray enumeration takes (``k > 12``).
 
-:func:`rldp_models.certificates.lp.staircase_rays` writes out the ``2^k - 2``
+:func:`rldp_models.conelp.exact_lp_dual.staircase_rays` writes out the ``2^k - 2``
 rays of the LDP cone only up to ``2^k - 2 <= MAX_RAYS`` (``k <= 12``). Past
 that, the stored dual ``lam`` and the engine's ``max_violation`` ``delta`` are
 re-checked by the independent checker of
@@ -27,15 +27,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from rldp_models.certificates.lp import GAP_TOLERANCE, interval_utility, outer_ratio, \
-    utility_lower_bound
-from rldp_models.certificates.precision import digits_text
-from rldp_models.certificates.verdict import Verdict
 from rldp_models.certificates.staircase_knapsack import check_by_knapsack
-from rldp_models.conelp.certificate_check import BRUTE_FORCE_LIMIT, CHECK_TOLERANCE, DualCheck, \
-    check_staircase_dual
-from rldp_models.utility import ChiSquareDivergence, KLDivergence, MutualInformation, \
-    TotalVariation
+from rldp_models.certificates.verdict import Verdict
+from rldp_models.conelp.certificate_check import (
+    BRUTE_FORCE_LIMIT,
+    CHECK_TOLERANCE,
+    DualCheck,
+    check_staircase_dual,
+)
+from rldp_models.conelp.exact_lp_dual import (
+    GAP_TOLERANCE,
+    interval_utility,
+    outer_ratio,
+    utility_lower_bound,
+)
+from rldp_models.precision import digits_text
+from rldp_models.utility import ChiSquareDivergence, KLDivergence, MutualInformation, TotalVariation
 
 _DIVERGENCES = {"kl": KLDivergence, "tv": TotalVariation, "chi2": ChiSquareDivergence}
 

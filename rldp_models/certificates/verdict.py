@@ -8,7 +8,8 @@ from typing import Any
 
 import mpmath
 
-from rldp_models.certificates.precision import digits_text
+from rldp_models.precision import digits_text
+from rldp_models.results.json_ready import jsonable
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,6 @@ def report_to_json(report: VerificationReport) -> dict[str, Any]:
     bound, its violation, the attained value, the gap and the worst-case
     distribution in ``F``.
     """
-    from rldp_models.results.record import jsonable
-
     def verdict(v: Verdict) -> dict[str, Any]:
         return {"holds": v.holds, "headline": v.headline, "details": list(v.details),
                 "data": _plain(v.data)}

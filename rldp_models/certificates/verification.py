@@ -11,7 +11,7 @@ the result claims beyond privacy, without the solver that produced it:
   KL, TV or box set the product-form bounds
   (:mod:`~rldp_models.certificates.product`) and the objective's bound;
 * ``mechanism``: a cone LP's dual over every ray of the stated cone in exact
-  rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.certificates.lp`);
+  rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.conelp.exact_lp_dual`);
   staircase duals on more than 12 inputs by the independent pattern checker
   (:mod:`~rldp_models.certificates.staircase_check`);
   closed-form mechanisms claim no optimality and have nothing to certify;
@@ -27,30 +27,47 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from functools import partial
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
 from rldp_models.certificates import guarantee, optimality
-from rldp_models.certificates.conic import OBJECTIVE_TOLERANCE, UTILITY_GROUP, ConicCheck, \
-    ConstraintBound, check_conic_certificate, expected_distortion
-from rldp_models.certificates.lp import (MAX_GAMMA_DIMENSION, MAX_RAYS, attribute_cone_rays,
-                                         check_lp_dual, cone_rays, gamma_cone_rays,
-                                         gamma_cone_rows, interval_utility, lp_check_at,
-                                         outer_ratio)
-from rldp_models.certificates.pricing_proof import check_pricing_proof, load_pricing_proof
-from rldp_models.certificates.precision import DIGITS, digits_text
+from rldp_models.certificates.conic import (
+    OBJECTIVE_TOLERANCE,
+    ConicCheck,
+    ConstraintBound,
+    check_conic_certificate,
+    expected_distortion,
+)
+from rldp_models.certificates.pricing_proof import check_pricing_proof
 from rldp_models.certificates.product import product_privacy_bounds
-from rldp_models.certificates.record import LP_CONES, CertificateRecord
+from rldp_models.certificates.product_protocol import product_certificate, product_guarantee
 from rldp_models.certificates.sets import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
+from rldp_models.conelp.exact_lp_dual import (
+    MAX_GAMMA_DIMENSION,
+    MAX_RAYS,
+    attribute_cone_rays,
+    check_lp_dual,
+    cone_rays,
+    gamma_cone_rays,
+    gamma_cone_rows,
+    interval_utility,
+    lp_check_at,
+    outer_ratio,
+)
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
+from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.results.certificate_record import LP_CONES, UTILITY_GROUP, CertificateRecord
+from rldp_models.results.files import load_pricing_proof
+from rldp_models.results.migration import migrate, producer_fields, round1_type
+from rldp_models.results.schema import validate
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 LEVEL_TOLERANCE = 1e-9
@@ -61,7 +78,6 @@ def result_type(record: dict) -> str:
     """``result_type`` of a record (current or round-1)."""
     if "schema_version" in record:
         return str(record["result_type"])
-    from rldp_models.results.migration import round1_type
 
     return round1_type(record)
 
@@ -79,9 +95,6 @@ def verify(record: dict, crosstab: Crosstab | None = None) -> VerificationReport
     InputError
         If the record does not follow the schema, or when counts are needed and not given.
     """
-    from rldp_models.results.migration import migrate
-    from rldp_models.results.schema import validate
-
     record = migrate(record)
     validate(record)
     return verify_record(record, crosstab)
@@ -100,8 +113,6 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
     InputError
         When the record's content does not fit itself or the counts.
     """
-    from rldp_models.results.migration import producer_fields
-
     kind = record["result_type"]
     if kind != "mechanism" and crosstab is None:
         raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
@@ -120,9 +131,6 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
             report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
                                         mechanism_certificate(fields))
         elif "product" in fields:
-            from rldp_models.certificates.product_protocol import (product_certificate,
-                                                                   product_guarantee)
-
             report = VerificationReport(kind, product_guarantee(fields, crosstab),
                                         product_certificate(fields, crosstab))
         else:
@@ -169,11 +177,15 @@ def _exact_rows(record: dict, report: VerificationReport) -> VerificationReport:
 
 
 def _declared_flags(record: dict) -> tuple[bool, bool]:
-    """(robust utility, robust privacy) of a declared program: its library blocks say."""
+    """(robust utility, robust privacy) of a declared program: its library blocks say.
+
+    Robust privacy restricted to some outputs or pairs has no certificate of every pair's
+    multipliers; its guarantee is re-checked afresh (:func:`guarantee.declared_guarantee`)."""
     blocks = record["declaration"]["blocks"]
     library = [b for b in blocks if b.get("source", "library") == "library"]
     return (any(b["block"] == "RobustDistortion" for b in library),
-            any(b["block"] == "RobustSecretPrivacy" for b in library))
+            any(b["block"] == "RobustSecretPrivacy" and b["parameters"].get("outputs") is None
+                and b["parameters"].get("pairs") is None for b in library))
 
 
 def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
@@ -405,7 +417,7 @@ def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> 
     witness = np.asarray(claim["witness"], dtype=float)
     radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(record["alpha"]))
     region = ChiSquareCertifiable(crosstab.counts, radius)
-    member = witness.shape == crosstab.shape and _exactly_in_chi_square_set(region, witness)
+    member = witness.shape == crosstab.shape and region.contains_exactly(witness)
     reached = _level_at(guarantee.matrix(record), witness) if member else float("nan")
     problems = []
     if not member:
@@ -479,20 +491,6 @@ def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: Certif
                                   f"utility bound {digits_text(lp.bound, 15)}; U(Q) >= "
                                   f"{digits_text(lp.attained, 15)}; gap {digits_text(lp.gap, 6)}"),
                    {"lp": lp})
-
-
-def _exactly_in_chi_square_set(region: ChiSquareCertifiable, p: np.ndarray) -> bool:
-    """``P >= 0``, ``sum P = 1`` and ``sum Phat^2 / P <= B + 1``, all in exact rationals."""
-    values = [Fraction(float(x)) for x in p.ravel()]
-    if any(x < 0 for x in values) or sum(values, Fraction(0)) != 1:
-        return False
-    total = Fraction(0)
-    for weight, x in zip(region.phat_exact, values):
-        if weight:
-            if x == 0:
-                return False
-            total += weight * weight / x
-    return total <= Fraction(region.radius) + 1
 
 
 def _level_at(Q: np.ndarray, p: np.ndarray) -> float:

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rldp_models.certificates.conic import PRIVACY_GROUP, UTILITY_GROUP, ConstraintBound
+from rldp_models.certificates.conic import ConstraintBound
 from rldp_models.certificates.sets import CertifiableSet
 from rldp_models.privacy.worst_case import PairRatioSubproblem, witness_distribution
+from rldp_models.results.certificate_record import PRIVACY_GROUP, UTILITY_GROUP
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 GAP_TOLERANCE = 1e-7

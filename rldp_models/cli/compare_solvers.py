@@ -50,7 +50,7 @@ from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
-from rldp_models.results.finish import GuaranteeError
+from rldp_models.finish import GuaranteeError
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",

@@ -18,7 +18,7 @@ from pathlib import Path
 from rldp_models.cli.common import add_data_arguments, load_crosstab
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
-from rldp_models.experiments.executors import SPECS
+from rldp_models.executors import SPECS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.experiments.executors import executor_from_spec
+    from rldp_models.executors import executor_from_spec
     from rldp_models.uncertainty.coverage import coverage_study
 
     crosstab = load_crosstab(args)

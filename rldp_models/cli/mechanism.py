@@ -19,22 +19,20 @@ srlip read an S x X --joint crosstab; lip and srlip maximise I(X;Y).
 from __future__ import annotations
 
 import argparse
-import csv
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rldp_models.cli import mechanism_optimal
-from rldp_models.cli.common import epsilon, finite_float, write_result
+from rldp_models.cli.common import epsilon, finite_float
+from rldp_models.cli.mechanism_io import read_prior, write_and_report
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.validation import as_size
 
 if TYPE_CHECKING:
     from rldp_models.mechanisms import Mechanism
-    from rldp_models.results.certified import CertifiedResult
 
 UE_SETTINGS = ("symmetric", "optimized", "fair-others")
 """The unary-encoding settings (:data:`rldp_models.mechanisms.unary_encoding.SETTINGS`)."""
@@ -69,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     mechanism_optimal.reject_options(args)
     if args.delta is not None and args.name != "quaternary":
         raise InputError("--delta only applies to quaternary")
+    from rldp_models.mechanisms import (BinaryMechanism, UtilityOptimizedRAPPOR,
+                                        UtilityOptimizedRR)
     from rldp_models.results.mechanism_result import ClosedForm, closed_form_result
 
     alphabet = _alphabet(args)
@@ -77,42 +77,17 @@ def run(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {key: alphabet[key] for key in ("S", "U") if key in alphabet}
     if args.name == "quaternary":
         extra["delta"] = args.delta
-    if args.name in ("urr", "urap"):
-        extra["sensitive"] = np.asarray(mechanism.sensitive, dtype=bool).tolist()
-    if args.name == "binary":
+    reference = None
+    if isinstance(mechanism, (UtilityOptimizedRR, UtilityOptimizedRAPPOR)):
+        extra["sensitive"] = list(mechanism.sensitive)
+        reference = type(mechanism)(0.0, mechanism.sensitive).matrix()
+    if isinstance(mechanism, BinaryMechanism):
         extra["T"] = [label for label, in_t in zip(alphabet["labels"], mechanism.in_t) if in_t]
     labels = {"X": alphabet["labels"], "Y": _output_labels(args.name, mechanism, alphabet)}
-    reference = type(mechanism)(0.0, mechanism.sensitive).matrix() \
-        if args.name in ("urr", "urap") else None
     result = closed_form_result(ClosedForm(args.name, mechanism.matrix(), args.eps, notion,
                                            certify, level, labels, alphabet["prior"], extra,
                                            reference))
     return write_and_report(result, args)
-
-
-def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
-    """Print the summary of a mechanism result and write it when its guarantee holds."""
-
-    check = result.details["privacy_check"]
-    value = result.value["value"]
-    utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
-    certificate = result.certificate.get("verified")
-    verified = "" if certificate is None else \
-        f"; certificate {'verified' if np.all(certificate) else 'NOT verified'}"
-    print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
-          f"{utility}; {check['notion']} at eps = {args.eps} "
-          f"{'holds' if result.holds else 'FAILS'}{verified}")
-    if result.repair.method != "none":
-        print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
-              f"{result.repair.weight:.3g})")
-    return write_result(result, args.out, args.name)
-
-
-def _repair_name(result: "CertifiedResult") -> str:
-    method = result.details.get("repair_method", result.repair.method)
-    if isinstance(method, list):
-        method = (result.details.get("product_repair") or {}).get("method", "")
-    return {"mix": "mix-uniform", "fallback": "constant"}.get(method, method)
 
 
 def _alphabet(args: argparse.Namespace) -> dict[str, Any]:
@@ -126,33 +101,9 @@ def _alphabet(args: argparse.Namespace) -> dict[str, Any]:
         labels, prior = read_prior(args.prior)
         return {"labels": labels, "prior": prior}
     crosstab = Crosstab.from_csv(args.counts)
-    labels = [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]
-    return {"labels": labels, "prior": crosstab.phat.ravel(), "S": list(crosstab.s_labels),
+    pairs = [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]
+    return {"labels": pairs, "prior": crosstab.phat.ravel(), "S": list(crosstab.s_labels),
             "U": list(crosstab.u_labels)}
-
-
-def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
-    """Labels and normalised weights from a CSV with a header row and ``label,value`` rows."""
-    try:
-        with open(path, newline="") as handle:
-            rows = [row for row in csv.reader(handle) if row]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{path}: cannot read the prior ({str(exc).splitlines()[0]})") from None
-    body = rows[1:]
-    if len(body) < 2:
-        raise InputError(f"{path}: a prior needs a header row and at least 2 label,value rows")
-    if any(len(row) != 2 for row in body):
-        raise InputError(f"{path}: every row after the header must be label,value")
-    labels = [row[0].strip() for row in body]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"{path}: duplicate labels")
-    try:
-        weights = np.array([float(row[1]) for row in body])
-    except ValueError:
-        raise InputError(f"{path}: values must be numbers") from None
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
-        raise InputError(f"{path}: values must be finite, >= 0, and not all 0")
-    return labels, weights / weights.sum()
 
 
 def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> "Mechanism":
@@ -184,7 +135,7 @@ def _mechanism(args: argparse.Namespace, alphabet: dict[str, Any]) -> "Mechanism
     return UtilityOptimizedRAPPOR(args.eps, sensitive)
 
 
-def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.ndarray:
+def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> tuple[bool, ...]:
     if not args.sensitive:
         raise InputError(f"{args.name} needs --sensitive LABEL [LABEL ...]")
     wanted = {label.strip() for item in args.sensitive for label in item.split(",")
@@ -194,12 +145,14 @@ def _sensitive_mask(args: argparse.Namespace, alphabet: dict[str, Any]) -> np.nd
     if unknown:
         raise InputError(f"unknown sensitive labels: {', '.join(unknown)}")
     of_x = [x[0] for x in alphabet["labels"]] if "S" in alphabet else alphabet["labels"]
-    return np.array([label in wanted for label in of_x])
+    return tuple(label in wanted for label in of_x)
 
 
 def _notion(args: argparse.Namespace, mechanism: "Mechanism"
             ) -> tuple[str, Callable[[np.ndarray], Any], Callable[[np.ndarray], float]]:
     """The notion the mechanism meets, its exact certifier and its float level."""
+    from rldp_models.mechanisms import (SecretRandomizedResponse, UtilityOptimizedRAPPOR,
+                                        UtilityOptimizedRR)
     from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
                                      certify_uldp, ldp_epsilon, uldp_epsilon)
 
@@ -207,11 +160,11 @@ def _notion(args: argparse.Namespace, mechanism: "Mechanism"
     if args.name == "quaternary":
         return ("(eps, delta)-LDP", lambda Q: certify_approximate_ldp(Q, eps, args.delta),
                 lambda Q: approximate_ldp_delta(Q, eps))
-    if args.name in ("urr", "urap"):
+    if isinstance(mechanism, (UtilityOptimizedRR, UtilityOptimizedRAPPOR)):
         sensitive = np.array(mechanism.sensitive)
         return ("ULDP", lambda Q: certify_uldp(Q, sensitive, eps),
                 lambda Q: uldp_epsilon(Q, sensitive))
-    if args.name == "srr":
+    if isinstance(mechanism, SecretRandomizedResponse):
         groups = mechanism.secret_of()
         return ("RLDP over the whole simplex (LDP across secrets)",
                 lambda Q: certify_ldp(Q, eps, groups), lambda Q: ldp_epsilon(Q, groups))

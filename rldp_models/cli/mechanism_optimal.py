@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rldp_models.cli.common import epsilon
+from rldp_models.cli.mechanism_io import read_prior, write_and_report
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
 
@@ -124,8 +125,6 @@ def run(args: argparse.Namespace) -> int:
         _reject(args, SRLIP_OPTIONS, "srlip")
     if args.name != "staircase":
         _reject(args, STAIRCASE_OPTIONS, "staircase")
-    from rldp_models.cli.mechanism import write_and_report
-
     problem = _problem(args)
     result = _srlip_result(args, problem) if args.name == "srlip" else \
         _single_result(args, problem)
@@ -163,7 +162,7 @@ def _prior_problem(args: argparse.Namespace, measure: str) -> "MechanismInputs":
         if args.prior is None:
             raise InputError("staircase needs --prior FILE (or --utility kl|tv|chi2 with "
                              "--prior0 FILE --prior1 FILE)")
-        labels, prior = _read_prior(args.prior)
+        labels, prior = read_prior(args.prior)
         return MechanismInputs(labels, prior, MutualInformation(prior), measure)
     if args.prior is not None:
         raise InputError(f"--utility {measure} takes --prior0 and --prior1, not --prior")
@@ -204,8 +203,8 @@ def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | No
     """
     if args.prior0 is None or args.prior1 is None:
         raise InputError(f"--utility {measure} needs --prior0 FILE and --prior1 FILE")
-    labels0, prior0 = _read_prior(args.prior0)
-    labels1, prior1 = _read_prior(args.prior1)
+    labels0, prior0 = read_prior(args.prior0)
+    labels1, prior1 = read_prior(args.prior1)
     if labels1 != labels0:
         raise InputError(f"{args.prior0} and {args.prior1} must list the same labels in the "
                          f"same order, got {labels0} and {labels1}")
@@ -218,13 +217,6 @@ def _divergence(args: argparse.Namespace, measure: str, x_labels: list[str] | No
 
     divergences = {"kl": kl_divergence, "tv": total_variation, "chi2": chi_square_divergence}
     return labels0, prior0, divergences[measure](prior0, prior1)
-
-
-def _read_prior(path: str) -> tuple[list[str], np.ndarray]:
-    """:func:`rldp_models.cli.mechanism.read_prior`, imported late: that module imports this one."""
-    from rldp_models.cli.mechanism import read_prior
-
-    return read_prior(path)
 
 
 def read_joint(path: str | Path) -> tuple[list[str], list[str], np.ndarray]:
@@ -266,9 +258,9 @@ def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
         result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility,
                                             method=args.method or "auto")
     elif args.name == "ldp-s":
-        result = conelp.ldp_wrt_secret_mechanism(problem.joint, args.eps, problem.utility)
+        result = conelp.ldp_wrt_secret_mechanism(problem.secret_joint, args.eps, problem.utility)
     else:
-        result = conelp.lip_mechanism(problem.joint, args.eps)
+        result = conelp.lip_mechanism(problem.secret_joint, args.eps)
     return optimal_mechanism_result(args.name, result, problem, args.eps)
 
 
@@ -278,7 +270,7 @@ def _srlip_result(args: argparse.Namespace, problem: "MechanismInputs"):
     from rldp_models.results.mechanism_result import srlip_result
 
     sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
-    result = conelp.srlip_mechanism(problem.joint.reshape(-1, *sizes), args.eps, args.split)
+    result = conelp.srlip_mechanism(problem.secret_joint.reshape(-1, *sizes), args.eps, args.split)
     return srlip_result(result, problem, sizes, args.eps)
 
 

@@ -20,11 +20,11 @@ from rldp_models.errors import InputError
 
 EXECUTOR_SPECS = "serial, joblib, dask-local or dask://HOST:PORT"
 """For the help text (the executors module imports pandas, too slow for ``--help``);
-:func:`rldp_models.experiments.executors.executor_from_spec` says the same on a bad spec."""
+:func:`rldp_models.executors.executor_from_spec` says the same on a bad spec."""
 
 if TYPE_CHECKING:
     from rldp_models.experiments.base import Experiment
-    from rldp_models.experiments.executors import Executor
+    from rldp_models.executors import Executor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.experiments import registry
-    from rldp_models.experiments.executors import executor_from_spec
+    from rldp_models.executors import executor_from_spec
 
     if args.list:
         for experiment in registry.experiments().values():

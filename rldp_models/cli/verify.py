@@ -136,7 +136,9 @@ def _not_completed(exc: Exception) -> int:
 def _with_proof_beside(record: dict, result: str) -> dict:
     """A relative ``certificate.pricing_proof`` resolved against OUT.json's directory."""
     certificate = record.get("certificate")
-    proof = certificate.get("pricing_proof") if isinstance(certificate, dict) else None
+    if not isinstance(certificate, dict):
+        return record
+    proof = certificate.get("pricing_proof")
     if isinstance(proof, str) and not Path(proof).is_absolute():
         certificate["pricing_proof"] = str(Path(result).parent / proof)
     return record

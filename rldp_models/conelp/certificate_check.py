@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 
@@ -146,10 +147,9 @@ def _brute_force(dual: np.ndarray, utility: ColumnUtility, ratio: float,
 def _kelley(dual: np.ndarray, prior: np.ndarray, ratio: float, tolerance: float,
             tangents: np.ndarray) -> DualCheck:
     """Cutting planes on the tangents of ``g`` until the MILP proves ``<= 0`` or finds ``> 0``."""
-    import highspy
 
     k, r = dual.size, ratio
-    highs = _milp(highspy, prior, dual, ratio, tolerance)
+    highs = _milp(prior, dual, ratio, tolerance)
     points = [*np.linspace(0.0, 1.0, INITIAL_TANGENTS), *np.clip(tangents, 0.0, 1.0)]
     constant = -float(dual.sum()) - tolerance * k
     deadline = time.monotonic() + TIME_LIMIT
@@ -173,8 +173,8 @@ def _kelley(dual: np.ndarray, prior: np.ndarray, ratio: float, tolerance: float,
     return DualCheck(False, bound, "milp", MAX_CUT_ROUNDS)
 
 
-def _milp(highspy: object, prior: np.ndarray, dual: np.ndarray, ratio: float,
-          tolerance: float) -> object:
+def _milp(prior: np.ndarray, dual: np.ndarray, ratio: float,
+          tolerance: float) -> highspy.Highs:
     """Binary ``z`` (columns ``0..k-1``) and free ``w`` (column ``k``), no rows yet."""
     k = dual.size
     highs = highspy.Highs()
@@ -200,7 +200,7 @@ def _milp(highspy: object, prior: np.ndarray, dual: np.ndarray, ratio: float,
     return highs
 
 
-def _add_tangent(highs: object, prior: np.ndarray, ratio: float, t: float) -> None:
+def _add_tangent(highs: highspy.Highs, prior: np.ndarray, ratio: float, t: float) -> None:
     """``w - g'(t) p.z <= g(t) - g'(t) t``."""
     r = ratio
     value = float(mutual_information_pattern(t, r))

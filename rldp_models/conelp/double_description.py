@@ -188,7 +188,7 @@ def polish_rays(rows: np.ndarray, rays: np.ndarray, *, keep_extreme: bool = Fals
     when a ray's tight constraints do not have rank ``d - 1`` or the result
     violates a constraint. With ``keep_extreme``, rays whose tight constraints
     fail the rank test are dropped instead, and repeats are merged (for
-    candidate sets, e.g. :mod:`rldp_models.rldp_protocols.polyopt_block_rays`).
+    candidate sets, e.g. :mod:`rldp_models.conelp.polyopt_block_rays`).
     ``tight`` (``(m, n)`` bool), when the caller knows which rows are tight
     at each ray by construction, replaces the test ``|a.v| <= 1e-9`` (which
     misreads rows at rays with entries spanning many orders of magnitude),

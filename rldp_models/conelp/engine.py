@@ -80,7 +80,9 @@ _SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {"highspy": _TIGHT_HIGHS, "highs":
 class ColumnUtility(Protocol):
     """A sublinear utility evaluated column-wise (see :mod:`rldp_models.utility`)."""
 
-    size: int
+    @property
+    def size(self) -> int:
+        """The number of inputs (the length of a column)."""
 
     def columns(self, Q: np.ndarray) -> np.ndarray:
         """``mu`` of each column of ``Q``."""

@@ -14,7 +14,7 @@ rationals, ``e^eps`` enclosed by interval arithmetic). When the check fails,
   weight is the smallest giving every stated constraint a slack of
   :data:`ROUNDING_ROOM` in floating point; the mixture is rounded to dyadic
   rows, certified exactly and the weight doubled until it passes (the one
-  finish path, :func:`rldp_models.results.finish.finish`).
+  finish path, :func:`rldp_models.finish.finish`).
 * ``eps = 0``, or when the weight reaches 1: mixing cannot help (``U`` meets
   the equalities of ``eps = 0`` with no slack, so mixing only scales a
   violation). The mechanism falls back to the one-output mechanism, which
@@ -35,6 +35,8 @@ from typing import Literal
 import numpy as np
 
 from rldp_models.conelp.engine import ColumnUtility, ConeLPSolution
+from rldp_models.finish import GuaranteeError as NoResult
+from rldp_models.finish import finish
 from rldp_models.privacy import Certification
 
 Certifier = Callable[[np.ndarray], Certification]
@@ -146,9 +148,6 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
     GuaranteeError
         If the one-output mechanism fails ``certify``.
     """
-    from rldp_models.results.finish import GuaranteeError as NoResult
-    from rldp_models.results.finish import finish
-
     try:
         finished = finish(Q, lambda matrix, weight: certify(matrix), lambda v: v.holds,
                           value=lambda matrix: _utility(utility, matrix),
@@ -157,7 +156,11 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
     except NoResult:
         raise GuaranteeError("the one-output mechanism fails its exact privacy check") from None
     repair = finished.repair
-    method = {"none": "none", "mix": "mix-uniform", "fallback": "constant"}[repair.method]
+    methods: dict[str, RepairMethod] = {"none": "none", "mix": "mix-uniform",
+                                        "fallback": "constant"}
+    method = methods[repair.method]
+    if repair.value_before is None or repair.value_after is None:  # value= was given above
+        raise TypeError("finish returned a repair without the utilities")
     return finished.matrix, finished.verdict, Repair(method, repair.weight, repair.value_before,
                                                      repair.value_after)
 

@@ -86,8 +86,9 @@ def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility
     if utility.size != a:
         raise InputError(f"the utility is for {utility.size} inputs, p_sx has {a}")
     inner = pairwise_ratio_rows(data_given_secret(exact(joint)), Fraction(inner_ratio(eps)))
-    if _generate(method, inner.shape[0], a, utility):
-        oracle = ConcavePricing(inner.astype(float), utility.prior)
+    priced = utility if isinstance(utility, MutualInformation) else None
+    if _generate(method, inner.shape[0], a, utility) and priced is not None:  # generating => MI
+        oracle = ConcavePricing(inner.astype(float), priced.prior)
         solution = solve_by_pricing(oracle, utility, np.ones(a), solver)
     else:
         arithmetic = method if method in ("float", "exact") else "auto"
@@ -106,6 +107,6 @@ def _generate(method: str, rows: int, inputs: int, utility: ColumnUtility) -> bo
     if method == "column-generation" and not pricing:
         raise InputError("column generation prices mutual information only")
     if method == "auto":
-        return (pricing and bool(np.all(utility.prior > 0)) and rows > ENUMERATION_ROWS
-                and inputs > ENUMERATION_INPUTS)
+        return (isinstance(utility, MutualInformation) and bool(np.all(utility.prior > 0))
+                and rows > ENUMERATION_ROWS and inputs > ENUMERATION_INPUTS)
     return method == "column-generation"

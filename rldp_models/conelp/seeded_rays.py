@@ -50,6 +50,6 @@ class SeededRays(ExplicitRays):
         if rays.count <= FEW_RAYS:
             return rays
         weights, residual = nnls(rays.matrix, rhs)
-        if residual > RESIDUAL_TOLERANCE * max(np.linalg.norm(rhs), 1.0):
+        if residual > RESIDUAL_TOLERANCE * max(float(np.linalg.norm(rhs)), 1.0):
             return rays
         return cls(rays.matrix, rays.exact, np.flatnonzero(weights > 0))

@@ -76,7 +76,7 @@ MAX_NODES = 200_000
 """Search nodes per pricing call; the open nodes' bounds are reported past it."""
 
 
-def mutual_information_pattern(mass: np.ndarray, ratio: float) -> np.ndarray:
+def mutual_information_pattern(mass: np.ndarray | float, ratio: float) -> np.ndarray:
     """``g(t) = r log(r) t - (1 + (r-1) t) log(1 + (r-1) t)``: ``mu(S_A)`` at ``t = P(A)``."""
     level = 1.0 + (ratio - 1.0) * np.asarray(mass, dtype=float)
     return xlogy(ratio, ratio) * mass - xlogy(level, level)

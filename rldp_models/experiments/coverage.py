@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rldp_models.datasets.adult import adult_crosstab
 from rldp_models.experiments.base import Experiment, Finding, Row, Task
 from rldp_models.experiments.verdicts import measured_claim
 from rldp_models.uncertainty.coverage import (
@@ -88,8 +89,6 @@ def _blocks(setting: str, index: int, pair: tuple[str, str] | None, cells: int, 
 def run_task(task: Task) -> list[Row]:
     """The block's counts of covered draws, per set and alpha, labelled with the setting."""
     if task["pair"] is not None:
-        from rldp_models.datasets.adult import adult_crosstab
-
         counts = adult_crosstab(task["data"], *task["pair"]).counts.ravel()
     else:
         counts = np.ones(task["cells"])  # only the shape matters for the prior

@@ -32,8 +32,13 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import existence_claim, measured_claim, rate_claim
+from rldp_models.experiments.verdicts import existence_claim, rate_claim
+from rldp_models.instances import jeffreys_instance
+from rldp_models.plotting import PROGRAM_STYLE
+from rldp_models.privacy.metrics import distortion_star, epsilon_star
+from rldp_models.experiments.verdicts import measured_claim
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.programs import sweep
 
 SETTING = {"n_s": 3, "n_u": 5, "eps": 0.5, "alpha": 0.05, "seed": 2022}
 """Section V's setting and the base seed of every instance."""
@@ -69,8 +74,6 @@ def block_tasks(sizes: list[int], count: int, block: int) -> list[Task]:
 
 def run_block(task: Task) -> list[Row]:
     """Solve the four programs on the task's instances; one row per instance and program."""
-    from rldp_models.instances import jeffreys_instance
-
     n = int(task["n"])
     seeds = [instance_seed(int(task["seed"]), n, k)
              for k in range(task["first"], task["first"] + task["count"])]
@@ -82,9 +85,6 @@ def run_block(task: Task) -> list[Row]:
 
 
 def _score_program(program: str, instances: list[Any], first: int) -> list[Row]:
-    from rldp_models.privacy.metrics import distortion_star, epsilon_star
-    from rldp_models.programs import sweep
-
     solutions = sweep(program, [i.crosstab for i in instances], SETTING["eps"], SETTING["alpha"])
     rows = []
     for k, (instance, solution) in enumerate(zip(instances, solutions), start=first):
@@ -127,7 +127,6 @@ def mean_and_spread(table: pd.DataFrame, metric: str) -> pd.DataFrame:
 def _plot_scatter(table: pd.DataFrame, n: int) -> Any:
     import matplotlib.pyplot as plt
 
-    from rldp_models.plotting import PROGRAM_STYLE
 
     figure, axes = plt.subplots(figsize=(5.5, 4))
     for program in PROGRAMS:
@@ -150,7 +149,6 @@ def _plot_scatter(table: pd.DataFrame, n: int) -> Any:
 def _plot_curves(table: pd.DataFrame, metric: str, label: str) -> Any:
     import matplotlib.pyplot as plt
 
-    from rldp_models.plotting import PROGRAM_STYLE
 
     stats = mean_and_spread(table, metric)
     figure, axes = plt.subplots(figsize=(5.5, 4))

@@ -1,7 +1,7 @@
 """Running an :class:`~rldp_models.experiments.base.Experiment`: tasks to one table, then files.
 
 :func:`run_experiment` sends the tasks through an executor
-(:mod:`rldp_models.experiments.executors`), labels every row with the
+(:mod:`rldp_models.executors`), labels every row with the
 experiment, the task's index and the seed (a row may carry its own
 ``"seed"``, e.g. the seed of the instance it describes; otherwise the task's
 is used), sorts the rows by task and order within the task, and hands the table
@@ -21,8 +21,9 @@ from typing import Any
 import pandas as pd
 
 from rldp_models.errors import InputError
+from rldp_models.executors import Executor, executor_from_spec
 from rldp_models.experiments.base import Experiment, Finding, Row, Task
-from rldp_models.experiments.executors import Executor, executor_from_spec
+from rldp_models.experiments.outputs import write_outputs
 
 LABEL_COLUMNS = ("experiment", "task", "seed")
 """Columns the runner puts first in every table."""
@@ -79,8 +80,6 @@ def run_experiment(experiment: Experiment, out: str | Path, quick: bool = False,
         Force the progress bar on or off; by default it shows on a terminal
         unless ``CI=true``.
     """
-    from rldp_models.experiments.outputs import write_outputs
-
     if isinstance(executor, str):
         executor = executor_from_spec(executor, workers)
     tasks = experiment_tasks(experiment, quick, options)

@@ -38,7 +38,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
+from rldp_models.estimators import em_estimate, empirical_estimate
+from rldp_models.experiments.base import Experiment, Finding, Row, Task
+from rldp_models.mechanisms import (
+    BitVectorMechanism,
+    RandomizedResponse,
+    UnaryEncoding,
+    UtilityOptimizedRAPPOR,
+    UtilityOptimizedRR,
+)
+from rldp_models.experiments.base import Claim
 from rldp_models.experiments.verdicts import measured_claim
 
 SETTING = {"k": 50, "sensitive": 5, "zipf": 1.0, "seed": 2019}
@@ -89,9 +98,6 @@ def tv_tasks(quick: bool) -> list[Task]:
 
 def run_tv(task: Task) -> list[Row]:
     """TV error of every mechanism and estimator on one draw of ``n`` users."""
-    from rldp_models.mechanisms import (RandomizedResponse, UnaryEncoding,
-                                        UtilityOptimizedRAPPOR, UtilityOptimizedRR)
-
     p, sensitive = population()
     eps, n = float(task["eps"]), int(task["n"])
     rng = np.random.default_rng(int(task["seed"]))
@@ -116,9 +122,6 @@ def total_variation(estimate: np.ndarray, p: np.ndarray) -> float:
 
 
 def _estimates(mechanism: Any, x: np.ndarray, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    from rldp_models.estimators import em_estimate, empirical_estimate
-    from rldp_models.mechanisms import BitVectorMechanism
-
     if isinstance(mechanism, BitVectorMechanism):
         bits = mechanism.sample_bits(x, rng)
         ones, zeros = mechanism.bit_probabilities()

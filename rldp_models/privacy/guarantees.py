@@ -96,10 +96,11 @@ def check_nominal_privacy(protocol: np.ndarray, counts: np.ndarray, eps: float) 
     high, low = {}, {}
     for s, y in itertools.product(range(n_s), range(blocks.shape[2])):
         column = [Fraction(float(p)) for p in blocks[s, :, y]]
-        if conditionals[s] is None:
+        conditional = conditionals[s]
+        if conditional is None:
             high[s, y], low[s, y] = max(column), min(column)
         else:
-            value = sum((q * p for q, p in zip(conditionals[s], column)), Fraction(0))
+            value = sum((q * p for q, p in zip(conditional, column)), Fraction(0))
             high[s, y] = low[s, y] = value
     margins = np.full((n_s, n_s, blocks.shape[2]), np.nan)
     for (s1, s2), y in itertools.product(itertools.permutations(range(n_s), 2),

@@ -418,7 +418,7 @@ def _exact_verdict(candidates: Iterable[_Candidate], eps: float) -> Certificatio
     if not constrained:
         return Certification(True, None)
     ratio, pair = max(constrained, key=lambda candidate: candidate[0])
-    holds = ratio != math.inf and compare_with_exp(ratio, eps) <= 0
+    holds = isinstance(ratio, Fraction) and compare_with_exp(ratio, eps) <= 0  # inf fails
     return Certification(holds, tuple(int(i) for i in pair))
 
 
@@ -427,7 +427,8 @@ def _secret_ldp_candidates(joint_sy: np.ndarray, p_s: np.ndarray) -> Iterator[_C
     secrets = [s for s in range(p_s.size) if p_s[s] > 0]
     for y in range(joint_sy.shape[1]):
         given = {s: joint_sy[s, y] / p_s[s] for s in secrets}
-        high, low = max(secrets, key=given.get), min(secrets, key=given.get)
+        high = max(secrets, key=lambda s: given[s])
+        low = min(secrets, key=lambda s: given[s])
         yield _quotient(given[high], given[low]), (high, low, y)
 
 

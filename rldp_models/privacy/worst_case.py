@@ -116,10 +116,11 @@ class PairRatioSubproblem:
                 self.problem.solve(solver=solver)
             except (cp.error.SolverError, ArithmeticError, ValueError):
                 return None
-        values = [r.value for r in self.r]
-        if any(v is None or not np.all(np.isfinite(v)) for v in values):
+        first, second = (r.value for r in self.r)
+        if first is None or second is None or not (np.all(np.isfinite(first))
+                                                    and np.all(np.isfinite(second))):
             return None
-        return (np.clip(values[0], 0, None), np.clip(values[1], 0, None))
+        return (np.clip(first, 0, None), np.clip(second, 0, None))
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> float:

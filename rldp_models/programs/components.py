@@ -13,6 +13,7 @@ follows, and its optional hooks, are :mod:`rldp_models.programs.contract`.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,6 +21,7 @@ import cvxpy as cp
 import numpy as np
 
 from rldp_models import symbolic
+from rldp_models.errors import InputError
 from rldp_models.privacy.guarantees import (
     GuaranteeCheck,
     check_nominal_privacy,
@@ -27,9 +29,12 @@ from rldp_models.privacy.guarantees import (
     pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
+from rldp_models.privacy.set_privacy import check_product_privacy
+from rldp_models.programs.context import BuildContext
+from rldp_models.uncertainty.base import conditional_at_most
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
-from rldp_models.programs.context import BuildContext, ordered_secret_pairs
+from rldp_models.programs.context import ordered_secret_pairs
 from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
@@ -37,10 +42,13 @@ from rldp_models.programs.contract import (
     Objective,
     set_capabilities,
 )
-from rldp_models.uncertainty.base import Capability, UncertaintySet, conditional_at_most
+from rldp_models.uncertainty.base import (
+    NO_CAPABILITIES,
+    Capability,
+    UncertaintySet,
+)
 from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
-from rldp_models.uncertainty.set_privacy import check_product_privacy
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram
@@ -249,18 +257,55 @@ class RobustSecretPrivacy(GuaranteeFamily):
     ``lo[s, y] <= inf_{R in C_s} P(y|s, .).R`` (groups ``<name>/sup[s]`` and
     ``<name>/inf[s]``, the set's multipliers under its own names), and
     ``hi[s1, y] <= e^eps lo[s2, y]`` (group ``<name>/pair[s1,s2]``).
+
+    ``outputs`` (indices of ``Y``) and ``pairs`` (ordered ``(s1, s2)``,
+    ``s1 != s2``) restrict the guarantee to those outputs and secret pairs;
+    the default (None) is all of them. The record declares both, so
+    ``rldp verify`` re-checks the restricted guarantee.
     """
 
     eps: float
     name: str = "robust_privacy"
     robust: bool = True
+    outputs: tuple[int, ...] | None = None
+    pairs: tuple[tuple[int, int], ...] | None = None
+
+    def __post_init__(self) -> None:
+        """Lists (as a record stores them) become tuples, so the block stays hashable."""
+        if self.outputs is not None:
+            object.__setattr__(self, "outputs", tuple(int(y) for y in self.outputs))
+        if self.pairs is not None:
+            object.__setattr__(self, "pairs", tuple((int(a), int(b)) for a, b in self.pairs))
+
+    @property
+    def restricted(self) -> bool:
+        """Whether the guarantee covers only some outputs or pairs."""
+        return self.outputs is not None or self.pairs is not None
+
+    def chosen(self, n_s: int, n_y: int) -> tuple[list[int], list[tuple[int, int]]]:
+        """The outputs and ordered pairs the guarantee covers, checked against the sizes.
+
+        Raises
+        ------
+        InputError
+            If an output or a pair is out of range, a pair repeats a secret, or
+            a choice is empty.
+        """
+        outputs = list(range(n_y)) if self.outputs is None else list(self.outputs)
+        pairs = ordered_secret_pairs(n_s) if self.pairs is None else list(self.pairs)
+        if not outputs or not all(0 <= y < n_y for y in outputs):
+            raise InputError(f"{self.name}: outputs must be indices in 0..{n_y - 1}")
+        if not pairs or not all(0 <= a < n_s and 0 <= b < n_s and a != b for a, b in pairs):
+            raise InputError(f"{self.name}: pairs must be (s1, s2) with s1 != s2 in "
+                             f"0..{n_s - 1}")
+        return outputs, pairs
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
-        """Direct rows in the exact pair form (Theorem 4); linear in product form over a
-        linear set (the product form has no direct rows)."""
+        """Direct rows in the exact pair form (Theorem 4) over all outputs and pairs; linear
+        in product form over a linear set (the product form has no direct rows)."""
         offered = set_capabilities(uncertainty)
         if Capability.EXACT_PAIR in offered:
-            return offered & {Capability.DIRECT_CONIC}
+            return NO_CAPABILITIES if self.restricted else offered & {Capability.DIRECT_CONIC}
         return offered & {Capability.LINEAR}
 
     def build_conic(self, builder: ConicBuilder) -> None:
@@ -273,19 +318,27 @@ class RobustSecretPrivacy(GuaranteeFamily):
         phat = context.value("phat")
         rho = context.value("rho")
         lemma2 = symbolic.lemma2_conjugate(self.eps)
-        for s1, s2 in ordered_secret_pairs(context.n_s):
+        columns = self._columns(context)
+        for s1, s2 in self.chosen(context.n_s, len(context.outputs))[1]:
             rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
             empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
-            cone = pair_support_at_most(lemma2.scale1 * context.block(s1),
-                                        lemma2.scale2 * context.block(s2), lemma2.value,
-                                        rows, rho[s1, s2], empty)
+            cone = pair_support_at_most(lemma2.scale1 * context.block(s1)[:, columns],
+                                        lemma2.scale2 * context.block(s2)[:, columns],
+                                        lemma2.value, rows, rho[s1, s2], empty)
             context.add(self._group(s1, s2), cone.constraints, cone.multipliers)
 
     def _build_product(self, context: BuildContext) -> None:
         hi, lo = conditional_expectation_bounds(context, self.name)
         factor = float(np.exp(self.eps))
-        for s1, s2 in ordered_secret_pairs(context.n_s):
-            context.add(f"{self.name}/pair[{s1},{s2}]", [hi[s1] <= factor * lo[s2]])
+        columns = self._columns(context)
+        for s1, s2 in self.chosen(context.n_s, len(context.outputs))[1]:
+            context.add(f"{self.name}/pair[{s1},{s2}]",
+                        [hi[s1, columns] <= factor * lo[s2, columns]])
+
+    def _columns(self, context: BuildContext) -> slice | list[int]:
+        """The chosen outputs as an index of ``P``'s columns (all: a plain slice)."""
+        outputs = self.chosen(context.n_s, len(context.outputs))[0]
+        return slice(None) if self.outputs is None else outputs
 
     @staticmethod
     def _exact_pairs(uncertainty: UncertaintySet | None) -> bool:
@@ -296,14 +349,34 @@ class RobustSecretPrivacy(GuaranteeFamily):
         """The exact check with the solver's multipliers; repairs are cheaper than refining."""
         assert program.uncertainty is not None  # a robust program has a set
         if not self._exact_pairs(program.uncertainty):
-            return check_product_privacy(protocol, program.uncertainty, self.eps,
+            full = check_product_privacy(protocol, program.uncertainty, self.eps,
                                          self._solver_bounds(multipliers))
-        pairs = {pair: multipliers.get(self._group(*pair))
-                 for pair in ordered_secret_pairs(program.crosstab.shape[0])}
-        return check_robust_privacy(protocol, program.crosstab.counts,
-                                    _exact_pair_set(program.uncertainty),
-                                    self.eps, {k: v for k, v in pairs.items() if v is not None},
-                                    refine=False)
+        else:
+            pairs = {pair: multipliers.get(self._group(*pair))
+                     for pair in ordered_secret_pairs(program.crosstab.shape[0])}
+            full = check_robust_privacy(protocol, program.crosstab.counts,
+                                        _exact_pair_set(program.uncertainty), self.eps,
+                                        {k: v for k, v in pairs.items()
+                                         if v is not None and self._fits(v, protocol)},
+                                        refine=self.restricted)
+        return full if not self.restricted else self._restrict(full, protocol)
+
+    def _fits(self, values: dict[str, Any], protocol: np.ndarray) -> bool:
+        """Whether a pair's multipliers cover every output (a restricted block's cover only
+        the chosen ones; the other outputs then get the closed form's)."""
+        return bool(np.size(values["c"]) == protocol.shape[1])
+
+    def _restrict(self, full: GuaranteeCheck, protocol: np.ndarray) -> GuaranteeCheck:
+        """``full``'s verdict on the chosen outputs and pairs only (other margins NaN)."""
+        outputs, pairs = self.chosen(full.margins.shape[0], protocol.shape[1])
+        margins = np.full(full.margins.shape, np.nan)
+        for (s1, s2), y in itertools.product(pairs, outputs):
+            margins[s1, s2, y] = full.margins[s1, s2, y]
+        masked = np.where(np.isnan(margins), -np.inf, margins)
+        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(masked)), masked.shape))
+        worst = float(masked[at])
+        return GuaranteeCheck(worst <= 0.0, "robust", self.eps, worst, (at[2], at[0], at[1]),
+                              margins, full.multipliers)
 
     def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",
                                multipliers: Multipliers) -> float | None:
@@ -315,7 +388,8 @@ class RobustSecretPrivacy(GuaranteeFamily):
         verdict is always the exact :meth:`check`. ``None`` for the product
         form, when a pair has no multipliers, or when they are not finite.
         """
-        if program.uncertainty is None or not self._exact_pairs(program.uncertainty):
+        if program.uncertainty is None or not self._exact_pairs(program.uncertainty) \
+                or self.restricted:
             return None
         pairs = ordered_secret_pairs(program.crosstab.shape[0])
         found = [multipliers[group] for group in map(lambda pair: self._group(*pair), pairs)

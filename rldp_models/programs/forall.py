@@ -9,7 +9,8 @@ protocol, e.g. ``context.P[:, y] @ P``)::
     group = forall(context.uncertainty, context.P[:, 0] @ P <= 0.4, P)
     context.add("first_output_at_most_0.4", group.constraints, group.multipliers)
 
-or, as a whole block, ``ForAll("name", lambda context, P: context.P[:, 0] @ P <= 0.4)``.
+or, as a whole block, ``ForAll.from_statement("name", lambda context, P: context.P[:, 0] @ P
+<= 0.4, crosstab)``.
 ``forall`` reads the coefficients ``v`` and constant ``c`` of the expression
 in ``P`` (``v_x = e(P = e_x) - e(P = 0)``, checked to be affine) and returns
 the set's robust counterpart of ``v.P + c <= 0`` (``support_at_most``: the
@@ -19,40 +20,48 @@ statement is over the conditionals ``R = P(U | S = s)`` (``P`` then has
 ``|U|`` entries), by the Charnes-Cooper form (*) of
 :mod:`rldp_models.uncertainty.base`.
 
-:class:`ForAll` also checks its constraint at the returned protocol,
+:class:`ForAll` is a block of the contract
+(:class:`~rldp_models.programs.contract.GuaranteeFamily`) declared by data, not
+code: the statement's coefficients are affine in the protocol ``Q`` (``q`` its
+entries row-major), ``v = A q + a`` and ``c = g . q + h``, and the block holds
+``A, a, g, h`` (read once from the statement by :meth:`ForAll.from_statement`).
+A record declares them, so ``rldp verify`` rebuilds and re-checks the block
+from the record alone. It checks its constraint at the returned protocol
 independently of the solver: the set's ``certified_support_bound`` (interval
 arithmetic) plus the rounding of evaluating ``v`` and ``c`` in floating point.
+Over a linear set its counterpart is linear (``LINEAR``: the Pyomo/HiGHS path);
+it writes no direct conic rows.
 
-:class:`RobustPrivacyOn` is robust secret privacy (eq. 23) restricted to chosen
-outputs and ordered secret pairs: Theorem 4's exact pair form over the
-chi-square set, the product form (**) over any other set.
-
-Hooks (today's ``ConstraintFamily`` protocol of
-:mod:`rldp_models.programs.components`): ``name``, ``robust``,
-``build(context)``, ``check(protocol, program, multipliers)``. Nothing else
-of the block contract is assumed, so the blocks port to declared
-capabilities by adding them.
+Robust privacy on chosen outputs or secret pairs is a parameter of the library
+block: ``RobustSecretPrivacy(eps, outputs=..., pairs=...)``.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import cvxpy as cp
-import mpmath
 import numpy as np
+import scipy.sparse as sparse
 
-from rldp_models import symbolic
+from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv, upper
-from rldp_models.privacy.guarantees import GuaranteeCheck, check_robust_privacy
-from rldp_models.programs.components import conditional_expectation_bounds, solver_bounds
-from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.base import UncertaintySet, conditional_at_most, certify_conditional
-from rldp_models.uncertainty.chi_square import ChiSquareSet
-from rldp_models.uncertainty.chi_square_conic import ConicSupport, pair_support_at_most
-from rldp_models.uncertainty.set_privacy import check_product_privacy
+from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.programs.context import BuildContext, ProblemData
+from rldp_models.programs.contract import GuaranteeFamily, Multipliers, set_capabilities
+from rldp_models.uncertainty.base import (
+    Capability,
+    UncertaintySet,
+    certify_conditional,
+    conditional_at_most,
+)
+from rldp_models.uncertainty.chi_square_conic import ConicSupport
+
+if TYPE_CHECKING:
+    from rldp_models.programs.protocol_program import ProtocolProgram
 
 DOUBLE_UNIT = 2.0**-53
 """Unit round-off of a double."""
@@ -64,9 +73,10 @@ def substitute(expression: cp.Expression, variable: cp.Variable,
     if expression is variable or (isinstance(expression, cp.Variable)
                                   and expression.id == variable.id):
         return replacement
-    if not expression.args:
+    arguments: list[cp.Expression] = getattr(expression, "args", [])  # leaves have none
+    if not arguments:
         return expression
-    return expression.copy([substitute(arg, variable, replacement) for arg in expression.args])
+    return expression.copy([substitute(arg, variable, replacement) for arg in arguments])
 
 
 @dataclass(frozen=True)
@@ -108,9 +118,10 @@ def _check_affine(expression: cp.Expression, variable: cp.Variable, parts: Affin
         for x in others:
             x.value = rng.uniform(0.1, 1.0, x.shape)
         variable.value = rng.uniform(0.1, 1.0, variable.shape)
-        direct = float(np.ravel(expression.value)[0])
-        combined = float(np.ravel(parts.coefficients.value) @ np.ravel(variable.value)
-                         + float(np.ravel(parts.constant.value)[0]))
+        direct = float(np.ravel(np.asarray(expression.value))[0])
+        combined = float(np.ravel(np.asarray(parts.coefficients.value))
+                         @ np.ravel(np.asarray(variable.value))
+                         + float(np.ravel(np.asarray(parts.constant.value))[0]))
     finally:
         for x, value in zip((*others, variable), saved):
             x.value = value
@@ -155,33 +166,44 @@ def counterpart(uncertainty: UncertaintySet, parts: AffineInP,
                                given)
 
 
-def value_with_rounding(expression: cp.Expression, protocol_variable: cp.Variable,
-                        protocol: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``expression`` at ``protocol`` in floating point, and a bound on its rounding error.
+Statement = Callable[[BuildContext, cp.Variable], cp.Constraint]
+"""``(context, P) -> expression <= bound``, affine in ``P``."""
 
-    ``expression`` is affine in the protocol; with Jacobian ``J`` and constant
-    ``c`` its float evaluation is within ``2 (k + 2) u (|J|^T |x| + |c|)`` of
-    the exact value (``k`` terms per entry, Higham's ``gamma_k`` doubled for
-    the constant and the Jacobian's own product).
+
+def affine_in_protocol(expression: cp.Expression,
+                       protocol: cp.Variable) -> tuple[np.ndarray, np.ndarray]:
+    """``(J, e0)`` with ``expression = J q + e0``, ``q`` the protocol's entries row-major.
+
+    Raises
+    ------
+    ValueError
+        If ``expression`` is not affine in the protocol.
     """
-    saved = protocol_variable.value
+    if not expression.is_affine():
+        raise ValueError("forall: the coefficients must be affine in the protocol")
+    saved = protocol.value
     try:
-        protocol_variable.value = np.zeros(protocol_variable.shape)
-        constant = np.ravel(np.asarray(expression.value, dtype=float))
-        protocol_variable.value = protocol
-        value = np.ravel(np.asarray(expression.value, dtype=float))
-        gradient = expression.grad.get(protocol_variable)
+        protocol.value = np.zeros(protocol.shape)
+        at_zero = np.ravel(np.asarray(expression.value, dtype=float))
+        gradient = expression.grad.get(protocol)
     finally:
-        protocol_variable.value = saved
+        protocol.value = saved
     if gradient is None:
-        magnitude = np.abs(constant)
-        terms = 1
-    else:
-        jacobian = abs(gradient)  # (protocol entries, expression entries)
-        flat = np.abs(np.ravel(protocol, order="F"))
-        magnitude = np.ravel(jacobian.T @ flat) + np.abs(constant)
-        terms = int(max(np.diff(gradient.tocsc().indptr).max(initial=0), 1))
-    return value, 2.0 * (terms + 2) * DOUBLE_UNIT * magnitude
+        return np.zeros((at_zero.size, protocol.size)), at_zero
+    # cvxpy's gradient rows follow the protocol's entries column-major
+    row_major = np.arange(protocol.size).reshape(protocol.shape, order="F").ravel()
+    jacobian = sparse.csr_matrix(gradient)[row_major, :].T.toarray()
+    return jacobian, at_zero
+
+
+def rounding_bound(matrix: np.ndarray, offset: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """A bound on the floating-point error of ``matrix @ q + offset`` per entry.
+
+    Higham's ``gamma_k`` for a dot product of ``k`` terms plus the offset,
+    doubled: ``2 (k + 2) u (|matrix| |q| + |offset|)``.
+    """
+    terms = matrix.shape[1] + 1
+    return 2.0 * (terms + 2) * DOUBLE_UNIT * (np.abs(matrix) @ np.abs(q) + np.abs(offset))
 
 
 @dataclass
@@ -196,125 +218,142 @@ class ForallCheck(GuaranteeCheck):
                 f"{self.worst_margin:.3e} (must be <= 0)")
 
 
+def _floats(values: Sequence[Any]) -> tuple[float, ...]:
+    return tuple(float(x) for x in values)
+
+
 @dataclass(frozen=True)
-class ForAll:
-    """A constraint family: ``statement(context, P)`` for every ``P`` in the set (module docstring).
+class ForAll(GuaranteeFamily):
+    """``v.P + c <= 0`` for every ``P`` in the program's set, ``v = A q + a``, ``c = g.q + h``.
+
+    ``q`` is the protocol's entries row-major (``|X||Y|``); ``P`` has ``|X|``
+    entries, or with ``given = s`` it stands for the conditional
+    ``P(U | S = s)`` (``|U|`` entries; (*) of
+    :mod:`rldp_models.uncertainty.base`). Build one from a cvxpy statement
+    with :meth:`from_statement`.
 
     Parameters
     ----------
     name : str
         The constraint group's name.
-    statement : callable
-        ``(context, P) -> expression <= bound`` with ``P`` a cvxpy Variable
-        of ``|X|`` (or, with ``given``, ``|U|``) entries.
+    coefficients : rows of floats
+        ``A``, shape (entries of ``P``, ``|X||Y|``).
+    offsets : floats
+        ``a``, one per entry of ``P``.
+    constant_coefficients : floats
+        ``g``, ``|X||Y|`` of them.
+    constant : float
+        ``h``.
     given : int, optional
-        Over the conditionals ``P(U | S = given)`` instead.
-    uncertainty : UncertaintySet, optional
-        Default: the program's set.
+        Over the conditionals of this secret.
     """
 
     name: str
-    statement: Callable[[BuildContext, cp.Variable], cp.Constraint]
+    coefficients: tuple[tuple[float, ...], ...]
+    offsets: tuple[float, ...]
+    constant_coefficients: tuple[float, ...]
+    constant: float = 0.0
     given: int | None = None
-    uncertainty: UncertaintySet | None = None
     robust: bool = True
-    _built: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    eps = math.nan  # states no privacy level: the program's eps is its privacy blocks'
+
+    def __post_init__(self) -> None:
+        """Lists (as a record stores them) become tuples of floats; the shapes must agree.
+
+        Raises
+        ------
+        InputError
+            If ``A``'s rows, ``a`` and ``g`` do not fit together.
+        """
+        set_field = object.__setattr__
+        set_field(self, "coefficients", tuple(_floats(row) for row in self.coefficients))
+        set_field(self, "offsets", _floats(self.offsets))
+        set_field(self, "constant_coefficients", _floats(self.constant_coefficients))
+        set_field(self, "constant", float(self.constant))
+        if self.given is not None:
+            set_field(self, "given", int(self.given))
+        width = len(self.constant_coefficients)
+        if len(self.offsets) != len(self.coefficients) or \
+                any(len(row) != width for row in self.coefficients):
+            raise InputError(f"forall {self.name}: coefficients must be {len(self.offsets)} "
+                             f"rows of {width} entries (one per protocol entry)")
+
+    @classmethod
+    def from_statement(cls, name: str, statement: Statement, crosstab: Crosstab,
+                       n_outputs: int | None = None, given: int | None = None) -> "ForAll":
+        """The block of ``statement(context, P)``, its coefficients read once.
+
+        Parameters
+        ----------
+        statement : callable
+            ``(context, P) -> expression <= bound`` with ``P`` a cvxpy Variable
+            of ``|X|`` (or, with ``given``, ``|U|``) entries; the expression is
+            affine in ``P`` with coefficients affine in ``context.P``.
+        crosstab : Crosstab
+            The program's counts (their shape sizes ``P`` and the protocol).
+        n_outputs : int, optional
+            ``|Y|``; default ``|U|`` as in :class:`ProtocolProgram`.
+        """
+        n_s, n_u = crosstab.shape
+        n_y = n_u if n_outputs is None else int(n_outputs)
+        context = BuildContext(crosstab, tuple(str(y) for y in range(n_y)),
+                               np.zeros((n_u, n_y)), ProblemData.from_phat(crosstab.phat, 0.0),
+                               False)
+        variable = cp.Variable(n_u if given is not None else n_s * n_u, name=f"{name}_P")
+        parts = statement_parts(statement(context, variable), variable)
+        matrix, offsets = affine_in_protocol(parts.coefficients, context.P)
+        row, constant = affine_in_protocol(parts.constant, context.P)
+        return cls(name, tuple(map(tuple, matrix)), tuple(offsets), tuple(row[0]),
+                   float(constant[0]), given)
+
+    def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
+        """Linear over a linear set (the counterpart is the set's own linear rows)."""
+        return set_capabilities(uncertainty) & {Capability.LINEAR}
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """``A, a, g, h`` as arrays."""
+        return (np.array(self.coefficients, dtype=float).reshape(len(self.offsets), -1),
+                np.array(self.offsets), np.array(self.constant_coefficients), self.constant)
+
+    def _fit(self, n_s: int, n_u: int, n_y: int) -> None:
+        rows = n_u if self.given is not None else n_s * n_u
+        if len(self.offsets) != rows or len(self.constant_coefficients) != n_s * n_u * n_y:
+            raise InputError(f"forall {self.name}: its coefficients are "
+                             f"{len(self.offsets)} x {len(self.constant_coefficients)}, the "
+                             f"program needs {rows} x {n_s * n_u * n_y}")
+        if self.given is not None and not 0 <= self.given < n_s:
+            raise InputError(f"forall {self.name}: given = {self.given} is not a secret")
 
     def build(self, context: BuildContext) -> None:
-        uncertainty = self.uncertainty or context.uncertainty
-        size = context.n_u if self.given is not None else context.n_s * context.n_u
-        variable = cp.Variable(size, name=f"{self.name}_P")
-        parts = statement_parts(self.statement(context, variable), variable)
-        cone = counterpart(uncertainty, parts, self.given)
+        self._fit(context.n_s, context.n_u, len(context.outputs))
+        matrix, offsets, row, constant = self.arrays()
+        q = cp.vec(context.P, order="C")
+        parts = AffineInP(sparse.csr_matrix(matrix) @ q + offsets, row @ q + constant)
+        cone = counterpart(context.robust_set(), parts, self.given)
         context.add(self.name, cone.constraints, cone.multipliers)
-        self._built.update(parts=parts, protocol=context.P, uncertainty=uncertainty)
 
-    def check(self, protocol: np.ndarray, program: Any,
-              multipliers: dict[str, Any]) -> GuaranteeCheck:
-        """The certified worst case of ``v.P + c`` over the set at ``protocol`` (must be <= 0)."""
-        if "parts" not in self._built:
-            program.to_cvxpy()
-        parts, variable = self._built["parts"], self._built["protocol"]
-        uncertainty = self._built["uncertainty"]
-        v, v_error = value_with_rounding(parts.coefficients, variable, protocol)
-        c, c_error = value_with_rounding(parts.constant, variable, protocol)
+    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
+              multipliers: Multipliers) -> GuaranteeCheck:
+        """The certified worst case of ``v.P + c`` over the set at ``protocol`` (must be <= 0).
+
+        ``sup_F (v + d).P <= sup_F v.P + max |d|`` on distributions, so the
+        rounding ``d`` of ``v`` adds its largest bound.
+        """
+        uncertainty = program.uncertainty
+        if uncertainty is None:
+            raise InputError(f"forall {self.name}: the program has no uncertainty set")
+        n_s, n_u = program.crosstab.shape
+        self._fit(n_s, n_u, protocol.shape[1])
+        matrix, offsets, row, constant = self.arrays()
+        q = np.ravel(protocol)
+        v, v_error = matrix @ q + offsets, rounding_bound(matrix, offsets, q)
+        c = float(row @ q + constant)
+        c_error = float(rounding_bound(row[None, :], np.array([constant]), q)[0])
         if self.given is None:
-            bound = uncertainty.certified_support_bound(v, uncertainty.support_multipliers(v))
+            bound = iv.mpf(uncertainty.certified_support_bound(
+                v, uncertainty.support_multipliers(v))) + interval(c)
         else:
-            bound = certify_conditional(uncertainty, v, self.given, -float(c[0]))
-            c = np.zeros(1)
-        worst = upper(iv.mpf(bound) + interval(float(c[0])) + interval(float(v_error.max()))
-                      + interval(float(c_error.max())))
+            bound = iv.mpf(certify_conditional(uncertainty, v, self.given, -c))
+        worst = upper(bound + interval(float(v_error.max(initial=0.0))) + interval(c_error))
         return ForallCheck(worst <= 0.0, "robust", 0.0, worst, (0, 0, 0),
                            np.array([[[worst]]]), {}, self.name)
-
-
-@dataclass(frozen=True)
-class RobustPrivacyOn:
-    """Robust secret privacy (eq. 23) on chosen outputs and ordered secret pairs only.
-
-    ``outputs`` are indices of ``Y`` (default all), ``pairs`` ordered pairs
-    ``(s1, s2)`` with ``s1 != s2`` (default all). Over the chi-square set each
-    pair uses Theorem 4's exact form on the chosen columns; over any other set
-    the product form (**) of :mod:`rldp_models.uncertainty.base` with bounds
-    ``hi``/``lo`` on the conditionals the chosen pairs need.
-    """
-
-    eps: float
-    outputs: Sequence[int] | None = None
-    pairs: Sequence[tuple[int, int]] | None = None
-    name: str = "robust_privacy_on"
-    robust: bool = True
-
-    def chosen(self, n_s: int, n_y: int) -> tuple[list[int], list[tuple[int, int]]]:
-        """The outputs and pairs, validated against the program's sizes."""
-        outputs = list(range(n_y)) if self.outputs is None else [int(y) for y in self.outputs]
-        pairs = [(s1, s2) for s1, s2 in itertools.permutations(range(n_s), 2)] \
-            if self.pairs is None else [(int(a), int(b)) for a, b in self.pairs]
-        if not all(0 <= y < n_y for y in outputs) or not outputs:
-            raise ValueError(f"{self.name}: outputs must be indices in 0..{n_y - 1}")
-        if not all(0 <= a < n_s and 0 <= b < n_s and a != b for a, b in pairs) or not pairs:
-            raise ValueError(f"{self.name}: pairs must be (s1, s2) with s1 != s2 in 0..{n_s - 1}")
-        return outputs, pairs
-
-    def build(self, context: BuildContext) -> None:
-        outputs, pairs = self.chosen(context.n_s, len(context.outputs))
-        if isinstance(context.uncertainty, ChiSquareSet):
-            self._build_pairs(context, outputs, pairs)
-            return
-        factor = float(np.exp(self.eps))
-        hi, lo = conditional_expectation_bounds(context, self.name)
-        for s1, s2 in pairs:
-            context.add(f"{self.name}/pair[{s1},{s2}]",
-                        [hi[s1, outputs] <= factor * lo[s2, outputs]])
-
-    def _build_pairs(self, context: BuildContext, outputs: list[int],
-                     pairs: list[tuple[int, int]]) -> None:
-        phat, rho = context.data.phat, context.data.rho
-        lemma2 = symbolic.lemma2_conjugate(self.eps)
-        for s1, s2 in pairs:
-            empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
-            cone = pair_support_at_most(lemma2.scale1 * context.block(s1)[:, outputs],
-                                        lemma2.scale2 * context.block(s2)[:, outputs],
-                                        lemma2.value, phat[[s1, s2]], rho[s1, s2], empty)
-            context.add(f"{self.name}[{s1},{s2}]", cone.constraints, cone.multipliers)
-
-    def check(self, protocol: np.ndarray, program: Any,
-              multipliers: dict[str, Any]) -> GuaranteeCheck:
-        """The exact check (Theorem 4, or the product form), restricted to the choice."""
-        n_s = program.crosstab.shape[0]
-        outputs, pairs = self.chosen(n_s, protocol.shape[1])
-        if isinstance(program.uncertainty, ChiSquareSet):
-            full = check_robust_privacy(protocol, program.crosstab.counts, program.uncertainty,
-                                        self.eps, refine=True)
-        else:
-            full = check_product_privacy(protocol, program.uncertainty, self.eps,
-                                         solver_bounds(multipliers, self.name))
-        margins = np.full(full.margins.shape, np.nan)
-        for (s1, s2), y in itertools.product(pairs, outputs):
-            margins[s1, s2, y] = full.margins[s1, s2, y]
-        masked = np.where(np.isnan(margins), -np.inf, margins)
-        s1, s2, y = np.unravel_index(int(np.argmax(masked)), masked.shape)
-        worst = float(mpmath.mpf(masked[s1, s2, y]))
-        return GuaranteeCheck(worst <= 0.0, "robust", self.eps, worst, (int(y), int(s1), int(s2)),
-                              margins, full.multipliers)

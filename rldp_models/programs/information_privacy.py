@@ -29,6 +29,7 @@ import cvxpy as cp
 import numpy as np
 
 from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.privacy.set_privacy import check_product_lip
 from rldp_models.programs.components import (
     conditional_expectation_bounds,
     mixed_bounds,
@@ -43,7 +44,6 @@ from rldp_models.programs.contract import (
     set_capabilities,
 )
 from rldp_models.uncertainty.base import Capability, UncertaintySet
-from rldp_models.uncertainty.set_privacy import check_product_lip
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram

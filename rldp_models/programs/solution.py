@@ -1,6 +1,6 @@
 """Turning a solver's answer into a protocol whose guarantee holds exactly.
 
-Steps (DESIGN.md, core idea 4; the loop is :mod:`rldp_models.results.finish`):
+Steps (DESIGN.md, core idea 4; the loop is :mod:`rldp_models.finish`):
 round the solver's matrix to an exactly row-stochastic one; run every
 constraint family's exact check; if a check fails by a hair, mix with the
 uniform protocol ``U(y|x) = 1/|Y|`` — privacy constraints are convex in the
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows
+from rldp_models.finish import finish
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
 from rldp_models.programs.contract import Multipliers, as_objective
@@ -197,13 +198,11 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult) -> Protocol
     """Round, check exactly, and if needed repair the solver's protocol.
 
     Through the one finish path of every producer
-    (:func:`rldp_models.results.finish.finish`): the reference is the uniform
+    (:func:`rldp_models.finish.finish`): the reference is the uniform
     protocol, the fallback (eps = 0, where mixing cannot help) the best
     protocol that ignores its input, which meets every eps = 0 constraint
     exactly.
     """
-    from rldp_models.results.finish import finish
-
     solution = ProtocolSolution(program, result)
     if not result.status.has_solution:
         return solution

@@ -1,4 +1,4 @@
-"""One certified result for every protocol and mechanism, its record and its finish path.
+"""One certified result for every protocol and mechanism and its record.
 
 =================================  ===========================================
 module                             idea
@@ -7,13 +7,15 @@ module                             idea
 :mod:`~.record`                    ``to_record`` / ``from_record`` (JSON)
 :mod:`~.schema`                    the versioned JSON Schema and validation
 :mod:`~.migration`                 round-1 files and the producers' fields
-:mod:`~.finish`                    dyadic rows, exact re-check, repair
 :mod:`~.producers`                 each producer's result as a CertifiedResult
 :mod:`~.product_result`            IR, GRR-CR, UE-CR as exact factors ("product")
 :mod:`~.blocks`                    blocks and sets as declarations, plug-ins
 :mod:`~.counts`                    embedded counts and their digest
 :mod:`~.files`                     hardened reading, guarded writing
 =================================  ===========================================
+
+Every producer finishes its matrix on the one repair path below all of them
+(:mod:`rldp_models.finish`: dyadic rows, exact re-check, repair).
 
 Names below are imported on first use, keeping ``import rldp_models.results`` light.
 """
@@ -25,8 +27,7 @@ from typing import Any
 
 _EXPORTS = {
     "CertifiedResult": "certified", "GuaranteeVerdict": "certified", "Declaration": "certified",
-    "SolverRecord": "certified", "Repair": "finish", "finish": "finish",
-    "GuaranteeError": "finish", "read_record": "files", "write_record": "files",
+    "SolverRecord": "certified", "read_record": "files", "write_record": "files",
     "GuaranteeFailed": "files", "validate": "schema", "schema": "schema",
     "from_record": "record", "to_record": "record", "SCHEMA_VERSION": "record",
     "migrate": "migration", "product_protocol_result": "product_result",

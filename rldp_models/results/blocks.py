@@ -8,8 +8,10 @@ own through the entry-point group :data:`ENTRY_POINT_GROUP`
     [project.entry-points."rldp_models.blocks"]
     StrictPairPrivacy = "my_package.blocks:StrictPairPrivacy"
 
-A block's parameters are its ``parameters()`` when it defines one, else its
-dataclass fields. It is rebuilt as ``cls(**parameters)``; its exact
+A block of the contract (:class:`~rldp_models.programs.contract.Block`) is
+declared by its ``parameters()`` and rebuilt by ``from_parameters``; a block
+written before the contract by its ``parameters()`` when it defines one, else its
+dataclass fields, and is rebuilt as ``cls(**parameters)``. Its exact
 ``check(protocol, program, multipliers)`` then gives the verdict, and a
 verdict from a plug-in's code says so (``source`` ``plugin:<distribution>``).
 
@@ -28,6 +30,11 @@ from typing import Any
 import numpy as np
 
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
+from rldp_models.uncertainty.calibration import bootstrap_radius
+from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
+from rldp_models.programs.contract import Block
 
 ENTRY_POINT_GROUP = "rldp_models.blocks"
 LIBRARY_BLOCKS = {
@@ -35,6 +42,7 @@ LIBRARY_BLOCKS = {
     "RobustDistortion": "rldp_models.programs.components:RobustDistortion",
     "NominalSecretPrivacy": "rldp_models.programs.components:NominalSecretPrivacy",
     "RobustSecretPrivacy": "rldp_models.programs.components:RobustSecretPrivacy",
+    "ForAll": "rldp_models.programs.forall:ForAll",
 }
 
 
@@ -71,8 +79,9 @@ def block_name(block: Any) -> str:
 
 
 def block_parameters(block: Any) -> dict[str, Any]:
-    """``block.parameters()`` if it has one, else its dataclass fields."""
-    if hasattr(block, "parameters") and callable(block.parameters):
+    """The contract's ``parameters()``; a legacy block's own ``parameters()`` if it has one,
+    else its dataclass fields."""
+    if isinstance(block, Block) or callable(getattr(block, "parameters", None)):
         return dict(block.parameters())
     if dataclasses.is_dataclass(block):
         return {f.name: getattr(block, f.name) for f in dataclasses.fields(block) if f.init}
@@ -101,8 +110,11 @@ def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
         raise InputError(f"the result declares the block {name!r}, which is not registered "
                          f"here (library blocks: {', '.join(LIBRARY_BLOCKS)}; third-party "
                          f"blocks register through the entry-point group {ENTRY_POINT_GROUP})")
+    parameters = dict(declaration["parameters"])
     try:
-        return known.cls(**declaration["parameters"]), known.source
+        if issubclass(known.cls, Block):
+            return known.cls.from_parameters(parameters), known.source
+        return known.cls(**parameters), known.source
     except TypeError as exc:
         raise InputError(f"the parameters of block {name!r} do not fit it "
                          f"({str(exc).splitlines()[0]})") from None
@@ -142,9 +154,6 @@ def bootstrap_checked_radius(declaration: dict[str, Any], crosstab: Any) -> floa
     InputError
         If the provenance is incomplete or does not give the recorded radius.
     """
-    from rldp_models.results.record import jsonable
-    from rldp_models.uncertainty.calibration import bootstrap_radius
-
     source, alpha = declaration.get("radius_source"), declaration.get("alpha")
     if not isinstance(source, dict) or alpha is None:
         raise InputError("the set's radius is a bootstrap's, but its radius_source (draws, "
@@ -182,7 +191,6 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
     """
     import math
 
-    from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 
     name = declaration["set"]
     if name not in SET_NAMES:
@@ -200,8 +208,6 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
             raise InputError(f"the {name} set's recorded radius {radius} is not the one alpha = "
                              f"{alpha} gives for these counts ({calibrated})")
     if name == "chi2":
-        from rldp_models.uncertainty.chi_square import ChiSquareSet
-
         return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
     return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius,
                      **shape_parameters(declaration))

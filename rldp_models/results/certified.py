@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rldp_models.results.finish import Repair
+from rldp_models.finish import Repair
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
@@ -64,7 +64,7 @@ class SolverRecord:
 
     name: str
     status: str
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class CertifiedResult:
         (``"min"`` or ``"max"``).
     guarantees : tuple of GuaranteeVerdict
     certificate : dict
-        The certificate record (:mod:`rldp_models.certificates.record`).
+        The certificate record (:mod:`rldp_models.results.certificate_record`).
     repair : Repair
         The one repair record (method, weight, cost).
     solver : SolverRecord or None

@@ -12,7 +12,9 @@ exit code 2), before any recursion or big-number arithmetic can hurt:
 * text that is not UTF-8 JSON, or whose top level is not an object.
 
 Writing goes through :func:`write_result`, which refuses a result whose
-guarantee fails: no file is written then.
+guarantee fails: no file is written then. PolyOpt's pricing proof is written
+beside the record as ``OUT.proof.npz`` (:func:`save_pricing_proof`) and read
+back by ``rldp verify`` (:func:`load_pricing_proof`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
 
 if TYPE_CHECKING:
     from rldp_models.results.certified import CertifiedResult
@@ -123,8 +129,6 @@ def read_record(path: str | Path) -> dict[str, Any]:
 
 def write_record(record: dict[str, Any], path: str | Path) -> None:
     """Write a JSON-ready record with full-precision doubles (shortest round-trip repr)."""
-    from rldp_models.results.record import jsonable
-
     Path(path).write_text(json.dumps(jsonable(record), indent=1, allow_nan=False) + "\n")
 
 
@@ -149,8 +153,21 @@ def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool
 
 def _write_proof(proof: dict, out: Path) -> str:
     """Save PolyOpt's pricing proof as ``OUT.proof.npz``; its name, relative to OUT.json."""
-    from rldp_models.certificates.pricing_proof import save_pricing_proof
-
     path = out.with_suffix(".proof.npz")
     save_pricing_proof(path, proof)
     return path.name
+
+
+def load_pricing_proof(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays of a proof saved by :func:`save_pricing_proof`."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the pricing proof {path}: {exc}") from None
+
+
+def save_pricing_proof(path: str | Path, proof: Mapping[str, np.ndarray]) -> None:
+    """Write ``proof`` as a compressed ``.npz``."""
+    # numpy's stub types the named arrays of **kwds as its keyword allow_pickle (a bool)
+    np.savez_compressed(path, **proof)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ Python callers get the same result (and record) as ``rldp mechanism``::
     result.write("lip.json")          # rldp verify lip.json accepts it
 
 Closed-form matrices are computed in floating point; they go through the one
-finish path (:func:`rldp_models.results.finish.finish`): dyadic rows, the
+finish path (:func:`rldp_models.finish.finish`): dyadic rows, the
 notion's exact check, a repair by mixing with the uniform mechanism if the
 rounding broke it. Cone-LP mechanisms come finished from
 :mod:`rldp_models.conelp.mechanism`.
@@ -21,11 +21,26 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rldp_models.certificates.record import LP_CONES
-from rldp_models.certificates.record import VERSION as CERTIFICATE_VERSION
+from rldp_models.errors import InputError
+from rldp_models.finish import GuaranteeError, Repair, finish
+from rldp_models.privacy import (
+    certify_ldp,
+    certify_ldp_wrt_secret,
+    certify_lip,
+    certify_srlip,
+    ldp_epsilon,
+    ldp_wrt_secret_epsilon,
+    lip_epsilon,
+    srlip_epsilon,
+    srlip_epsilons,
+)
+from rldp_models.results.certificate_record import LP_CONES
+from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.results.finish import Repair
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
+from rldp_models.results.lp_certificate import attribute_writer_fields, writer_fields
+from rldp_models.results.migration import result_from_fields
+from rldp_models.utility import MutualInformation
 
 if TYPE_CHECKING:
     from rldp_models.conelp import DualCertificate, OptimalMechanism, SRLIPMechanism
@@ -57,12 +72,17 @@ class MechanismInputs:
     s_labels: list[str] | None = None
     joint: np.ndarray | None = None
 
+    @property
+    def secret_joint(self) -> np.ndarray:
+        """``joint``, which LDP w.r.t. S, LIP and SRLIP cannot do without."""
+        if self.joint is None:
+            raise InputError("this mechanism needs the joint P(S, X)")
+        return self.joint
+
     @classmethod
     def from_joint(cls, joint: np.ndarray, x_labels: list[str] | None = None,
                    s_labels: list[str] | None = None) -> "MechanismInputs":
         """Inputs of LIP or SRLIP (mutual information under the joint's X marginal)."""
-        from rldp_models.utility import MutualInformation
-
         joint = np.asarray(joint, dtype=float)
         prior = joint.sum(axis=0)
         return cls(x_labels or [str(x) for x in range(joint.shape[1])], prior,
@@ -73,9 +93,6 @@ class MechanismInputs:
 def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: MechanismInputs,
                              eps: float) -> CertifiedResult:
     """``staircase``, ``ldp-s`` or ``lip`` with its LP dual as certificate."""
-    from rldp_models.certificates.lp import writer_fields
-    from rldp_models.results.migration import result_from_fields
-
     certificate = result.solution.certificate
     dual = _lip_dual(certificate, inputs.prior) if name == "lip" else certificate.dual
     outputs = [str(y) for y in range(result.Q.shape[1])]
@@ -99,12 +116,9 @@ def lip_result(result: "OptimalMechanism", joint: np.ndarray, eps: float,
 def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...],
                  eps: float) -> CertifiedResult:
     """SRLIP: the product, its attributes and per-attribute certificates."""
-    from rldp_models.certificates.lp import attribute_writer_fields
-    from rldp_models.results.migration import result_from_fields
-
     outputs = [[str(y) for y in ys] for ys in
                itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
-    joint = inputs.joint.reshape(-1, *sizes)
+    joint = inputs.secret_joint.reshape(-1, *sizes)
     per_attribute = [{**_certificate_fields(a.solution.certificate, a.solution.certificate.dual),
                       **attribute_writer_fields(joint, j, a.eps, a.solution.certificate.dual)}
                      for j, a in enumerate(result.attributes)]
@@ -156,27 +170,22 @@ def _certificate_fields(certificate: "DualCertificate", dual: np.ndarray) -> dic
 def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
                    ) -> dict[str, Any]:
     """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
-    from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
-                                     ldp_epsilon, ldp_wrt_secret_epsilon, lip_epsilon)
-
     if name == "staircase":
         return check_fields("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
     if name == "ldp-s":
-        return check_fields("LDP w.r.t. S", certify_ldp_wrt_secret(Q, inputs.joint, eps),
-                            ldp_wrt_secret_epsilon(Q, inputs.joint))
-    return check_fields("LIP w.r.t. S", certify_lip(Q, inputs.joint, eps),
-                        lip_epsilon(Q, inputs.joint))
+        return check_fields("LDP w.r.t. S", certify_ldp_wrt_secret(Q, inputs.secret_joint, eps),
+                            ldp_wrt_secret_epsilon(Q, inputs.secret_joint))
+    return check_fields("LIP w.r.t. S", certify_lip(Q, inputs.secret_joint, eps),
+                        lip_epsilon(Q, inputs.secret_joint))
 
 
 def _srlip_check(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...]
                  ) -> dict[str, Any]:
     """Exact SRLIP verdict of the product, its float level and Theorem 3's per-attribute levels."""
-    from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
-
-    verdict = certify_srlip(result.Q, inputs.joint, sizes, result.eps)
-    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], inputs.joint)
+    verdict = certify_srlip(result.Q, inputs.secret_joint, sizes, result.eps)
+    attribute_levels = srlip_epsilons([a.Q for a in result.attributes], inputs.secret_joint)
     return {**check_fields("SRLIP w.r.t. S", verdict,
-                           srlip_epsilon(result.Q, inputs.joint, sizes)),
+                           srlip_epsilon(result.Q, inputs.secret_joint, sizes)),
             "attribute_levels": attribute_levels.tolist()}
 
 
@@ -230,24 +239,22 @@ class ClosedForm:
 
 def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
     """A closed-form mechanism finished to dyadic rows and checked exactly (module docstring)."""
-    from rldp_models.results.finish import GuaranteeError, finish
-    from rldp_models.results.migration import result_from_fields
-    from rldp_models.utility import MutualInformation
-
-    def utility(Q: np.ndarray) -> float | None:
-        return None if mechanism.prior is None else MutualInformation(mechanism.prior).total(Q)
+    prior = mechanism.prior
+    utility = None if prior is None else MutualInformation(prior).total
 
     try:
         finished = finish(mechanism.Q, lambda Q, weight: mechanism.certify(Q), lambda v: v.holds,
-                          value=utility if mechanism.prior is not None else None,
+                          value=utility,
                           reference=mechanism.reference,
                           first_weight=2.0**-40 if mechanism.eps > 0 else None)
     except GuaranteeError as failure:  # reported as a failed guarantee, and not written
+        if failure.unrepaired is None:
+            raise
         finished = failure.unrepaired
     Q = finished.matrix
     fields = {"result_type": "mechanism", "mechanism": mechanism.name, "eps": mechanism.eps,
               "delta": (mechanism.extra or {}).get("delta"), "labels": mechanism.labels,
-              "Q": Q.tolist(), "utility": utility(Q),
+              "Q": Q.tolist(), "utility": None if utility is None else utility(Q),
               "privacy_check": check_fields(mechanism.notion, finished.verdict,
                                             mechanism.level(Q)),
               **{k: v for k, v in (mechanism.extra or {}).items() if k != "delta"}}

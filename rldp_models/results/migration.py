@@ -15,10 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
-from rldp_models.results.finish import Repair
+from rldp_models.finish import Repair
+from rldp_models.problem_kinds import PRESETS
+from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
 
 MATRIX_FIELDS = {"solve": "protocol", "mechanism": "Q", "protocol": "Q"}
 ENVELOPE_FIELDS = ("certificate", "counts", "guarantee", "repair", "result_type")
@@ -74,7 +81,6 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
             from None
     details = {k: v for k, v in fields.items()
                if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind]}
-    from rldp_models.certificates.record import CertificateRecord
 
     certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()
     return CertifiedResult(**{"result_type": kind, "certificate": certificate,
@@ -87,17 +93,13 @@ def _matrix(fields: dict[str, Any], key: str) -> np.ndarray:
 
 
 def _crosstab(labels: dict[str, Any], table: Any):
-    from rldp_models.data import Crosstab
-
     return None if table is None else Crosstab.from_array(table, labels["S"], labels["U"])
 
 
 def _solve(fields: dict[str, Any]) -> dict[str, Any]:
-    from rldp_models.problem_kinds import PRESETS
-
     labels, problem = fields["labels"], str(fields["problem"]).upper()
     robust = PRESETS.get(problem)
-    blocks = [] if robust is None else [
+    blocks: list[dict[str, Any]] = [] if robust is None else [
         {"block": "RobustDistortion" if robust[0] else "NominalDistortion", "role": "objective",
          "parameters": {}, "source": "library"},
         {"block": "RobustSecretPrivacy" if robust[1] else "NominalSecretPrivacy",

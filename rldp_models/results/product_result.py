@@ -25,10 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.exact import is_exactly_stochastic
+from rldp_models.finish import Repair
 from rldp_models.resources import DENSE_ENTRY_BUDGET
+from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
-from rldp_models.results.finish import Repair
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
+from rldp_models.rldp_protocols import checker
+from rldp_models.rldp_protocols.product_check import (
+    factor_rows,
+    product_record,
+    product_rldp_level,
+    protocol_from_record,
+)
+from rldp_models.uncertainty.chi_square import chi_square_radius
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
@@ -75,12 +85,6 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
     The result's guarantees are the level proven from the factors and, when the
     dense matrix is written, the dense checker's level of those rows.
     """
-    from rldp_models.exact import is_exactly_stochastic
-    from rldp_models.rldp_protocols.checker import rldp_epsilon
-    from rldp_models.rldp_protocols.product_check import (factor_rows, product_record,
-                                                          product_rldp_level)
-    from rldp_models.uncertainty.chi_square import chi_square_radius
-
     for name, rows in factor_rows(protocol).items():
         exact, why = is_exactly_stochastic(rows)
         if not exact:  # the builders promise exact rows; a broken promise is a bug
@@ -88,13 +92,13 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
     eps, alpha = protocol.eps, protocol.alpha
     level = product_rldp_level(protocol, crosstab.counts, alpha)
     guarantees = [level_verdict(level, eps, "proven from the factors")]
-    labels = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+    labels: dict[str, list[Any]] = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
               "X": [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]}
     dense = protocol.dense() if writes_dense(protocol) else None
     if dense is not None:
         labels["Y"] = [protocol.output_label(output_of_index(protocol.coordinate_sizes, j))
                        for j in range(protocol.output_count)]
-        guarantees.append(level_verdict(rldp_epsilon(dense, crosstab, alpha), eps,
+        guarantees.append(level_verdict(checker.rldp_epsilon(dense, crosstab, alpha), eps,
                                         "dense rows by the RLDP checker"))
     details = {"protocol": protocol.name, "eps": eps, "alpha": alpha, "n": crosstab.n,
                "radius_B": chi_square_radius(crosstab.n, crosstab.counts.size, alpha),
@@ -117,8 +121,6 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
 
 def dense_rows_match(product: dict, rows: Any, eps: float, alpha: float) -> str | None:
     """``None`` if ``rows`` are exactly the rounded product of the factors, else why not."""
-    from rldp_models.rldp_protocols.product_check import protocol_from_record
-
     protocol = protocol_from_record(product, eps, alpha)
     if not writes_dense(protocol):
         return "dense rows are written only for matrices within the dense budget"
@@ -134,6 +136,4 @@ def dense_rows_match(product: dict, rows: Any, eps: float, alpha: float) -> str 
 
 def _no_certificate() -> dict[str, Any]:
     """The empty certificate record: the bracket in ``details.rldp`` is what is checked."""
-    from rldp_models.certificates.record import CertificateRecord
-
     return CertificateRecord.from_json(None).to_json()

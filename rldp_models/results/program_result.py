@@ -9,20 +9,29 @@ blocks — a preset, RURP over a box set, or a program with a plug-in block.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rldp_models.certificates.record import CertificateRecord
+from rldp_models.finish import Repair
+from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
+from rldp_models.programs.contract import GuaranteeFamily, as_family
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
-from rldp_models.results.finish import Repair
-from rldp_models.results.record import jsonable
+from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
+from rldp_models.results.files import GuaranteeFailed
+from rldp_models.results.json_ready import jsonable
+from rldp_models.results.migration import result_from_fields
+from rldp_models.results.product_certificate import product_certificate
+from rldp_models.uncertainty.base import Capability
 
-if TYPE_CHECKING:
-    from rldp_models.programs.solution import ProtocolSolution
 
-
-def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
+def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
     """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces")."""
     program = solution.program
     crosstab, uncertainty = program.crosstab, program.uncertainty
@@ -42,7 +51,7 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
         "distortion": program.distortion if isinstance(program.distortion, str) else "matrix",
         "distortion_matrix": program.distortion_matrix,
         "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
-                   "Y": list(program.outputs)},
+                   "Y": list(program.output_labels)},
         "counts": crosstab.counts,
         "guarantee": {
             "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
@@ -60,24 +69,20 @@ def solution_fields(solution: "ProtocolSolution") -> dict[str, Any]:
     })
 
 
-def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
+def program_certificate(solution: ProtocolSolution) -> CertificateRecord:
     """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
 
     Over another set, robust privacy is certified in product form: the
     conditional bounds are proved afresh from the solver's and stored with the
-    set's multipliers (:func:`rldp_models.certificates.product.product_certificate`).
+    set's multipliers (:func:`rldp_models.results.product_certificate.product_certificate`).
     """
-    from rldp_models.uncertainty.chi_square import ChiSquareSet
-
     from rldp_models.certificates.optimality_dual import solution_optimality
 
     program = solution.program
     fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
               "optimality": solution_optimality(solution)}
-    if program.uncertainty is None or isinstance(program.uncertainty, ChiSquareSet):
+    if program.uncertainty is None or Capability.EXACT_PAIR in program.uncertainty.capabilities:
         return CertificateRecord("chi-square-conic", fields)
-    from rldp_models.certificates.product import product_certificate
-    from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
 
     for family in program.constraints:
         if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
@@ -87,7 +92,7 @@ def program_certificate(solution: "ProtocolSolution") -> CertificateRecord:
     return CertificateRecord("set-conic", fields)
 
 
-def program_declaration(program: Any, radius_from: str | None = None) -> Declaration:
+def program_declaration(program: ProtocolProgram, radius_from: str | None = None) -> Declaration:
     """Blocks with their parameters, the set with all of its, and the program's options."""
     blocks = [block_declaration(program.objective, "objective"),
               *(block_declaration(family, "constraint") for family in program.constraints)]
@@ -98,12 +103,13 @@ def program_declaration(program: Any, radius_from: str | None = None) -> Declara
     return Declaration("program", program.name, blocks,
                        set_declaration(program.uncertainty, radius_from),
                        {"eps": program.eps, "distortion": distortion,
-                        "outputs": list(program.outputs)})
+                        "outputs": list(program.outputs or ())})
 
 
-def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, ...]:
+def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:
     """Every constraint family's exact check, named by its block and its source."""
-    families = [f for f in solution.program.constraints if hasattr(f, "check")]
+    families = [f for f in solution.program.constraints
+                if isinstance(as_family(f), GuaranteeFamily)]
     known = registered_blocks()
     verdicts = []
     for family, check in zip(families, solution.checks):
@@ -117,7 +123,7 @@ def program_guarantees(solution: "ProtocolSolution") -> tuple[GuaranteeVerdict, 
     return tuple(verdicts)
 
 
-def solution_result(solution: "ProtocolSolution",
+def solution_result(solution: ProtocolSolution,
                     radius_from: str | None = None) -> CertifiedResult:
     """The certified result of a solved program.
 
@@ -128,9 +134,6 @@ def solution_result(solution: "ProtocolSolution",
         How the set's radius was chosen (``"alpha"``: calibrated from its
         alpha, re-derived by ``rldp verify``; ``"given"``); default from the set.
     """
-    from rldp_models.results.files import GuaranteeFailed
-    from rldp_models.results.migration import result_from_fields
-
     if solution.protocol is None:
         raise GuaranteeFailed(f"{solution.program.name}: the solver returned "
                               f"{solution.status.value}; no protocol")

@@ -20,8 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.results.record import jsonable
+from rldp_models.results.json_ready import jsonable
+from rldp_models.results.lp_certificate import polyopt_writer_fields
+from rldp_models.results.migration import result_from_fields
+from rldp_models.rldp_protocols import checker
+from rldp_models.rldp_protocols.components import chi_square_set
+from rldp_models.utility import MutualInformation
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
@@ -35,9 +41,6 @@ FIRST_WEIGHT = 2.0**-40
 def _finished_with_bracket(Q: np.ndarray, crosstab: "Crosstab", eps: float, alpha: float):
     """Finished ``Q`` with its RLDP level; if nothing passes, the rounded ``Q`` and its level
     (the result then fails its guarantee and is not written)."""
-    from rldp_models.results.finish import GuaranteeError, finish
-    from rldp_models.rldp_protocols import checker
-
     try:
         return finish(Q, lambda matrix, weight: checker.rldp_epsilon(matrix, crosstab, alpha),
                       lambda level: level.certified <= eps,
@@ -55,9 +58,6 @@ def _bracket(level: Any, crosstab: "Crosstab") -> dict[str, Any]:
 
 def rldp_protocol_result(protocol: "RLDPProtocol", crosstab: "Crosstab") -> CertifiedResult:
     """A closed-form RLDP protocol, finished and checked (module docstring)."""
-    from rldp_models.results.migration import result_from_fields
-    from rldp_models.utility import MutualInformation
-
     finished = _finished_with_bracket(protocol.Q, crosstab, protocol.eps, protocol.alpha)
     Q = finished.matrix
     fields = {"result_type": "protocol", "protocol": protocol.name, "eps": protocol.eps,
@@ -73,11 +73,6 @@ def polyopt_result(result: "PolyOptResult", crosstab: "Crosstab", eps: float,
                    alpha: float = 0.05, *, finer: bool = False,
                    solver: str = "highspy") -> CertifiedResult:
     """PolyOpt's protocol with its LP dual over Gamma (and pricing proof) as certificate."""
-    from rldp_models.certificates.lp import polyopt_writer_fields
-    from rldp_models.results.finish import Repair
-    from rldp_models.results.migration import result_from_fields
-    from rldp_models.rldp_protocols.components import chi_square_set
-
     finished = _finished_with_bracket(result.Q, crosstab, eps, alpha)
     weight = max(result.mixing_weight, finished.repair.weight)
     fields = {"result_type": "protocol", "protocol": "polyopt", "eps": eps, "alpha": alpha,

@@ -31,37 +31,22 @@ from typing import Any
 
 import numpy as np
 
-from rldp_models.results.certified import (CertifiedResult, Declaration, GuaranteeVerdict,
-                                           SolverRecord)
+from rldp_models.finish import Repair
+from rldp_models.results.certified import (
+    CertifiedResult,
+    Declaration,
+    GuaranteeVerdict,
+    SolverRecord,
+)
 from rldp_models.results.counts import counts_record, embedded_crosstab
-from rldp_models.results.finish import Repair
+from rldp_models.results.json_ready import jsonable
+from rldp_models.results.migration import migrate
+from rldp_models.results.schema import validate
 
 SCHEMA_VERSION = 2
 ENCODING = "dyadic-double"
 PRODUCT_KEYS = ("kind", "S", "U", "factors", "coordinates")
 """What a ``product`` matrix stores beside its inputs (and its rows when small)."""
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` as JSON-ready data: arrays to lists, numpy scalars to Python numbers,
-    non-finite floats to strings (``"inf"``), dataclasses to dicts."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value))
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, (np.floating, float)):
-        return float(value) if np.isfinite(value) else str(float(value))
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
 
 
 def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, Any]:
@@ -87,7 +72,7 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
 
 def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
     """``matrix``: the labels and dense rows, and for a product its factors (rows if small)."""
-    matrix = {"representation": result.representation, "encoding": ENCODING,
+    matrix: dict[str, Any] = {"representation": result.representation, "encoding": ENCODING,
               "inputs": list(result.inputs)}
     if result.product is not None:
         matrix.update({key: value for key, value in result.product.items()
@@ -106,9 +91,6 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
     InputError
         If the record does not follow the schema.
     """
-    from rldp_models.results.migration import migrate
-    from rldp_models.results.schema import validate
-
     record = migrate(record)
     validate(record)
     matrix, repair = record["matrix"], record["repair"]

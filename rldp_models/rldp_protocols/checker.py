@@ -85,8 +85,9 @@ def rldp_epsilon(Q: ArrayLike, crosstab: Crosstab, alpha: float) -> RLDPLevel:
                                                                              alpha))
     certified = min(float(result.certified), proposition4_level(Q, crosstab.shape))
     inconclusive = result.inconclusive if certified == np.inf else None
-    return RLDPLevel(certified, float(result.attained),
-                     tuple(int(i) for i in result.worst_at), result.witness, inconclusive)
+    y, s1, s2 = (int(i) for i in result.worst_at)
+    return RLDPLevel(certified, float(result.attained), (y, s1, s2), result.witness,
+                     inconclusive)
 
 
 def proposition4_level(Q: np.ndarray, shape: tuple[int, int]) -> float:

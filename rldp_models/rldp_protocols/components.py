@@ -164,9 +164,9 @@ def protocol_result(name: str, crosstab: Crosstab, eps: float, alpha: float, Q: 
                     utility_theorem: float | None) -> RLDPProtocol:
     """Package ``Q`` with its labels and ``I_Phat(X;Y)`` computed from the matrix."""
     uncertainty = chi_square_set(crosstab, alpha)
-    labels = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
-              "X": [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels],
-              "Y": y_labels}
+    labels: dict[str, list[Any]] = {
+        "S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+        "X": [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels], "Y": y_labels}
     return RLDPProtocol(name=name, Q=Q, labels=labels, eps=as_epsilon(eps), alpha=alpha,
                         n=crosstab.n, radius_B=uncertainty.radius, parameters=parameters,
                         utility_hat=MutualInformation(crosstab.phat.ravel()).total(Q),

@@ -26,23 +26,22 @@ from fractions import Fraction
 
 import numpy as np
 
-from rldp_models.certificates.lp import MAX_GAMMA_DIMENSION
 from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError
+from rldp_models.conelp.exact_lp_dual import MAX_GAMMA_DIMENSION, outer_ratio
+from rldp_models.conelp.polyopt_block_rays import block_enumeration_applies, block_extreme_rays
+from rldp_models.conelp.polyopt_gamma import (conditional_bounds, gamma_rows, gamma_vertices,
+                                              safe_coordinate_bounds)
 from rldp_models.conelp.pricing_progress import ProgressOracle
 from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.conelp.seeded_rays import SeededRays
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.finish import finish
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.rldp_protocols.checker import polytope_level
-from rldp_models.rldp_protocols.polyopt_block_rays import (block_enumeration_applies,
-                                                           block_extreme_rays)
-from rldp_models.rldp_protocols.polyopt_gamma import (box_simplex_vertices, conditional_bounds,
-                                                      gamma_rows, safe_coordinate_bounds,
-                                                      simplex_vertices)
 from rldp_models.rldp_protocols.polyopt_robust import robust_utility_lower_bounds
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.utility import MutualInformation
@@ -74,7 +73,7 @@ class PolyOptResult:
     ----------
     Q : ndarray, shape (|X|, |Y|)
         ``Q^1[x, y]``, ``x = (s, u)`` row-major; rows are dyadic rationals summing to exactly 1
-        (:func:`rldp_models.results.finish.dyadic_rows`).
+        (:func:`rldp_models.finish.dyadic_rows`).
     utility_hat : float
         ``I_Phat(X; Y)`` recomputed from ``Q``.
     lower_bound : float
@@ -122,14 +121,6 @@ class PolyOptResult:
     mixing_weight: float = 0.0
     method: str = "enumerate"
     pricing_proof: dict | None = None
-
-
-def gamma_vertices(uncertainty: ChiSquareSet, finer: bool) -> list[list[list[Fraction]]]:
-    """Vertices of each ``D_s``: the simplex of Theorem 11, or Remark 14's box-simplex."""
-    lower, upper = conditional_bounds(uncertainty)
-    if finer:
-        return [box_simplex_vertices(lo, hi) for lo, hi in zip(lower, upper)]
-    return [simplex_vertices(lo) for lo in lower]
 
 
 def gamma_extreme_rays(uncertainty: ChiSquareSet, eps: float, *, finer: bool = False
@@ -279,8 +270,6 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, dual: np.ndarra
     Gamma at the outer ratio contains the cone priced (at ``inner_ratio``),
     so the proof covers what ``rldp verify`` checks.
     """
-    from rldp_models.certificates.lp import outer_ratio
-
     rows = gamma_rows(vertices, outer_ratio(eps)).astype(float)
     return ConcavePricing(rows, phat).proof(dual)
 
@@ -293,8 +282,6 @@ def _certified(Q: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet, eps
     :func:`.checker.polytope_level`); only when that exceeds ``eps`` is the
     tighter (and slower) :func:`worst_case_epsilon` over ``F`` itself asked.
     """
-    from rldp_models.results.finish import finish
-
     def level_of(candidate: np.ndarray, weight: float | None) -> float:
         level = polytope_level(candidate, vertices)
         if level > eps:

@@ -81,7 +81,7 @@ from rldp_models.conelp.concave_pricing import (EARLY_NODES, EARLY_STOP_FACTOR, 
 from rldp_models.conelp.engine import PRICING_TOLERANCE
 from rldp_models.conelp.pricing import PricingResult
 from rldp_models.errors import InputError
-from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows, simplex_vertices
+from rldp_models.conelp.polyopt_gamma import gamma_rows, simplex_vertices
 
 MAX_NODES = 5_000_000
 """Boxes bounded per pricing call; the bound returned is valid whenever it stops."""

@@ -30,6 +30,7 @@ distribution in ``F``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +66,7 @@ def _nanmax(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_ratios(protocol: ProductProtocol, ranges: ColumnRanges
-                ) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, ...]]]:
+                ) -> tuple[np.ndarray, Callable[[int, int], tuple[int, ...]]]:
     """Proven ``sup_F P(y|s1) / P(y|s2)`` bounds per pair ``(s1, s2)`` and the output reaching each.
 
     Returns the ``(|S|, |S|)`` matrix (NaN on the diagonal and for pairs with
@@ -188,9 +189,11 @@ def protocol_from_record(fields: dict, eps: float, alpha: float) -> ProductProto
 def _check_factor_shapes(protocol: ProductProtocol) -> None:
     n_s, n_u = protocol.shape
     f = protocol.factors
-    expected = {"ir": {"secret": (n_s, n_s), "public": (n_u, n_u)},
-                "grr-cr": {"secret": (n_s, n_s), "own": (n_s, n_u, n_u), "other": (n_s, n_u)},
-                "ue-cr": {"own": (n_s, n_u, n_u + 1), "other": (n_s, n_u + 1)}}[protocol.name]
+    shapes: dict[str, dict[str, tuple[int, ...]]] = {
+        "ir": {"secret": (n_s, n_s), "public": (n_u, n_u)},
+        "grr-cr": {"secret": (n_s, n_s), "own": (n_s, n_u, n_u), "other": (n_s, n_u)},
+        "ue-cr": {"own": (n_s, n_u, n_u + 1), "other": (n_s, n_u + 1)}}
+    expected = shapes[protocol.name]
     for name, shape in expected.items():
         if f[name].shape != shape:
             raise InputError(f"factor {name!r} has shape {f[name].shape}, expected {shape}")

@@ -203,10 +203,10 @@ class ProductProtocol:
             other = _draw(f["other"], t, rng)
             return np.column_stack([t, np.where(t == s, own, other)])
         out = np.empty((len(s), n_s), dtype=int)
-        for t in range(n_s):
-            own = _draw(f["own"][t], u, rng)
-            other = _draw(f["other"][t:t + 1], np.zeros(len(s), dtype=int), rng)
-            out[:, t] = np.where(s == t, own, other)
+        for bit in range(n_s):
+            own = _draw(f["own"][bit], u, rng)
+            other = _draw(f["other"][bit:bit + 1], np.zeros(len(s), dtype=int), rng)
+            out[:, bit] = np.where(s == bit, own, other)
         return out
 
     # ------------------------------------------------------------------ utility

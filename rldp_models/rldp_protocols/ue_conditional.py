@@ -58,12 +58,13 @@ PATTERN_BUDGET = 2**22
 """Pattern-by-parameter entries :func:`ue_information` holds at once."""
 
 
-def lambda_floor(kappa: np.ndarray, eps1: float) -> np.ndarray:
+def lambda_floor(kappa: np.ndarray | float, eps1: float) -> np.ndarray:
     """Smallest ``lambda`` with ``kappa (1-lambda) <= e^eps_1 lambda (1-kappa)`` (Theorem 19)."""
     return kappa / (kappa + np.exp(eps1) * (1.0 - kappa))
 
 
-def ue_information(prior: np.ndarray, kappa: np.ndarray, lam: np.ndarray) -> np.ndarray:
+def ue_information(prior: np.ndarray, kappa: np.ndarray | float, lam: np.ndarray | float
+                   ) -> np.ndarray:
     """``I(UE^{kappa,lambda}(S); S) = H(T) - H(T|S)`` for ``S ~ prior``, vectorised over parameters.
 
     ``P(T|s) = kappa lambda^{|T|-1} (1-lambda)^{k-|T|}`` if ``s in T`` and

@@ -61,6 +61,7 @@ import mpmath
 import numpy as np
 
 from rldp_models.exact import interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 
 DOUBLE_ROUNDING = 2.0**-52
@@ -243,7 +244,6 @@ def certify_conditional(uncertainty: UncertaintySet, v: np.ndarray, s: int,
     if multipliers is None:
         multipliers = uncertainty.support_multipliers(w)
     bound = uncertainty.certified_support_bound(w, multipliers)
-    from rldp_models.certificates.precision import high_precision, upper_mpf
 
     with high_precision():
         rounding = interval(float(np.abs(w).max())) * interval(DOUBLE_ROUNDING)

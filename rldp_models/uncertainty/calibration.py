@@ -29,6 +29,7 @@ asymptotic radius gives 0.91 and the ``Ptilde`` bootstrap 0.94-0.95.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ import numpy as np
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.base import UncertaintySet
+from rldp_models.uncertainty.named import named_set
 from rldp_models.uncertainty.set_statistics import SetStatistic, set_statistic
 
 BOOTSTRAP_DRAWS = 10_000
@@ -118,10 +120,6 @@ def bootstrap_radius(name: str, counts: np.ndarray, alpha: float,
 def calibrated_set(name: str, crosstab: Crosstab, alpha: float,
                    draws: int = BOOTSTRAP_DRAWS, seed: int = BOOTSTRAP_SEED) -> UncertaintySet:
     """Set ``name`` around ``crosstab``'s ``Phat``, of the bootstrap radius, with its provenance."""
-    from dataclasses import replace
-
-    from rldp_models.uncertainty.named import named_set
-
     radius, source = bootstrap_radius(name, crosstab.counts, alpha, draws, seed)
     built = named_set(name, crosstab, alpha, radius=radius)
     return replace(built, alpha=alpha, radius_source=source)

@@ -15,22 +15,24 @@ conditional (Lemma 8) and onto a pair of conditionals (Theorems 3-4).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from scipy.stats import chi2
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
+from rldp_models.exact import exact_entries, interval, iv, upper
+from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.chi_square_conic import ConicSupport, support_at_most
+from rldp_models.uncertainty.pair_projection import PairProjection
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.scalar_search import (
     direct_solver_options,
     minimise_convex_on_half_line,
 )
 from rldp_models.uncertainty.simplex import Simplex
-
-if TYPE_CHECKING:
-    from rldp_models.uncertainty.pair_projection import PairProjection
 
 
 def chi_square_radius(n: int, cells: int, alpha: float) -> float:
@@ -214,9 +216,6 @@ class ChiSquareSet:
         ``value`` (a build context's data accessor) supplies ``phat`` and
         ``b_plus_one`` as parameters in parametric models; else the set's own.
         """
-        from rldp_models.uncertainty.base import as_columns, as_row
-        from rldp_models.uncertainty.chi_square_conic import ConicSupport, support_at_most
-
         import cvxpy as cp
 
         phat = cp.vec(value("phat"), order="C") if value else self.phat.ravel()
@@ -243,11 +242,6 @@ class ChiSquareSet:
         clipped to ``>= 0`` and ``t`` raised to ``max v``, so any multipliers
         give a valid bound (the ``w = t`` choice of Theorem 2, eq. 21).
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-        from rldp_models.exact import interval, iv, upper
-        from rldp_models.uncertainty.base import scalar
-
         values = exact_entries(v)
         c = max(scalar(multipliers["c"]), 0.0)
         with high_precision():
@@ -306,8 +300,6 @@ class ChiSquareSet:
 
     def pair(self, s1: int, s2: int) -> "PairProjection":
         """Projection onto ``(P_{U|s1}, P_{U|s2})`` (Theorem 3)."""
-        from rldp_models.uncertainty.pair_projection import PairProjection
-
         self._require_joint()
         if s1 == s2:
             raise InputError("a pair projection needs two different secret values")

@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.errors import InputError
+from rldp_models.executors import Executor, executor_from_spec
+from rldp_models.progress import progress as bar
 from rldp_models.uncertainty.calibration import JEFFREYS, bootstrap_radii
 from rldp_models.uncertainty.set_statistics import set_statistic, validated_names
 
@@ -172,7 +174,7 @@ def coverage_study(counts: np.ndarray, sets: str | Sequence[str] = ("chi2",),
                    alphas: Sequence[float] = (0.05,), draws: int = 10_000, seed: int = 0,
                    references: Sequence[str] = ("phat",), sizes: Sequence[int] | None = None,
                    radius_from: str = "asymptotic", inner_draws: int = 500,
-                   executor: Any = None, confidence: float = CONFIDENCE,
+                   executor: Executor | None = None, confidence: float = CONFIDENCE,
                    progress: bool = True) -> pd.DataFrame:
     """The coverage of each set around ``counts`` (module docstring), one row per combination.
 
@@ -194,7 +196,7 @@ def coverage_study(counts: np.ndarray, sets: str | Sequence[str] = ("chi2",),
     inner_draws : int
         Bootstrap tables per simulated table (``radius_from="bootstrap"``).
     executor : Executor, optional
-        From :func:`rldp_models.experiments.executors.executor_from_spec`; default serial.
+        From :func:`rldp_models.executors.executor_from_spec`; default serial.
     confidence : float
         Level of the Clopper-Pearson interval.
     progress : bool
@@ -206,9 +208,6 @@ def coverage_study(counts: np.ndarray, sets: str | Sequence[str] = ("chi2",),
         Columns ``set, alpha, n, reference, radius_from, covered, draws,
         coverage, low, high, target``.
     """
-    from rldp_models.experiments.executors import executor_from_spec
-    from rldp_models.progress import progress as bar
-
     counts = validated_counts(counts)
     names = validated_names(sets)
     alphas = validated_alphas(alphas)

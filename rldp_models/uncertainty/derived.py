@@ -33,13 +33,13 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
-from rldp_models.uncertainty.base import UncertaintySet, as_columns, as_row
+from rldp_models.uncertainty.base import Capability, UncertaintySet, as_columns, as_row
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.scalar_search import direct_solver_options
 
@@ -128,7 +128,8 @@ def derived_support(description: ConicDescription, v: np.ndarray,
                     solver: str = "clarabel") -> float:
     """``delta*(v | F)`` by solving the derived dual ``min b.y`` numerically."""
     bound = cp.Variable()
-    cone = derived_support_at_most(description, np.asarray(v, dtype=float).ravel(), bound)
+    cone = derived_support_at_most(description, cp.Constant(np.asarray(v, dtype=float).ravel()),
+                                   bound)
     problem = cp.Problem(cp.Minimize(bound), cone.constraints)
     problem.solve(solver=solver.upper(), **direct_solver_options(solver))
     return float(problem.value)
@@ -152,7 +153,12 @@ class DerivedSet:
     ``support_multipliers`` and the rest are delegated to the wrapped set, and
     ``certified_support_bound`` is the wrapped set's at its own multipliers,
     so certificates stay the set's exact ones.
+
+    It declares no capability: the wrapped set's (e.g. chi-square's exact pair
+    form or direct rows) are those of its closed form, not of the derived one.
     """
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty

@@ -39,7 +39,8 @@ from scipy.optimize import brentq
 from scipy.stats import chi2
 
 from rldp_models.errors import InputError
-from rldp_models.exact import interval, iv
+from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
@@ -196,9 +197,6 @@ class KLBallSet:
         cell's ``v``, the simplex bound ``max v`` is returned. ``v`` may hold
         doubles or fractions, taken as exact rationals.
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-
         values = exact_entries(v)
         mu = max(scalar(multipliers["mu"]), *(float(x) for x in values))
         with high_precision():

@@ -26,11 +26,11 @@ import numpy as np
 from scipy.optimize import linprog
 
 from rldp_models.errors import InputError
-from rldp_models.exact import interval, iv
+from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
-
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """Tighter than HiGHS's defaults (1e-7), which show in support values of small vectors."""
@@ -167,9 +167,6 @@ class PolyhedralSet:
         smallest feasible value, so the given one is not needed. ``v`` may hold
         doubles or fractions, taken as exact rationals.
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-
         values = exact_entries(v)
         lam = np.clip(np.asarray(multipliers["lam"], dtype=float).ravel(), 0.0, None)
         with high_precision():

@@ -72,8 +72,9 @@ import sympy as sp
 
 from rldp_models import symbolic
 from rldp_models.errors import InputError
-from rldp_models.exact import interval, iv
-from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.uncertainty.base import Capability, as_columns, as_row, scalar
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.derived import (
     ConicDescription,
@@ -178,6 +179,7 @@ class PowerDivergenceSet:
     _description: list[ConicDescription] = field(default_factory=list, compare=False,
                                                   repr=False)
     NAMES: ClassVar[tuple[str, ...]] = ("power", "renyi")
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()  # power cones: cvxpy only
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "phat", validated_phat(self.phat))
@@ -417,9 +419,6 @@ class PowerDivergenceSet:
         :meth:`support_multipliers`. ``v`` may hold doubles or fractions,
         taken as exact rationals.
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-
         values = exact_entries(v)
         phat = self.phat.ravel()
         lam = self.lam

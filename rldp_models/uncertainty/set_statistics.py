@@ -29,11 +29,13 @@ tests check every registered statistic against its set's own ``contains``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+
+from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
@@ -141,8 +143,6 @@ def l1_default(centres: np.ndarray, n: int, alpha: float) -> np.ndarray:
 
 @cache
 def _lemma9() -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
-    from rldp_models import symbolic
-
     return symbolic.lemma9_bounds()
 
 
@@ -165,7 +165,7 @@ for _rule in (SetStatistic("chi2", chi_square_statistic, chi_square_default),
     register(_rule)
 
 
-def validated_names(names: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def validated_names(names: str | Sequence[str]) -> tuple[str, ...]:
     """Set names from ``"chi2,kl"`` or a list; each must be registered."""
     if isinstance(names, str):
         names = [name.strip() for name in names.split(",") if name.strip()]

@@ -28,7 +28,8 @@ import cvxpy as cp
 import mpmath
 import numpy as np
 
-from rldp_models.exact import interval, iv
+from rldp_models.exact import exact_entries, interval, iv
+from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
@@ -134,9 +135,6 @@ class TotalVariationSet:
         the support function from above (weak duality). ``v`` may hold doubles
         or fractions, taken as exact rationals.
         """
-        from rldp_models.certificates.precision import high_precision, upper_mpf
-        from rldp_models.certificates.sets import exact_entries
-
         values = exact_entries(v)
         mu = scalar(multipliers["mu"])
         gamma = max(scalar(multipliers["gamma"]), 0.0)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rldp_models.certificates import ChiSquareCertifiable, verify
-from rldp_models.certificates.record import CertificateRecord
+from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
 from rldp_models.results.program_result import solution_fields

@@ -13,8 +13,14 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from rldp_models import conelp
-from rldp_models.certificates.lp import (check_lp_dual, corrected_dual, interval_utility,
-                                         joint_cone_rays, outer_ratio, staircase_rays)
+from rldp_models.conelp.exact_lp_dual import (
+    check_lp_dual,
+    corrected_dual,
+    interval_utility,
+    joint_cone_rays,
+    outer_ratio,
+    staircase_rays,
+)
 from rldp_models.utility import MutualInformation, kl_divergence
 
 

@@ -42,7 +42,7 @@ def test_polyopt_dual_is_checked_over_gamma(tmp_path: Path) -> None:
     """PolyOpt's LP dual bounds I_Phat over Gamma; a second LP solver over the rays agrees."""
     from scipy.optimize import linprog
 
-    from rldp_models.certificates.lp import gamma_cone_rays, interval_utility, outer_ratio
+    from rldp_models.conelp.exact_lp_dual import gamma_cone_rays, interval_utility, outer_ratio
 
     crosstab = Crosstab.from_array(np.array([[3, 1], [1, 4]]))
     table, out = tmp_path / "counts.csv", tmp_path / "out.json"

@@ -1,7 +1,7 @@
 """Branch-and-bound pricing proofs, checked without search, against enumerated rays.
 
 Grounding: the rays of small PolyOpt cones Gamma are enumerated by exact
-double description (:mod:`rldp_models.certificates.lp`) and the largest
+double description (:mod:`rldp_models.conelp.exact_lp_dual`) and the largest
 reduced cost per unit mass is taken over them in interval arithmetic
 (:func:`check_lp_dual`); the proof's checked bound must cover it and be
 close to it at a dual where it is 0. Tampered proofs must be rejected; a
@@ -10,23 +10,22 @@ hand-made tree on a cone with an empty box (``v_0 >= v_1`` against
 """
 
 from __future__ import annotations
-from tests.shared_data import result_fields
 
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from rldp_models.certificates.lp import _enumerated, check_lp_dual, interval_utility
-from rldp_models.certificates.pricing_proof import (check_pricing_proof, load_pricing_proof,
-                                                    save_pricing_proof)
+from rldp_models.certificates.pricing_proof import check_pricing_proof
 from rldp_models.conelp import inner_ratio
 from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.exact_lp_dual import _enumerated, check_lp_dual, interval_utility
+from rldp_models.conelp.polyopt_gamma import gamma_rows, gamma_vertices
 from rldp_models.conelp.pricing_proof_record import ProofRecorder, sparse_rows
 from rldp_models.errors import InputError
-from rldp_models.rldp_protocols.polyopt import gamma_vertices
-from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
+from rldp_models.results.files import load_pricing_proof, save_pricing_proof
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from tests.shared_data import result_fields
 
 TABLES = {"2x3": ([[30, 10, 5], [15, 45, 20]], 1.5),
           "2x3-zero-cell": ([[30, 0, 5], [15, 45, 20]], 0.7),

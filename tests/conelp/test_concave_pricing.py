@@ -22,8 +22,8 @@ from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.cones import pairwise_ratio_rows
 from rldp_models.conelp.engine import CERTIFICATE_TOLERANCE, PRICING_TOLERANCE
 from rldp_models.errors import InputError
-from rldp_models.rldp_protocols.polyopt import gamma_vertices
-from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
+from rldp_models.conelp.polyopt_gamma import gamma_vertices
+from rldp_models.conelp.polyopt_gamma import gamma_rows
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.utility import MutualInformation
 

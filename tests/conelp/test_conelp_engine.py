@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rldp_models.results.finish import dyadic_rows
+from rldp_models.finish import dyadic_rows
 import pytest
 
 import solvers

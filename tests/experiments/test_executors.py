@@ -14,7 +14,7 @@ import pytest
 from rldp_models.errors import InputError
 from rldp_models.experiments import robust_opt, uldp
 from rldp_models.experiments.base import Row, Task
-from rldp_models.experiments.executors import executor_from_spec
+from rldp_models.executors import executor_from_spec
 from rldp_models.experiments.runner import run_tasks
 
 ULDP_TASKS = [

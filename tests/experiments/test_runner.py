@@ -129,7 +129,7 @@ def test_every_experiment_has_a_quick_form_with_the_required_columns(
 
 
 def _serial():
-    from rldp_models.experiments.executors import executor_from_spec
+    from rldp_models.executors import executor_from_spec
 
     return executor_from_spec("serial")
 

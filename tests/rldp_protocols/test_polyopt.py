@@ -25,7 +25,7 @@ from rldp_models.instances import jeffreys_instance
 from rldp_models.mechanisms import SecretRandomizedResponse, randomized_response
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.rldp_protocols import polyopt_protocol
-from rldp_models.rldp_protocols.polyopt_gamma import conditional_bounds, eq44_rows
+from rldp_models.conelp.polyopt_gamma import conditional_bounds, eq44_rows
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 SMALL = {"2x2": [[30, 10], [15, 45]], "2x3": [[30, 10, 5], [15, 45, 20]]}

@@ -1,7 +1,7 @@
 """The block-decomposition pricing oracle against full enumeration of Gamma and cdd.
 
 References: Gamma's extreme rays by the block lemma
-(:func:`~rldp_models.rldp_protocols.polyopt_block_rays.block_extreme_rays`, itself
+(:func:`~rldp_models.conelp.polyopt_block_rays.block_extreme_rays`, itself
 checked against exact double description in ``test_polyopt_block_rays.py``), the
 reduced cost computed here from its definition, and float cdd for the vertices of
 one block's polytope. The oracle is a measured negative result (slow to close), so
@@ -21,9 +21,9 @@ from scipy.special import xlogy
 from rldp_models.conelp import inner_ratio
 from rldp_models.errors import InputError
 from rldp_models.instances import jeffreys_instance
-from rldp_models.rldp_protocols.polyopt_block_rays import block_extreme_rays
-from rldp_models.rldp_protocols.polyopt_gamma import conditional_bounds, gamma_rows
-from rldp_models.rldp_protocols.polyopt_gamma import simplex_vertices
+from rldp_models.conelp.polyopt_block_rays import block_extreme_rays
+from rldp_models.conelp.polyopt_gamma import conditional_bounds, gamma_rows
+from rldp_models.conelp.polyopt_gamma import simplex_vertices
 from rldp_models.rldp_protocols.polyopt_lemma_pricing import BlockVertices, LemmaPricing
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 

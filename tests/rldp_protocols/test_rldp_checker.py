@@ -135,7 +135,7 @@ def test_polytope_level_bounds_the_brute_force_supremum(case):
     """Theorem 11's bound over the polytopes D_s: above the supremum over F, and equal to
     the ratio of vertex values recomputed here in floats."""
     from rldp_models.rldp_protocols.checker import polytope_level
-    from rldp_models.rldp_protocols.polyopt import gamma_vertices
+    from rldp_models.conelp.polyopt_gamma import gamma_vertices
     from rldp_models.uncertainty.chi_square import ChiSquareSet
 
     counts, seed = np.array(CASES[case][0]), CASES[case][1]

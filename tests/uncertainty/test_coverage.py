@@ -80,7 +80,7 @@ def test_balls_containing_the_chi_square_set_cover_at_least_as_often() -> None:
 
 
 def test_the_numbers_depend_on_seed_and_draws_only() -> None:
-    from rldp_models.experiments.executors import executor_from_spec
+    from rldp_models.executors import executor_from_spec
 
     serial = coverage_study(SPARSE, "chi2,kl", (0.05, 0.1), draws=4500, seed=31, progress=False)
     pooled = coverage_study(SPARSE, "chi2,kl", (0.05, 0.1), draws=4500, seed=31,

@@ -179,7 +179,7 @@ def dinkelbach_conditional_sup(uncertainty: PowerDivergenceSet, q: np.ndarray, s
 
 @pytest.mark.parametrize("lam", [-0.5, pytest.param(2.0, marks=pytest.mark.slow)])
 def test_conditional_worst_cases_never_exceed_the_certified_privacy_bounds(lam: float) -> None:
-    from rldp_models.uncertainty.set_privacy import conditional_bounds
+    from rldp_models.privacy.set_privacy import conditional_bounds
 
     crosstab = Crosstab.from_array(COUNTS)
     uncertainty = PowerDivergenceSet.from_counts(COUNTS, 0.05, lam)

@@ -14,7 +14,7 @@ A certificate record is the ``certificate`` object of a result file:
   ``"polyopt-gamma"`` and ``finer``): ``dual`` (one number per input),
   ``rhs``, ``cone`` (:data:`LP_CONES`), ``utility`` (``measure`` and its
   ``parameters``), ``solver_dual`` (the LP's own dual before
-  :func:`~rldp_models.certificates.lp.corrected_dual`), ``correction`` and the
+  :func:`~rldp_models.conelp.exact_lp_dual.corrected_dual`), ``correction`` and the
   engine's own figures (``max_violation``, ``duality_gap``, ``upper_bound``,
   ``verified``); for ``srlip`` every field is a list over the attributes;
 * ``"none"``: closed-form mechanisms and protocols, which claim no optimality.
@@ -28,11 +28,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rldp_models.errors import InputError
+from rldp_models.results.json_ready import jsonable
 
 VERSION = 1
 KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
 LP_CONES = {"staircase": "ldp", "ldp-s": "ldp-wrt-secret", "lip": "lip", "srlip": "srlip"}
 """The privacy cone of each cone-LP mechanism's LP (the ``cone`` field)."""
+
+PRIVACY_GROUP = "robust_privacy"
+"""Prefix of the multiplier groups of robust privacy constraints."""
+
+UTILITY_GROUP = "robust_utility"
+"""The multiplier group of a robust objective."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +60,7 @@ class CertificateRecord:
     version: int = VERSION
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object (made JSON-ready by :func:`rldp_models.results.record.jsonable`)."""
-        from rldp_models.results.record import jsonable
-
+        """The JSON object (made JSON-ready by :func:`rldp_models.results.json_ready.jsonable`)."""
         return jsonable({"kind": self.kind, "version": self.version, **self.fields})
 
     @classmethod

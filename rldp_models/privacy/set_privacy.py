@@ -90,10 +90,11 @@ def check_product_privacy(protocol: np.ndarray, uncertainty: UncertaintySet, eps
         margins[s1, s2, y] = upper(interval(float(hi[s1, y]))
                                    - factor * interval(float(lo[s2, y])))
     masked = np.where(np.isnan(margins), -np.inf, margins)
-    s1, s2, y = np.unravel_index(int(np.argmax(masked)), masked.shape)
-    worst = float(masked[s1, s2, y]) if n_s > 1 else float(mpmath.mpf(0))
+    top_s1, top_s2, top_y = (int(i) for i in np.unravel_index(int(np.argmax(masked)),
+                                                                masked.shape))
+    worst = float(masked[top_s1, top_s2, top_y]) if n_s > 1 else float(mpmath.mpf(0))
     return GuaranteeCheck(worst <= 0.0, "robust", eps, worst,
-                          (int(y), int(s1), int(s2)), margins,
+                          (top_y, top_s1, top_s2), margins,
                           {})
 
 
@@ -104,7 +105,8 @@ def certified_expectation_bounds(protocol: np.ndarray, uncertainty: UncertaintyS
     ``P(y) = sum_x P(x) protocol[x, y]`` is linear in ``P``: its supremum is
     the support function at the column, bounded by the set's certified bound.
     """
-    up, low = [], []
+    up: list[float] = []
+    low: list[float] = []
     for column in protocol.T:
         for sign, out in ((1.0, up), (-1.0, low)):
             v = sign * column
@@ -130,7 +132,8 @@ def check_product_lip(protocol: np.ndarray, uncertainty: UncertaintySet, eps: fl
     for s, y in itertools.product(range(n_s), range(n_y)):
         margins[s, 0, y] = upper(interval(float(hi[s, y])) - factor * interval(float(low[y])))
         margins[s, 1, y] = upper(interval(float(up[y])) - factor * interval(float(lo[s, y])))
-    s, side, y = np.unravel_index(int(np.argmax(margins)), margins.shape)
-    worst = float(margins[s, side, y])
-    return GuaranteeCheck(worst <= 0.0, "robust LIP", eps, worst, (int(y), int(s), int(side)),
+    top_s, side, top_y = (int(i) for i in np.unravel_index(int(np.argmax(margins)),
+                                                            margins.shape))
+    worst = float(margins[top_s, side, top_y])
+    return GuaranteeCheck(worst <= 0.0, "robust LIP", eps, worst, (top_y, top_s, side),
                           margins, {})

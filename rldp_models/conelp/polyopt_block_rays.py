@@ -60,7 +60,7 @@ import numpy as np
 from rldp_models.conelp.double_description import RANK_GAP, polish_rays
 from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.errors import InputError
-from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows, simplex_vertices
+from rldp_models.conelp.polyopt_gamma import gamma_rows, simplex_vertices
 
 MAX_SYSTEMS = 2_000_000
 """Largest number of small linear systems :func:`block_extreme_rays` will solve."""

@@ -20,7 +20,8 @@ interval arithmetic at 60 digits, its upper end taken. The mechanism's own
 utility is enclosed the same way, its lower end taken, so
 ``gap = bound - U(Q)`` is an upper bound on how far ``Q`` is from optimal.
 
-:func:`corrected_dual` is the correction the writers apply: ``lam + delta 1_A``
+:func:`corrected_dual` is the correction the writers
+(:mod:`rldp_models.results.lp_certificate`) apply: ``lam + delta 1_A``
 (``A`` the inputs of the violated rays) rounded up, dual feasible on the
 enumerated rays.
 """
@@ -29,19 +30,22 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 
-from rldp_models.certificates.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.conelp.cones import pairwise_ratio_rows, two_sided_ratio_rows
 from rldp_models.conelp.exact_dd import exact_extreme_rays
 from rldp_models.conelp.joint import data_given_secret, exact
-from rldp_models.exact import interval, iv
+from rldp_models.conelp.polyopt_gamma import gamma_rows, gamma_vertices
+from rldp_models.conelp.srlip import attribute_rows
 from rldp_models.errors import InputError
+from rldp_models.exact import interval, iv
+from rldp_models.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 FEASIBILITY_TOLERANCE = 1e-9
 """Largest accepted dual infeasibility per unit ray mass of a stored dual."""
@@ -56,6 +60,8 @@ MAX_GAMMA_DIMENSION = 8
 """PolyOpt's Gamma is enumerated for count tables of at most this many cells."""
 
 Ray = tuple[Fraction, ...]
+Vector = Sequence[float] | np.ndarray
+"""A dual or right-hand side: doubles, taken as exact rationals."""
 IntervalUtility = Callable[[Sequence[Fraction]], "mpmath.iv.mpf"]
 
 
@@ -103,8 +109,6 @@ def attribute_cone_rays(joint: np.ndarray, j: int, ratio: Fraction) -> list[Ray]
     ``joint`` has shape ``(|S|, a_1, ..., a_m)``; the rows are
     :func:`rldp_models.conelp.srlip.attribute_rows` on the exact joint.
     """
-    from rldp_models.conelp.srlip import attribute_rows
-
     rows = attribute_rows(exact(np.asarray(joint, dtype=float)), j, ratio)
     return _enumerated(rows, joint.shape[1 + j])
 
@@ -121,7 +125,7 @@ def gamma_cone_rays(counts: np.ndarray, alpha: float, ratio: Fraction,
     """Rays of PolyOpt's cone Gamma (eq. 44 of ``rldp-privacy-utility-tradeoff.txt``), exactly.
 
     Gamma's polytopes ``D_s`` come from the ``(1 - alpha)`` chi-square set of
-    ``counts`` (:func:`rldp_models.rldp_protocols.polyopt.gamma_vertices`);
+    ``counts`` (:func:`rldp_models.conelp.polyopt_gamma.gamma_vertices`);
     only tables of at most :data:`MAX_GAMMA_DIMENSION` cells are enumerated.
     """
     counts = np.asarray(counts)
@@ -134,10 +138,6 @@ def gamma_cone_rays(counts: np.ndarray, alpha: float, ratio: Fraction,
 def gamma_cone_rows(counts: np.ndarray, alpha: float, ratio: Fraction,
                     finer: bool = False) -> np.ndarray:
     """Exact rows ``A`` of Gamma (eq. 44): ``{T >= 0 : A T >= 0}``, as :func:`gamma_cone_rays`."""
-    from rldp_models.rldp_protocols.polyopt import gamma_vertices
-    from rldp_models.rldp_protocols.polyopt_gamma import gamma_rows
-    from rldp_models.uncertainty.chi_square import ChiSquareSet
-
     vertices = gamma_vertices(ChiSquareSet.from_counts(np.asarray(counts), alpha), finer)
     return gamma_rows(vertices, ratio)
 
@@ -151,7 +151,7 @@ def cone_rays(cone: str, size: int, ratio: Fraction, joint: np.ndarray | None) -
     raise InputError(f"the rays of the {cone} cone cannot be enumerated from this result")
 
 
-def interval_utility(measure: str, parameters: dict[str, Sequence[float]]) -> IntervalUtility:
+def interval_utility(measure: str, parameters: Mapping[str, Sequence[float]]) -> IntervalUtility:
     """``mu`` of :mod:`rldp_models.utility` enclosed in interval arithmetic.
 
     ``mi``: ``sum_x p_x q_x log(q_x / p.q)``; ``kl``, ``tv``, ``chi2``:
@@ -253,16 +253,16 @@ def _violation(dual: Sequence[Fraction], rays: list[Ray], mu: IntervalUtility) -
     return max(_excesses(dual, rays, mu), default=mpmath.mpf("-inf"))
 
 
-def check_lp_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility,
-                  rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
+def check_lp_dual(dual: Vector, rays: list[Ray], mu: IntervalUtility,
+                  rhs: Vector, Q: np.ndarray) -> LPCheck:
     """Check a cone LP's dual over ``rays`` and bound the optimality gap of ``Q``."""
     with high_precision():
         violation = _violation([Fraction(float(x)) for x in dual], rays, mu)
     return lp_check_at(dual, violation, len(rays), mu, rhs, Q)
 
 
-def lp_check_at(dual: Sequence[float], violation: mpmath.mpf, rays: int, mu: IntervalUtility,
-                rhs: Sequence[float], Q: np.ndarray) -> LPCheck:
+def lp_check_at(dual: Vector, violation: mpmath.mpf, rays: int, mu: IntervalUtility,
+                rhs: Vector, Q: np.ndarray) -> LPCheck:
     """The :class:`LPCheck` of a dual whose ``violation`` is proven (over ``rays`` rays, or
     by a pricing proof): ``bound = rhs.lam + max(violation, 0) 1.rhs``."""
     lam = [Fraction(float(x)) for x in dual]
@@ -281,7 +281,7 @@ def utility_lower_bound(mu: IntervalUtility, Q: np.ndarray) -> mpmath.mpf:
         return mpmath.mp.make_mpf(sum((mu(c) for c in columns), iv.mpf(0))._mpi_[0])
 
 
-def corrected_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility) -> np.ndarray:
+def corrected_dual(dual: Vector, rays: list[Ray], mu: IntervalUtility) -> np.ndarray:
     """``lam + delta 1_A``, dual feasible on ``rays``, as doubles rounded up.
 
     ``delta`` bounds every ray's excess ``(mu(v_r) - lam.v_r)^+ / (1.v_r)`` and
@@ -299,72 +299,3 @@ def corrected_dual(dual: Sequence[float], rays: list[Ray], mu: IntervalUtility) 
     shifted = [math.nextafter(math.nextafter(float(x) + delta, math.inf), math.inf) if inside
                else float(x) for x, inside in zip(dual, support)]
     return np.array(shifted)
-
-
-def utility_parameters(utility: object) -> dict[str, list[float]]:
-    """What :func:`interval_utility` needs to rebuild ``mu`` (the priors of the utility)."""
-    if hasattr(utility, "prior0"):
-        return {"prior0": list(map(float, utility.prior0)),
-                "prior1": list(map(float, utility.prior1))}
-    return {"prior": list(map(float, utility.prior))}
-
-
-def writer_fields(cone: str, measure: str, utility: object, eps: float, dual: Sequence[float],
-                  joint: np.ndarray | None = None) -> dict:
-    """The ``lp-dual`` certificate fields a cone-LP writer adds (see :mod:`.record`).
-
-    For an enumerable cone (:func:`cone_rays`) the dual is replaced
-    by :func:`corrected_dual` (the LP's own dual is kept as ``solver_dual``),
-    so the stored dual is feasible for the stated cone; ``correction`` is the
-    largest change (``None`` when the cone was not enumerated).
-    """
-    from rldp_models.certificates.record import VERSION
-
-    fields = {"kind": "lp-dual", "version": VERSION, "cone": cone,
-              "rhs": [1.0] * len(dual), "solver_dual": list(map(float, dual)),
-              "utility": {"measure": measure, "parameters": utility_parameters(utility)},
-              "correction": None}
-    mu = interval_utility(measure, fields["utility"]["parameters"])
-    return _with_corrected_dual(fields, dual, mu,
-                                lambda: cone_rays(cone, len(dual), outer_ratio(eps), joint))
-
-
-def _with_corrected_dual(fields: dict, dual: Sequence[float], mu: IntervalUtility,
-                         rays_of_cone) -> dict:
-    """``fields`` with ``dual`` corrected over the cone's rays (:func:`corrected_dual`)
-    and ``correction`` its largest change; unchanged when the rays cannot be enumerated."""
-    try:
-        rays = rays_of_cone()
-    except InputError:
-        return fields
-    corrected = corrected_dual(dual, rays, mu)
-    fields.update(dual=corrected.tolist(),
-                  correction=float(np.max(corrected - np.asarray(dual, dtype=float))))
-    return fields
-
-
-def attribute_writer_fields(joint: np.ndarray, j: int, eps: float,
-                            dual: Sequence[float]) -> dict:
-    """SRLIP attribute ``j``'s dual corrected over the rays of ``C_j`` (see writer_fields)."""
-    fields = {"solver_dual": list(map(float, dual)), "correction": None}
-    prior = joint.sum(axis=tuple(axis for axis in range(joint.ndim) if axis != j + 1))
-    return _with_corrected_dual(fields, dual, interval_utility("mi", {"prior": prior}),
-                                lambda: attribute_cone_rays(joint, j, outer_ratio(eps)))
-
-
-def polyopt_writer_fields(counts: np.ndarray, alpha: float, eps: float, finer: bool,
-                          dual: Sequence[float]) -> dict:
-    """The ``lp-dual`` fields of a PolyOpt result: the LP maximises ``I_Phat(X;Y)`` over Gamma.
-
-    As :func:`writer_fields`: the dual is corrected over Gamma's rays at
-    ``R >= e^eps`` when the table is small enough to enumerate them.
-    """
-    from rldp_models.certificates.record import VERSION
-
-    prior = (np.asarray(counts, dtype=float) / np.sum(counts)).ravel()
-    fields = {"kind": "lp-dual", "version": VERSION, "cone": "polyopt-gamma", "finer": finer,
-              "rhs": [1.0] * len(dual), "solver_dual": list(map(float, dual)),
-              "utility": {"measure": "mi", "parameters": {"prior": prior.tolist()}},
-              "correction": None}
-    return _with_corrected_dual(fields, dual, interval_utility("mi", {"prior": prior}),
-                                lambda: gamma_cone_rays(counts, alpha, outer_ratio(eps), finer))

@@ -195,3 +195,11 @@ def eq44_rows(lower: np.ndarray, ratio: float, pairs: str = "distinct") -> np.nd
             row[s2, u2] += ratio * (1 - lower[s2].sum())
             rows.append(row.ravel())
     return np.array(rows)
+
+
+def gamma_vertices(uncertainty: ChiSquareSet, finer: bool) -> list[list[list[Fraction]]]:
+    """Vertices of each ``D_s``: the simplex of Theorem 11, or Remark 14's box-simplex."""
+    lower, upper = conditional_bounds(uncertainty)
+    if finer:
+        return [box_simplex_vertices(lo, hi) for lo, hi in zip(lower, upper)]
+    return [simplex_vertices(lo) for lo in lower]

@@ -1,0 +1,71 @@
+"""What both halves of ``rldp mechanism`` share: the prior file, the summary and the write.
+
+The closed forms (:mod:`rldp_models.cli.mechanism`) and the cone-LP optima
+(:mod:`rldp_models.cli.mechanism_optimal`) read a prior the same way and
+report and write their result the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rldp_models.cli.common import write_result
+from rldp_models.errors import InputError
+
+if TYPE_CHECKING:
+    from rldp_models.results.certified import CertifiedResult
+
+
+def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
+    """Labels and normalised weights from a CSV with a header row and ``label,value`` rows."""
+    try:
+        with open(path, newline="") as handle:
+            rows = [row for row in csv.reader(handle) if row]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: cannot read the prior ({str(exc).splitlines()[0]})") from None
+    body = rows[1:]
+    if len(body) < 2:
+        raise InputError(f"{path}: a prior needs a header row and at least 2 label,value rows")
+    if any(len(row) != 2 for row in body):
+        raise InputError(f"{path}: every row after the header must be label,value")
+    labels = [row[0].strip() for row in body]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"{path}: duplicate labels")
+    try:
+        weights = np.array([float(row[1]) for row in body])
+    except ValueError:
+        raise InputError(f"{path}: values must be numbers") from None
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
+        raise InputError(f"{path}: values must be finite, >= 0, and not all 0")
+    return labels, weights / weights.sum()
+
+
+def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
+    """Print the summary of a mechanism result and write it when its guarantee holds."""
+    if result.matrix is None:  # closed forms and cone LPs always write their dense matrix
+        raise TypeError(f"{args.name}: the result has no dense matrix")
+    check = result.details["privacy_check"]
+    value = result.value["value"]
+    utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
+    certificate = result.certificate.get("verified")
+    verified = "" if certificate is None else \
+        f"; certificate {'verified' if np.all(certificate) else 'NOT verified'}"
+    print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
+          f"{utility}; {check['notion']} at eps = {args.eps} "
+          f"{'holds' if result.holds else 'FAILS'}{verified}")
+    if result.repair.method != "none":
+        print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
+              f"{result.repair.weight:.3g})")
+    return write_result(result, args.out, args.name)
+
+
+def _repair_name(result: "CertifiedResult") -> str:
+    method = result.details.get("repair_method", result.repair.method)
+    if isinstance(method, list):
+        method = (result.details.get("product_repair") or {}).get("method", "")
+    return {"mix": "mix-uniform", "fallback": "constant"}.get(method, method)
