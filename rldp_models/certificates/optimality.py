@@ -44,19 +44,31 @@ exactly; the robust objective by Theorem 2 at the certificate's multipliers
 (:func:`~rldp_models.certificates.conic.objective_bound`, 60-digit intervals).
 
 **Gap** ``upper - lower`` (rounded up), relative to ``upper``.
+
+**Other sets** (KL, l1/TV, box, polyhedral, power divergence; ``Instance.uncertainty``).
+Robust privacy is then the product of single-secret projections ``C_s1 x C_s2``
+((**) of :mod:`rldp_models.uncertainty.base`, a sufficient condition) and the
+gap is that model's (the verdict says so). A member of ``C_s`` is the
+conditional at ``s`` of a joint member of the set: the dual stores a ``pool`` of
+joint members, each proved to lie in the set (:mod:`.optimality_sets`), and per
+term its two ``witnesses``. The robust objective's upper bound is the set's own
+certified support bound.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import flint
 import numpy as np
 
 from rldp_models.certificates.conic import objective_bound
+from rldp_models.certificates.optimality_sets import exact_distribution, proved_member, provable
 from rldp_models.certificates.verdict import Verdict
+from rldp_models.uncertainty.base import Capability
 
 BITS = 128
 """Precision of the balls."""
@@ -64,6 +76,11 @@ BITS = 128
 VERSION = 1
 MODEL = "chi-square set; robust privacy over the exact pair projection (Theorem 3)"
 NOMINAL_MODEL = "nominal program (an LP: no uncertainty set)"
+PRODUCT_MODEL = ("{name} set; robust privacy over the product of single-secret projections "
+                 "C_s1 x C_s2 (a sufficient condition, (**) of uncertainty.base)")
+SET_MODEL = "{name} set; robust objective, nominal privacy"
+PRODUCT_QUALIFIER = " for the product-of-projections model"
+"""Said in the verdict when the proven gap is that of the product model, not the exact one."""
 MATCH_TOLERANCE = 1e-12
 """Accepted relative disagreement between a stored bound and the recomputed one (the
 stored one is the recomputed ball's endpoint rounded outward to a double)."""
@@ -81,6 +98,10 @@ class Instance:
     eps : float
     distortion : ndarray, shape (|U|, |Y|)
     robust_utility, robust_privacy : bool
+    uncertainty : UncertaintySet, optional
+        The set when it is not chi-square (KL, TV, box, polyhedral, power
+        divergence): members are then proved to lie in it
+        (:mod:`.optimality_sets`) and robust privacy is the product model.
     """
 
     counts: np.ndarray
@@ -89,10 +110,21 @@ class Instance:
     distortion: np.ndarray
     robust_utility: bool
     robust_privacy: bool
+    uncertainty: Any = None
+
+    @property
+    def product(self) -> bool:
+        """Whether the set is not chi-square (robust privacy is then the product model)."""
+        return self.uncertainty is not None and (self.robust_utility or self.robust_privacy)
 
     @property
     def model(self) -> str:
-        return MODEL if self.robust_utility or self.robust_privacy else NOMINAL_MODEL
+        if not (self.robust_utility or self.robust_privacy):
+            return NOMINAL_MODEL
+        if not self.product:
+            return MODEL
+        name = str(getattr(self.uncertainty, "name", type(self.uncertainty).__name__))
+        return (PRODUCT_MODEL if self.robust_privacy else SET_MODEL).format(name=name)
 
 
 @dataclass(frozen=True)
@@ -114,6 +146,12 @@ class LagrangianDual:
     objective_shares : ndarray, shape (m,) or None
         Their weights ``a_j >= 0`` (normalised to sum to 1 when read): the objective
         is at least ``sum_j a_j p0_j . v`` (a mixture of members is a member).
+    pool : ndarray, shape (w, |S||U|) or None
+        Product model: joint members of the set (each normalised and proved when
+        read); a term's side ``i`` is the conditional at ``s_i`` of its witness,
+        a member of ``C_{s_i}`` by definition.
+    witnesses : ndarray of int, shape (k, 2) or None
+        Product model: the pool rows of each term's two sides.
     """
 
     terms: np.ndarray
@@ -121,14 +159,20 @@ class LagrangianDual:
     sides: np.ndarray | None = None
     objective_members: np.ndarray | None = None
     objective_shares: np.ndarray | None = None
+    pool: np.ndarray | None = None
+    witnesses: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
         def listed(values: np.ndarray | None) -> list | None:
             return None if values is None else values.tolist()
 
-        return {"terms": self.terms.tolist(), "weights": self.weights.tolist(),
-                "sides": listed(self.sides), "objective_members": listed(self.objective_members),
-                "objective_shares": listed(self.objective_shares)}
+        stored = {"terms": self.terms.tolist(), "weights": self.weights.tolist(),
+                  "sides": listed(self.sides),
+                  "objective_members": listed(self.objective_members),
+                  "objective_shares": listed(self.objective_shares)}
+        if self.pool is not None:
+            stored.update(pool=listed(self.pool), witnesses=listed(self.witnesses))
+        return stored
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> "LagrangianDual":
@@ -138,8 +182,11 @@ class LagrangianDual:
             return None if found is None else np.asarray(found, dtype=float)
 
         terms = np.asarray(value.get("terms", []), dtype=np.int64).reshape(-1, 5)
+        witnesses = value.get("witnesses")
         return cls(terms, np.asarray(value.get("weights", []), dtype=float).reshape(-1),
-                   array("sides"), array("objective_members"), array("objective_shares"))
+                   array("sides"), array("objective_members"), array("objective_shares"),
+                   array("pool"),
+                   None if witnesses is None else np.asarray(witnesses, dtype=np.int64))
 
 
 @dataclass
@@ -235,11 +282,31 @@ def upper_bound(instance: Instance, protocol: np.ndarray, multipliers: dict) -> 
                 cell = sum((_ball(p) * _ball(w) for p, w in zip(row, d)), flint.arb(0))
                 total += data.phat[x] * cell
             return Bound(total)
+        if instance.product:
+            return _set_objective_bound(instance, protocol)
         bound = objective_bound(protocol, instance.counts, instance.radius,
                                 instance.distortion, 0.0, multipliers)
         if bound is None:
             return Bound(flint.arb("nan"), ["no multipliers of the robust objective"])
         return Bound(flint.arb(_up_mpf(bound.bound)))
+
+
+def _set_objective_bound(instance: Instance, protocol: np.ndarray) -> Bound:
+    """``sup_{p in F} p . v`` with ``v_x = sum_y Q[x, y] d[u_x, y]`` taken exactly (rationals),
+    bounded by the set's own certified dual (``certified_support_bound`` at its multipliers)."""
+    uncertainty = instance.uncertainty
+    weights = np.tile(instance.distortion, (instance.counts.shape[0], 1))
+    exact = np.array([sum((Fraction(float(q)) * Fraction(float(d)) for q, d in zip(row, w)),
+                          Fraction(0)) for row, w in zip(protocol.tolist(), weights.tolist())],
+                     dtype=object)
+    approximate = np.array([float(v) for v in exact])
+    try:
+        bound = uncertainty.certified_support_bound(
+            exact, uncertainty.support_multipliers(approximate))
+    except (ValueError, ArithmeticError) as exc:
+        return Bound(flint.arb("nan"), [f"the {uncertainty.name} set's support bound failed "
+                                        f"({exc})"])
+    return Bound(flint.arb(_up_mpf(bound)))
 
 
 def claim(instance: Instance, dual: LagrangianDual, protocol: np.ndarray,
@@ -294,8 +361,13 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
     elif terms.size and _not_the_programs_rows(instance, terms):
         problems.append("a term is not a constraint of this program (a unit side u is only "
                         "for nominal privacy of a secret without records)")
-    if instance.robust_privacy and (dual.sides is None
-                                    or dual.sides.shape != (terms.shape[0], 2, n_u)):
+    if instance.product and not provable(instance.uncertainty):
+        problems.append(f"membership in the {type(instance.uncertainty).__name__} cannot be "
+                        "proved by this certificate")
+    if instance.robust_privacy and instance.product:
+        problems += _pool_problems(dual, terms.shape[0], n_s * n_u)
+    elif instance.robust_privacy and (dual.sides is None
+                                      or dual.sides.shape != (terms.shape[0], 2, n_u)):
         problems.append(f"the members of the pair projections are not {terms.shape[0]} x 2 x "
                         f"{n_u} (a dual of another instance?)")
     members, shares = dual.objective_members, dual.objective_shares
@@ -308,6 +380,20 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
             np.isfinite(dual.sides))):
         problems.append("the dual has non-finite entries")
     return problems
+
+
+def _pool_problems(dual: LagrangianDual, k: int, size: int) -> list[str]:
+    """The product model's witnesses: a pool of joint vectors and two valid rows per term."""
+    pool, witnesses = dual.pool, dual.witnesses
+    if pool is None or witnesses is None or pool.ndim != 2 or pool.shape[1] != size \
+            or witnesses.shape != (k, 2):
+        return [f"the product model's witnesses are not a pool of vectors of {size} with two "
+                "rows per term (a dual of another instance?)"]
+    if witnesses.size and ((witnesses < 0).any() or (witnesses >= pool.shape[0]).any()):
+        return ["a term names a witness outside the pool"]
+    if not np.all(np.isfinite(pool)):
+        return ["the dual has non-finite entries"]
+    return []
 
 
 def _not_the_programs_rows(instance: Instance, terms: np.ndarray) -> bool:
@@ -334,7 +420,9 @@ class InstanceBalls:
         self.phat = [flint.arb(flint.fmpq(int(c), n)) for c in counts.ravel()]
         self.secret_mass = [flint.arb(flint.fmpq(int(sum(row)), n)) for row in self.counts]
         self.factor = _ball(instance.eps).exp()
-        self.root = (_ball(instance.radius) + 1).sqrt()
+        self.root = (_ball(instance.radius) + 1).sqrt() if math.isfinite(instance.radius) \
+            else flint.arb("nan")  # a polyhedron's radius may be undefined (unused then)
+        self._conditionals: dict[int, list[Any] | None] = {}
 
     def objective_coefficients(self, dual: LagrangianDual,
                                problems: list[str]) -> list[list[Any]]:
@@ -354,9 +442,9 @@ class InstanceBalls:
             problems.append("the objective members' shares are not >= 0 with a positive sum")
             return mixture
         for j, (member, share) in enumerate(zip(members, share_balls)):
-            balls = normalised(member)
-            if balls is None or not self.in_chi_square_set(balls):
-                problems.append(f"objective member {j} is not proved to lie in F (eq. 2)")
+            balls = self.set_member(member) if self.instance.product else normalised(member)
+            if balls is None or not (self.instance.product or self.in_chi_square_set(balls)):
+                problems.append(f"objective member {j} is not proved to lie in F")
                 continue
             mixture = [m + share * b for m, b in zip(mixture, balls)]
         return mixture
@@ -365,6 +453,15 @@ class InstanceBalls:
                    problems: list[str]) -> list[list[Any]] | None:
         """``(p1, p2)`` of term ``k`` as balls: members (robust) or data (nominal)."""
         s1, s2, u1, u2 = term
+        if self.instance.robust_privacy and self.instance.product:
+            assert dual.witnesses is not None  # checked by _shape_problems
+            first, second = (self.conditional(int(dual.witnesses[k, i]), s, dual)
+                             for i, s in ((0, s1), (1, s2)))
+            if first is None or second is None:
+                problems.append(f"a witness of term {k} (s1={s1}, s2={s2}) is not proved to "
+                                "lie in the set, or has no mass on its secret")
+                return None
+            return [first, second]
         if self.instance.robust_privacy:
             first, second = (None, None) if dual.sides is None else \
                 (normalised(dual.sides[k, 0]), normalised(dual.sides[k, 1]))
@@ -375,6 +472,31 @@ class InstanceBalls:
                 return None
             return [first, second]
         return [self._nominal_side(s1, u1), self._nominal_side(s2, u2)]
+
+    def set_member(self, values: np.ndarray) -> list[Any] | None:
+        """``values`` normalised exactly, as balls, when proved to lie in the (non chi-square)
+        set (:mod:`.optimality_sets`); None otherwise."""
+        exact = exact_distribution(values)
+        if exact is None or not proved_member(self.instance.uncertainty, exact):
+            return None
+        return [flint.arb(q) for q in exact]
+
+    def conditional(self, row: int, s: int, dual: LagrangianDual) -> list[Any] | None:
+        """``P(. | s)`` of the pool's witness ``row``: a member of ``C_s`` when the witness is
+        proved to lie in the set and has mass on ``s`` (exact rationals, then balls)."""
+        if row not in self._conditionals:
+            assert dual.pool is not None
+            exact = exact_distribution(dual.pool[row])
+            member = exact is not None and proved_member(self.instance.uncertainty, exact)
+            self._conditionals[row] = exact if member else None
+        exact = self._conditionals[row]
+        if exact is None:
+            return None
+        block = exact[s * self.n_u:(s + 1) * self.n_u]
+        mass = sum(block, flint.fmpq(0))
+        if mass == 0:
+            return None
+        return [flint.arb(q / mass) for q in block]
 
     def _nominal_side(self, s: int, u: int) -> list[Any]:
         if u >= 0:
@@ -455,14 +577,22 @@ def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
     lower, upper = _down(low.value), _up(high.value)
     gap = _up(flint.arb(upper) - flint.arb(lower))
     rel = relative(gap, upper)
-    return Verdict(True, f"optimal within {rel:.3g} (relative): proved",
+    qualifier = PRODUCT_QUALIFIER if instance.product and instance.robust_privacy else ""
+    return Verdict(True, f"optimal within {rel:.3g} (relative){qualifier}: proved",
                    (f"model: {instance.model}",
-                    f"lower bound on the optimum {lower:.12g} (conic dual, "
-                    f"{dual.weights.size} privacy terms, members of the sets proved in "
-                    f"{BITS}-bit ball arithmetic)",
+                    f"lower bound on the optimum {lower:.12g} (Lagrangian dual, "
+                    f"{dual.weights.size} privacy terms, members of the sets proved "
+                    f"{_proof_kind(instance)})",
                     f"upper bound on the returned protocol's objective {upper:.12g}",
                     f"gap {gap:.3g} absolute, {rel:.3g} relative"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
+
+
+def _proof_kind(instance: Instance) -> str:
+    if instance.product and Capability.LINEAR in getattr(instance.uncertainty, "capabilities",
+                                                          frozenset()):
+        return "in exact rationals"
+    return f"in {BITS}-bit ball arithmetic"
 
 
 def _mismatches(stored: dict, instance: Instance, low: Bound, high: Bound) -> list[str]:

@@ -24,6 +24,11 @@ re-weights the multipliers over the proved members (:func:`polished_weights`),
 and every term in use is offered the maximiser of its term at the solver's
 protocol (:func:`_argmax_member`, a cutting plane), after which the LP
 re-weights again.
+
+Without a conic dual — cvxpy solves, and sets other than chi-square, whose
+robust privacy is the product of single-secret projections —
+:func:`protocol_dual` takes the members at the returned protocol and lets the
+same LP choose the multipliers, with cutting planes (see its section below).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import dataclasses
 import itertools
 import math
 import time
+import warnings
 from typing import Any
 
 import flint
@@ -41,7 +47,10 @@ from scipy.optimize import linprog
 
 from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                  claim, normalised, not_claimed)
+from rldp_models.certificates.optimality_sets import exact_distribution, proved_member, provable
+from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.errors import UnsupportedModelError
 
 DIGITS = 12
@@ -53,8 +62,11 @@ SHRINK_WEIGHTS = (0.0, *(10.0**-k for k in range(12, 0, -1)), 1.0)
 TARGET = 1e-11
 """How far inside its set a member is pulled (the stored digits must keep it inside)."""
 NEWTON_STEPS = 4
+ARGMAX_STEPS = 40
+"""Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
+a tilted start far from the maximiser it takes ~20-40)."""
 ROUNDS = 1
-LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+LP_OPTIONS: Any = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
 """Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
 enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
@@ -75,11 +87,13 @@ class NoConicDual(ValueError):
 
 def conic_instance(program: Any) -> Instance:
     """The :class:`Instance` of a protocol program (duck-typed: no import of the programs)."""
-    radius = program.uncertainty.radius if program.uncertainty is not None else 0.0
+    uncertainty = program.uncertainty
+    radius = uncertainty.radius if uncertainty is not None else 0.0
+    robust = (bool(program.objective.robust), any(family.robust for family in program.constraints))
+    other = None if uncertainty is None or isinstance(uncertainty, ChiSquareSet) or \
+        not any(robust) else uncertainty
     return Instance(np.asarray(program.crosstab.counts), float(radius), float(program.eps),
-                    np.asarray(program.distortion_matrix, dtype=float),
-                    bool(program.objective.robust),
-                    any(family.robust for family in program.constraints))
+                    np.asarray(program.distortion_matrix, dtype=float), *robust, other)
 
 
 def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
@@ -199,19 +213,19 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     k = terms.shape[0]
     if k + m == 0:
         return fallback
-    rows = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))])
+    rows: Any = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))],
+                          format="csc")
     fixed = np.zeros(n_x * n_y)
     if members is None:
         fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
             np.tile(instance.distortion, (instance.counts.shape[0], 1))
     bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
-    shares = (sp.hstack([sp.csr_matrix((1, k)), np.ones((1, m)), sp.csr_matrix((1, n_x))])
-              if m else None)
-    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows.tocsc(),
+    shares = np.concatenate([np.zeros(k), np.ones(m), np.zeros(n_x)])[None, :] if m else None
+    limits: Any = [(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x
+    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows,
                     b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
-                    method="highs", options=LP_OPTIONS,
-                    bounds=[(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x)
-    if found.status != 0:
+                    method="highs", options=LP_OPTIONS, bounds=limits)
+    if found.status != 0 or found.x is None:
         return fallback
     solution = np.clip(found.x[:k + m], 0.0, None)
     point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
@@ -367,9 +381,12 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
         return value, gradient, hessian
 
     value, gradient, _ = parts(p)
+    if value < -1e-6:  # inside, off the boundary (e.g. the centre): tilt onto it first
+        p = _tilted(p, g, side_of, sums, target, lambda q: parts(q)[0])
+        value, gradient, _ = parts(p)
     basis = np.column_stack([gradient, sums.T])
     multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
-    for _ in range(NEWTON_STEPS * 3):
+    for _ in range(ARGMAX_STEPS):
         value, gradient, hessian = parts(p)
         nu, tau = multipliers[0], multipliers[1:]
         residual = np.concatenate([g - nu * gradient - sums.T @ tau, [value],
@@ -390,6 +407,8 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
         scale = 1.0
         while np.any(p + scale * step[:n] <= 0) and scale > 1e-6:
             scale /= 2
+        if np.any(p + scale * step[:n] <= 0):
+            break
         p = p + scale * step[:n]
         multipliers = multipliers + scale * step[n:]
     value, _, _ = parts(p)
@@ -398,6 +417,33 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     member = start.copy().ravel()
     member[index] = p
     return member.reshape(start.shape)
+
+
+def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndarray,
+            target: np.ndarray, excess: Any) -> np.ndarray:
+    """A start on the set's boundary tilted toward the gains: ``p * exp(c g / scale)`` per side,
+    rescaled to its mass, with ``c >= 0`` found by bisection so that ``excess = 0`` (it is
+    ``<= 0`` at ``c = 0``, the centre, and grows with ``c``); ``p`` itself if none is found."""
+    spread = max(float(np.ptp(gains)), 1e-300)
+
+    def at(c: float) -> np.ndarray:
+        logits = c * (gains - gains.max()) / spread
+        q = p * np.exp(logits)
+        masses = sums @ q
+        return q * (target / np.where(masses > 0, masses, 1.0))[side_of]
+
+    low, high = 0.0, 1.0
+    while excess(at(high)) < 0 and high < 1e6:
+        low, high = high, 2 * high
+    if not excess(at(high)) >= 0 or not excess(at(low)) <= 0:
+        return p
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        if excess(at(middle)) < 0:
+            low = middle
+        else:
+            high = middle
+    return at(low)
 
 
 def _objective_members(instance: Instance, start: np.ndarray,
@@ -494,6 +540,303 @@ def _rounded(values: np.ndarray) -> np.ndarray:
         np.shape(values))
 
 
+
+# ---------------------------------------------------------------------- without a solver dual
+# Members at a protocol, without a solver dual (:func:`protocol_dual`).
+#
+# Any multipliers ``lambda >= 0`` and any proved members give a valid lower
+# bound (:mod:`.optimality`), so a solver's dual is only one way to start. Here
+# the members are the maximisers of every robust term at the returned protocol
+# ``Q`` (Danskin: the gradients of the constraints there) and the multipliers
+# are chosen by the re-weighting LP (:func:`polished_weights`).
+# If ``Q`` is optimal and the program's KKT conditions hold there, the
+# linearised Lagrangian at those members and the KKT multipliers is minimised by
+# ``Q`` with value ``OPT``: the bound is tight up to how far ``Q`` is from
+# optimal. This serves
+#
+# * sets other than chi-square, where robust privacy is the product of
+#   single-secret projections (``(**)`` of :mod:`rldp_models.uncertainty.base`):
+#   a maximiser of ``q . R`` over ``C_s`` is the conditional at ``s`` of a joint
+#   member of the set, found by Dinkelbach's iteration on ``(*)`` with the set's
+#   own ``worst_case``; the joint members are stored (the record's ``pool``) and
+#   proved to lie in the set (:mod:`.optimality_sets`);
+# * chi-square programs solved through cvxpy (``clarabel``, ``ecos``, ``scs``),
+#   whose duals are per cvxpy constraint rather than per conic row: the pair
+#   members are Theorem 3's maximisers at ``Q`` (:func:`_pair_member`).
+DINKELBACH_STEPS = 8
+"""Iterations of Dinkelbach's method per conditional supremum (it converges superlinearly)."""
+START_WEIGHT = 1e3
+"""The start multiplier of every term; the LP may raise each to ten times it."""
+LINEAR_ROUNDS = 40
+ROUNDS_SECONDS = 30.0
+"""No new cutting-plane round starts after this long (Adult race x education over TV: 40
+rounds reach a proven gap of 2.0e-6 in 81 s; the record states whatever gap was reached)."""
+STALLED = 1e-10
+PATIENCE = 3
+"""The rounds stop once the bound gained less than STALLED (relative) PATIENCE rounds running
+(Kelley's bound plateaus and then moves again)."""
+SMOOTH_ROUNDS = 3
+"""Cutting-plane rounds after the first (:func:`_rounds`)."""
+
+
+def protocol_dual(instance: Instance, protocol: np.ndarray) -> LagrangianDual:
+    """Members at ``protocol`` for every term and the objective, weights by the LP; then
+    cutting planes: members at the LP's own protocol (the minimiser of the Lagrangian over
+    the members so far), re-weighted, for :func:`_rounds` rounds.
+
+    Parameters
+    ----------
+    instance : Instance
+        ``instance.uncertainty`` set for the product model, None for chi-square.
+    protocol : ndarray, shape (|S||U|, |Y|)
+    """
+    base = _all_terms(instance)
+    cut = _Cuts(instance, base)
+    at: np.ndarray | None = protocol
+    weights, shares = np.zeros(0), None
+    reached, start, stalled = -math.inf, time.perf_counter(), 0
+    for _ in range(_rounds(instance) + 1):
+        if at is None or time.perf_counter() - start > ROUNDS_SECONDS:
+            break
+        cut.add(at)
+        weights, shares, at = polished_weights(
+            instance, cut.terms, np.full(cut.terms.shape[0], START_WEIGHT), cut.sides,
+            cut.members)
+        value = _float_bound(instance, cut, weights, shares)
+        stalled = stalled + 1 if value <= reached + STALLED * abs(value) else 0
+        if not (instance.robust_privacy or instance.robust_utility) or stalled >= PATIENCE:
+            break
+        reached = max(reached, value)
+    return cut.dual(_rounded(weights), None if shares is None else _rounded(shares))
+
+
+def _float_bound(instance: Instance, cut: "_Cuts", weights: np.ndarray,
+                 shares: np.ndarray | None) -> float:
+    """The Lagrangian bound of the weights in floating point (only to see the rounds stall;
+    the stored bound is proved by :func:`~.optimality.lower_bound`)."""
+    charges, objective = _float_lagrangian(instance, cut.terms, cut.sides, cut.members)
+    if cut.members is None:
+        phat = instance.counts.ravel() / instance.counts.sum()
+        total = (phat[:, None] * np.tile(instance.distortion, (instance.counts.shape[0], 1))
+                 ).ravel()
+    else:
+        total = objective.T @ (shares if shares is not None else
+                               np.full(objective.shape[0], 1.0 / max(objective.shape[0], 1)))
+    total = total + charges.T @ weights
+    return float(total.reshape(instance.counts.size, -1).min(axis=1).sum())
+
+
+def _rounds(instance: Instance) -> int:
+    """Cutting-plane rounds after the first: polyhedral sets have many maximisers at an
+    optimal protocol (ties), and one member per term cannot express the subgradient the
+    KKT conditions mix; strictly convex sets have one."""
+    linear = instance.product and Capability.LINEAR in getattr(
+        instance.uncertainty, "capabilities", frozenset())
+    return LINEAR_ROUNDS if linear else SMOOTH_ROUNDS
+
+
+class _Cuts:
+    """The growing list of terms with their members (``sides`` in floats for the LP)."""
+
+    def __init__(self, instance: Instance, base: np.ndarray) -> None:
+        self.instance, self.base = instance, base
+        n_u = instance.counts.shape[1]
+        robust_product = instance.robust_privacy and instance.product
+        self.terms = base if not instance.robust_privacy else np.zeros((0, 5), np.int64)
+        self.sides = np.zeros((0, 2, n_u)) if instance.robust_privacy else None
+        self.pool = np.zeros((0, instance.counts.size)) if robust_product else None
+        self.witnesses = np.zeros((0, 2), np.int64) if robust_product else None
+        self.members = np.zeros((0, instance.counts.size)) if instance.robust_utility else None
+
+    def add(self, point: np.ndarray) -> None:
+        instance = self.instance
+        if instance.robust_privacy and instance.product:
+            assert self.pool is not None and self.witnesses is not None
+            pool, witnesses = _product_witnesses(instance, point, self.base)
+            keep = (witnesses >= 0).all(axis=1)
+            sides = [[_conditional(pool[i], s, instance) for i, s in zip(pair, term[:2])]
+                     for pair, term in zip(witnesses[keep].tolist(), self.base[keep].tolist())]
+            self._extend(self.base[keep], np.asarray(sides))
+            self.witnesses = np.concatenate([self.witnesses, witnesses[keep] + len(self.pool)])
+            self.pool = np.concatenate([self.pool, pool])
+        elif instance.robust_privacy:
+            self._extend(*_pair_members(instance, point, self.base))
+        if self.members is not None:
+            found = _set_objective_members(instance, point) if instance.product else \
+                _objective_members(instance, instance.counts.ravel().astype(float),
+                                   _cell_distortion(instance, point))
+            self.members = np.concatenate([self.members, found])
+
+    def _extend(self, terms: np.ndarray, sides: np.ndarray) -> None:
+        assert self.sides is not None
+        n_u = self.instance.counts.shape[1]
+        self.terms = np.concatenate([self.terms, terms.reshape(-1, 5)])
+        self.sides = np.concatenate([self.sides, sides.reshape(-1, 2, n_u)])
+
+    def dual(self, weights: np.ndarray, shares: np.ndarray | None) -> LagrangianDual:
+        """The terms with a positive weight (and the pool rows they use)."""
+        keep = weights > 0
+        members = self.members
+        if members is not None and shares is not None:
+            members, shares = members[shares > 0], shares[shares > 0]
+        if self.pool is not None and self.witnesses is not None:
+            pool, witnesses = _compact(self.pool, self.witnesses[keep])
+            return LagrangianDual(self.terms[keep], weights[keep], None, members, shares,
+                                  pool, witnesses)
+        sides = None if self.sides is None else self.sides[keep]
+        return LagrangianDual(self.terms[keep], weights[keep], sides, members, shares)
+
+
+def _all_terms(instance: Instance) -> np.ndarray:
+    """Every privacy constraint ``(s1, s2, y, u1, u2)``: robust terms have members on both
+    sides (``u = -1``); nominal rows of a secret without records are one per ``u``."""
+    n_s, n_u = instance.counts.shape
+    n_y = instance.distortion.shape[1]
+    without = instance.counts.sum(axis=1) == 0
+
+    def values(s: int) -> list[int]:
+        return list(range(n_u)) if without[s] and not instance.robust_privacy else [-1]
+
+    rows = [(s1, s2, y, u1, u2) for s1, s2 in itertools.permutations(range(n_s), 2)
+            for y in range(n_y) for u1 in values(s1) for u2 in values(s2)]
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 5)
+
+
+def _cell_distortion(instance: Instance, protocol: np.ndarray) -> np.ndarray:
+    """``v_x = sum_y Q[x, y] d[u_x, y]``: the robust objective's gains."""
+    return np.sum(protocol * np.tile(instance.distortion, (instance.counts.shape[0], 1)), axis=1)
+
+
+# ---------------------------------------------------------------------- chi-square
+def _pair_members(instance: Instance, protocol: np.ndarray,
+                  terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Theorem 3's maximiser of each term at ``protocol``, proved; terms without one dropped."""
+    n_u = instance.counts.shape[1]
+    factor = math.exp(instance.eps)
+    centre = _conditionals(instance.counts)
+    kept, sides = [], []
+    with flint.ctx.workprec(BITS):
+        balls = InstanceBalls(instance)
+        for k, (s1, s2, y, _, _) in enumerate(terms.tolist()):
+            gains = np.stack([protocol[s1 * n_u:(s1 + 1) * n_u, y],
+                              -factor * protocol[s2 * n_u:(s2 + 1) * n_u, y]])
+            member = _pair_member(balls, s1, s2, (centre[s1], centre[s2]),
+                                  (centre[s1], centre[s2]), gains)
+            if member is not None:
+                kept.append(k)
+                sides.append(member)
+    return terms[kept], np.asarray(sides).reshape(-1, 2, n_u)
+
+
+# ---------------------------------------------------------------------- product model
+def _product_witnesses(instance: Instance, protocol: np.ndarray,
+                       terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Joint members attaining ``sup_{C_s1} q1 . R`` and ``inf_{C_s2} q2 . R`` per term
+    (one per ``(s, y, direction)``, shared by the terms), and each term's two pool rows
+    (``-1`` where no proved member was found)."""
+    n_u = instance.counts.shape[1]
+    pool: list[np.ndarray] = []
+    index: dict[tuple[int, int, int], int] = {}
+
+    def witness(s: int, y: int, sign: int) -> int:
+        if (s, y, sign) not in index:
+            found = _conditional_maximiser(instance, sign * protocol[s * n_u:(s + 1) * n_u, y], s)
+            index[(s, y, sign)] = -1 if found is None else len(pool)
+            if found is not None:
+                pool.append(found)
+        return index[(s, y, sign)]
+
+    witnesses = np.array([[witness(s1, y, 1), witness(s2, y, -1)]
+                          for s1, s2, y, _, _ in terms.tolist()], dtype=np.int64).reshape(-1, 2)
+    size = instance.counts.size
+    return np.asarray(pool).reshape(-1, size), witnesses
+
+
+def _conditional_maximiser(instance: Instance, q: np.ndarray, s: int) -> np.ndarray | None:
+    """A proved joint member ``P`` whose conditional at ``s`` (nearly) maximises ``q . R`` over
+    ``C_s``: Dinkelbach on ``(*)``, ``P_{k+1} = argmax_F e_s(q - kappa_k) . P``,
+    ``kappa_{k+1} = q . P_{k+1}(. | s)``."""
+    uncertainty = instance.uncertainty
+    shape = np.asarray(uncertainty.phat).shape
+    phat = np.asarray(uncertainty.phat, dtype=float).reshape(shape)
+    kappa = float(q @ _conditional(phat.ravel(), s, instance))
+    best = phat.ravel()
+    for _ in range(DINKELBACH_STEPS):
+        gains = np.zeros(shape)
+        gains[s] = q - kappa
+        point = _set_maximiser(uncertainty, gains.ravel())
+        block = point.reshape(shape)[s]
+        if not block.sum() > 0:
+            break
+        value = float(q @ block / block.sum())
+        if value <= kappa + 1e-15 * max(1.0, abs(kappa)):
+            if value >= kappa:
+                best = point
+            break
+        kappa, best = value, point
+    member = _proved(instance, best, phat.ravel())
+    if member is None or not member.reshape(shape)[s].sum() > 0:
+        return None  # no witness of C_s here (e.g. a secret without records): term left out
+    return member
+
+
+def _set_maximiser(uncertainty: Any, v: np.ndarray) -> np.ndarray:
+    """A maximiser of ``v . P`` over the set, as a flat vector (a candidate: proved later).
+
+    The KL ball's in closed form from its one-scalar dual (``P_x`` proportional to
+    ``Phat_x / (mu - v_x)`` at the optimal ``mu > max v``: the stationarity condition of the
+    Lagrangian), which spares a conic solve per call; otherwise (and when a cell has no
+    records: the ball then reaches mass there, which that form misses) the set's own
+    ``worst_case``.
+    """
+    if isinstance(uncertainty, KLBallSet) and np.all(np.asarray(uncertainty.phat) > 0):
+        mu = float(np.ravel(uncertainty.support_multipliers(v)["mu"])[0])
+        phat = np.asarray(uncertainty.phat, dtype=float).ravel()
+        gap = mu - v
+        if np.all(gap[phat > 0] > 0):
+            weights = np.divide(phat, gap, out=np.zeros_like(phat), where=phat > 0)
+            return weights / weights.sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # every member is proved later
+        found = uncertainty.worst_case(v)[0]
+    return np.clip(np.asarray(found, dtype=float).ravel(), 0.0, None)
+
+
+def _proved(instance: Instance, point: np.ndarray, centre: np.ndarray) -> np.ndarray | None:
+    """``point`` rounded to :data:`DIGITS` digits and moved toward ``centre`` by the first
+    weight of :data:`SHRINK_WEIGHTS` at which it is proved to lie in the set."""
+    for weight in SHRINK_WEIGHTS:
+        member = _rounded((1 - weight) * point + weight * centre)
+        exact = exact_distribution(member)
+        if exact is not None and proved_member(instance.uncertainty, exact):
+            return member
+    return None
+
+
+def _conditional(joint: np.ndarray, s: int, instance: Instance) -> np.ndarray:
+    n_u = instance.counts.shape[1]
+    block = np.clip(np.asarray(joint, dtype=float)[s * n_u:(s + 1) * n_u], 0.0, None)
+    return block / block.sum() if block.sum() > 0 else np.full(n_u, 1.0 / n_u)
+
+
+def _set_objective_members(instance: Instance, protocol: np.ndarray) -> np.ndarray:
+    """The set's maximiser of the robust objective at ``protocol``, proved (0 or 1 rows)."""
+    uncertainty = instance.uncertainty
+    centre = np.asarray(uncertainty.phat, dtype=float).ravel()
+    point = _set_maximiser(uncertainty, _cell_distortion(instance, protocol))
+    member = _proved(instance, np.clip(point, 0.0, None), centre)
+    return np.zeros((0, centre.size)) if member is None else member[None, :]
+
+
+def _compact(pool: np.ndarray, witnesses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Only the pool rows some kept term uses, renumbered."""
+    used = np.unique(witnesses)
+    renumber = {int(old): new for new, old in enumerate(used.tolist())}
+    return pool[used], np.vectorize(renumber.__getitem__, otypes=[np.int64])(witnesses) \
+        if witnesses.size else witnesses.reshape(-1, 2)
+
+
+
 def solution_optimality(solution: Any) -> dict[str, Any]:
     """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
 
@@ -506,22 +849,23 @@ def solution_optimality(solution: Any) -> dict[str, Any]:
     start = time.perf_counter()
     if solution.protocol is None:
         return not_claimed("the solver returned no protocol")
-    if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
-        return not_claimed(
-            f"over the {type(program.uncertainty).__name__} robust privacy is the product of "
-            "single-secret projections (a sufficient condition); the direct conic form, whose "
-            "dual gives the lower bound, covers the chi-square set only")
-    if CONIC_GROUP not in result.dual:
-        return not_claimed(NO_CONIC_DUAL)
+    instance = conic_instance(program)
+    if instance.product and not provable(instance.uncertainty):
+        return not_claimed(f"membership in the {type(instance.uncertainty).__name__} cannot be "
+                           "proved by this certificate (KL, l1/TV, box, polyhedral and power-"
+                           "divergence sets can)")
+    solver_protocol = np.asarray(result.primal.get("protocol", solution.protocol), dtype=float)
     try:
-        dual = conic_dual(program, result.dual, program.to_conic(),
-                          np.asarray(result.primal["protocol"], dtype=float))
+        if CONIC_GROUP in result.dual and not instance.product:
+            dual = conic_dual(program, result.dual, program.to_conic(), solver_protocol)
+        else:  # no conic dual (cvxpy path) or the product model: members at the protocol
+            dual = protocol_dual(instance, solver_protocol)
     except (NoConicDual, UnsupportedModelError) as exc:
         return not_claimed(str(exc))
     except (KeyError, IndexError, ValueError, np.linalg.LinAlgError) as exc:
-        return not_claimed(f"the conic form's dual could not be read as this certificate "
+        return not_claimed(f"the dual could not be read as this certificate "
                            f"expects ({type(exc).__name__}: {exc})")
-    found = claim(conic_instance(program), dual, solution.protocol, solution.multipliers)
+    found = claim(instance, dual, solution.protocol, solution.multipliers)
     if isinstance(found, dict):
         return found
     return dataclasses.replace(found, seconds=time.perf_counter() - start).to_json()

@@ -252,10 +252,14 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
         assert isinstance(stored, dict)  # unclaimed_verdict is None only for a claiming dict
-        radius = guarantee.solve_uncertainty(record, crosstab).radius if any(flags) else 0.0
-        instance = optimality.Instance(crosstab.counts, float(radius), float(record["eps"]),
+        chi2 = guarantee.set_name(record) == "chi2"
+        region = None if not any(flags) else guarantee.solve_uncertainty(record, crosstab) \
+            if chi2 else guarantee.named_uncertainty(record, crosstab)
+        product = None if chi2 else region
+        instance = optimality.Instance(crosstab.counts, float(getattr(region, "radius", 0.0)),
+                                       float(record["eps"]),
                                        np.asarray(record["distortion_matrix"], dtype=float),
-                                       *flags)
+                                       *flags, product)
         gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
                                  certificate.fields.get("multipliers") or {})
     return Verdict(found.holds and gap.holds, found.headline,

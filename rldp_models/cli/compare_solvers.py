@@ -22,10 +22,13 @@ Each solver's protocol is also finished as ``rldp solve`` finishes it (dyadic
 rows, the exact guarantee check, a repair if needed): ``exact`` says whether it
 passes, ``upper`` is its proven objective (exact, or Theorem 2's bound at its
 multipliers), ``lower`` the proven lower bound on the optimum from its own
-conic dual (direct conic solvers; :mod:`rldp_models.certificates.optimality`),
-and ``proven_gap`` is ``(upper - L) / upper`` with ``L`` the best proven lower
-bound of any solver in the table (``gap_from`` names it): a proof about every
-solver's protocol, whichever solver's dual gave it.
+solve (the conic dual of a direct conic solver; members at its protocol and LP
+multipliers for cvxpy solvers and sets other than chi-square, whose gap is that
+of the product-of-projections model; :mod:`rldp_models.certificates.optimality`),
+``own_gap`` its own ``(upper - lower) / upper``, and ``proven_gap`` is
+``(upper - L) / upper`` with ``L`` the best proven lower bound of any solver in
+the table (``gap_from`` names it): a proof about every solver's protocol,
+whichever solver's bound gave it.
 """
 
 from __future__ import annotations
@@ -51,8 +54,8 @@ from rldp_models.finish import GuaranteeError
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",
-           "max_dual_diff", "seconds", "exact", "upper", "lower", "proven_gap", "gap_from",
-           "note")
+           "max_dual_diff", "seconds", "exact", "upper", "lower", "own_gap", "proven_gap",
+           "gap_from", "note")
 
 
 @dataclass
@@ -69,6 +72,7 @@ class SolverRow:
     exact: str | None = None
     upper: float | None = None
     lower: float | None = None
+    own_gap: float | None = None
     proven_gap: float | None = None
     gap_from: str | None = None
     note: str = ""
@@ -124,9 +128,13 @@ def _finish(row: SolverRow, program: Any, result: Any) -> None:
     claim = solution_optimality(solution)
     if claim.get("claimed"):
         row.upper, row.lower = claim["upper"], claim["lower"]
+        row.own_gap = claim["relative_gap"]
         return
+    row.note = f"no proven gap: {claim.get('reason')}"
     if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
-        return  # the bounds are those of the chi-square programs
+        return  # the upper bound below is Theorem 2's (chi-square)
+    if solution.protocol is None:
+        return
     upper = optimality.upper_bound(conic_instance(program), solution.protocol,
                                    solution.multipliers)
     row.upper = float(upper.value.upper()) if upper.proved else None
@@ -134,15 +142,15 @@ def _finish(row: SolverRow, program: Any, result: Any) -> None:
 
 def proven_gaps(rows: list[SolverRow]) -> None:
     """``proven_gap`` of every row against the best proven lower bound in the table."""
-    proved = [row for row in rows if row.lower is not None]
+    proved = [(row.lower, row.solver) for row in rows if row.lower is not None]
     if not proved:
         return
-    best = max(proved, key=lambda row: row.lower)
+    lower, solver = max(proved)
     for row in rows:
         if row.upper is not None:
             row.proven_gap = optimality.relative(
-                float(np.nextafter(row.upper - best.lower, np.inf)), row.upper)
-            row.gap_from = best.solver
+                float(np.nextafter(row.upper - lower, np.inf)), row.upper)
+            row.gap_from = solver
 
 
 def _max_difference(a: np.ndarray, b: np.ndarray) -> float:
@@ -157,8 +165,10 @@ def compare(rows: list[SolverRow], reference: str | None) -> str:
     by_name = {row.solver: row for row in solved}
     if reference is not None and reference not in by_name:
         raise InputError(f"reference solver {reference!r} returned no solution")
-    base = by_name.get(reference) or by_name.get("clarabel") or solved[0]
+    base = by_name.get(reference or "clarabel") or by_name.get("clarabel") or solved[0]
+    assert base.primal is not None and base.objective is not None
     for row in solved:
+        assert row.primal is not None and row.objective is not None  # solved rows have both
         row.objective_diff = row.objective - base.objective
         row.max_primal_diff = _max_difference(row.primal, base.primal)
         common = [g for g in row.dual if g in base.dual and row.dual[g].shape == base.dual[g].shape]
