@@ -64,6 +64,7 @@ from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.results import optimality_bounds
 from rldp_models.results.certificate_record import LP_CONES, UTILITY_GROUP, CertificateRecord
 from rldp_models.results.files import load_pricing_proof
 from rldp_models.results.migration import migrate, producer_fields, round1_type
@@ -256,10 +257,9 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
         region = None if not any(flags) else guarantee.solve_uncertainty(record, crosstab) \
             if chi2 else guarantee.named_uncertainty(record, crosstab)
         product = None if chi2 else region
-        instance = optimality.Instance(crosstab.counts, float(getattr(region, "radius", 0.0)),
-                                       float(record["eps"]),
-                                       np.asarray(record["distortion_matrix"], dtype=float),
-                                       *flags, product)
+        instance = optimality_bounds.Instance(
+            crosstab.counts, float(getattr(region, "radius", 0.0)), float(record["eps"]),
+            np.asarray(record["distortion_matrix"], dtype=float), *flags, product)
         gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
                                  certificate.fields.get("multipliers") or {})
     return Verdict(found.holds and gap.holds, found.headline,

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from rldp_models.certificates import optimality
-from rldp_models.certificates.optimality_dual import conic_instance, solution_optimality
+from rldp_models.results import optimality_bounds
+from rldp_models.results.optimality_dual import conic_instance, solution_optimality
 from rldp_models.cli.common import load_crosstab
 from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
@@ -135,7 +135,7 @@ def _finish(row: SolverRow, program: Any, result: Any) -> None:
         return  # the upper bound below is Theorem 2's (chi-square)
     if solution.protocol is None:
         return
-    upper = optimality.upper_bound(conic_instance(program), solution.protocol,
+    upper = optimality_bounds.upper_bound(conic_instance(program), solution.protocol,
                                    solution.multipliers)
     row.upper = float(upper.value.upper()) if upper.proved else None
 
@@ -148,7 +148,7 @@ def proven_gaps(rows: list[SolverRow]) -> None:
     lower, solver = max(proved)
     for row in rows:
         if row.upper is not None:
-            row.proven_gap = optimality.relative(
+            row.proven_gap = optimality_bounds.relative(
                 float(np.nextafter(row.upper - lower, np.inf)), row.upper)
             row.gap_from = solver
 

@@ -27,6 +27,7 @@ from rldp_models.results.certified import (
 from rldp_models.results.files import GuaranteeFailed
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.migration import result_from_fields
+from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.results.product_certificate import product_certificate
 from rldp_models.uncertainty.base import Capability
 
@@ -76,8 +77,6 @@ def program_certificate(solution: ProtocolSolution) -> CertificateRecord:
     conditional bounds are proved afresh from the solver's and stored with the
     set's multipliers (:func:`rldp_models.results.product_certificate.product_certificate`).
     """
-    from rldp_models.certificates.optimality_dual import solution_optimality
-
     program = solution.program
     fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
               "optimality": solution_optimality(solution)}

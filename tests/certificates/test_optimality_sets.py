@@ -15,9 +15,9 @@ import copy
 import numpy as np
 import pytest
 
-from rldp_models.certificates import optimality
-from rldp_models.certificates.optimality_dual import conic_instance, solution_optimality
-from rldp_models.certificates.optimality_sets import exact_distribution, proved_member
+from rldp_models.results import optimality_bounds
+from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.results.optimality_members import exact_distribution, proved_member
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
@@ -54,7 +54,7 @@ def solve(problem: str, name: str, solver: str, seed: int = 1):
 
 
 def certified_upper(solution) -> float:
-    bound = optimality.upper_bound(conic_instance(solution.program), solution.protocol,
+    bound = optimality_bounds.upper_bound(conic_instance(solution.program), solution.protocol,
                                    solution.multipliers)
     assert bound.proved, bound.problems
     return float(bound.value.upper())
@@ -145,7 +145,7 @@ def test_verify_rejects_a_tampered_product_claim(record, tamper: str) -> None:
     elif tamper == "witness":
         claim["dual"]["witnesses"][0][0] = len(claim["dual"]["pool"]) + 3
     elif tamper == "model":
-        claim["model"] = optimality.MODEL
+        claim["model"] = optimality_bounds.MODEL
     else:
         claim["dual"]["weights"][0] *= 2.0
     report = verify(changed, table)

@@ -45,9 +45,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from rldp_models.certificates.optimality import (BITS, Instance, InstanceBalls, LagrangianDual,
-                                                 claim, normalised, not_claimed)
-from rldp_models.certificates.optimality_sets import exact_distribution, proved_member, provable
+from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
+                                                   claim, normalised, not_claimed)
+from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.kl_ball import KLBallSet
@@ -613,7 +613,7 @@ def protocol_dual(instance: Instance, protocol: np.ndarray) -> LagrangianDual:
 def _float_bound(instance: Instance, cut: "_Cuts", weights: np.ndarray,
                  shares: np.ndarray | None) -> float:
     """The Lagrangian bound of the weights in floating point (only to see the rounds stall;
-    the stored bound is proved by :func:`~.optimality.lower_bound`)."""
+    the stored bound is proved by :func:`~.optimality_bounds.lower_bound`)."""
     charges, objective = _float_lagrangian(instance, cut.terms, cut.sides, cut.members)
     if cut.members is None:
         phat = instance.counts.ravel() / instance.counts.sum()
