@@ -48,10 +48,12 @@ from rldp_models.results.optimality_dual import conic_instance, solution_optimal
 from rldp_models.cli.common import load_crosstab
 from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
+from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
 from rldp_models.finish import GuaranteeError
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from solvers.result import SolveResult
 
 COLUMNS = ("solver", "status", "objective", "objective_diff", "max_primal_diff",
            "max_dual_diff", "seconds", "exact", "upper", "lower", "own_gap", "proven_gap",
@@ -117,7 +119,7 @@ def solve_with(name: str, args: argparse.Namespace, crosstab: Any) -> SolverRow:
     return row
 
 
-def _finish(row: SolverRow, program: Any, result: Any) -> None:
+def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult) -> None:
     """``exact``, ``upper`` and ``lower`` of the row: its protocol finished and its bounds."""
     try:
         solution = finish_solution(program, result)

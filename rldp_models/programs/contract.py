@@ -111,6 +111,10 @@ class Block(ABC):
 class Objective(Block):
     """Something to minimise, and its exact value at a given protocol."""
 
+    name: str = "objective"
+    """The group its multipliers and direct rows are recorded under (a robust objective's
+    certificate and optimality dual are read by it)."""
+
     @abstractmethod
     def build(self, context: BuildContext) -> cp.Expression:
         """The cvxpy expression to minimise."""

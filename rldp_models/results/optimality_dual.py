@@ -45,12 +45,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                    claim, normalised, not_claimed)
 from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.kl_ball import KLBallSet
+from solvers.conic import ConicProgram
 from solvers.errors import UnsupportedModelError
 
 DIGITS = 12
@@ -85,18 +88,20 @@ class NoConicDual(ValueError):
     """The result carries no dual of the direct conic form (a cvxpy or LP solver)."""
 
 
-def conic_instance(program: Any) -> Instance:
-    """The :class:`Instance` of a protocol program (duck-typed: no import of the programs)."""
+def conic_instance(program: ProtocolProgram) -> Instance:
+    """The :class:`Instance` of a protocol program."""
     uncertainty = program.uncertainty
     radius = uncertainty.radius if uncertainty is not None else 0.0
     robust = (bool(program.objective.robust), any(family.robust for family in program.constraints))
     other = None if uncertainty is None or isinstance(uncertainty, ChiSquareSet) or \
         not any(robust) else uncertainty
-    return Instance(np.asarray(program.crosstab.counts), float(radius), float(program.eps),
+    eps = program.eps
+    assert eps is not None  # derived from the guarantee blocks in ProtocolProgram.__post_init__
+    return Instance(np.asarray(program.crosstab.counts), float(radius), float(eps),
                     np.asarray(program.distortion_matrix, dtype=float), *robust, other)
 
 
-def conic_dual(program: Any, duals: dict[str, np.ndarray], conic: Any,
+def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: ConicProgram,
                protocol: np.ndarray | None = None) -> LagrangianDual:
     """The Lagrangian dual of a direct conic solve of ``program``.
 
@@ -262,7 +267,7 @@ def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray |
 class _Charges:
     """``(A_G^T z_G)`` restricted to a variable block, per row group."""
 
-    def __init__(self, conic: Any, duals: dict[str, np.ndarray]) -> None:
+    def __init__(self, conic: ConicProgram, duals: dict[str, np.ndarray]) -> None:
         self.conic, self.duals = conic, duals
         self.protocol = conic.variable_blocks["protocol"]
         self.rows = sp.csr_matrix(conic.A[:, self.protocol.ravel()])
@@ -837,7 +842,7 @@ def _compact(pool: np.ndarray, witnesses: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 
-def solution_optimality(solution: Any) -> dict[str, Any]:
+def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
 
     Parameters
