@@ -32,6 +32,7 @@ any set that has only a membership description (:class:`DerivedSet`).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
@@ -47,12 +48,16 @@ from rldp_models.uncertainty.derived_certificate import (
     interior_direction,
 )
 from rldp_models.uncertainty.derived_form import (
+    CANONICAL_SOLVER,
     ConicDescription,
     conic_description,
     dual_cone_constraints,
 )
 from rldp_models.uncertainty.scalar_search import direct_solver_options
 
+
+DERIVED = "derived"
+"""The name a record declares a :class:`DerivedSet` under (the wrapped set's under ``wraps``)."""
 
 CERTIFIABLE_MARGIN = 1e-9
 """How far inside ``K*`` the derived counterpart asks ``y`` to lie (see below)."""
@@ -84,6 +89,32 @@ def derived_support_at_most(description: ConicDescription, v: cp.Expression, rhs
     return ConicSupport(constraints, {"y": y})
 
 
+SOLVES: tuple[tuple[float, dict[str, Any]], ...] = (
+    (0.0, direct_solver_options("clarabel")), (CERTIFIABLE_MARGIN, {}))
+"""How :func:`certifiable_multipliers` solves the derived dual: ``(margin, clarabel options)``."""
+
+
+def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
+                            direction: np.ndarray | None = None) -> np.ndarray:
+    """The derived dual's ``y`` at ``v`` (one column) whose certified bound is smallest.
+
+    Solved at tight tolerances without margin (best where clarabel converges there) and
+    at its defaults with :data:`CERTIFIABLE_MARGIN`; NaNs if neither solve gives a ``y``.
+    """
+    v = np.asarray(v, dtype=float).ravel()
+    found = [np.full((description.a_matrix.shape[0], 1), np.nan)]
+    for margin, options in SOLVES:
+        bound = cp.Variable()
+        cone = derived_support_at_most(description, cp.Constant(v), bound, margin)
+        with warnings.catch_warnings():  # an inaccurate solve is judged by its certificate
+            warnings.simplefilter("ignore", UserWarning)
+            cp.Problem(cp.Minimize(bound), cone.constraints).solve(solver=CANONICAL_SOLVER,
+                                                                    **options)
+        if cone.multipliers["y"].value is not None:
+            found.append(np.asarray(cone.multipliers["y"].value, dtype=float))
+    return min(found, key=lambda y: derived_certified_bound(description, v, y, direction))
+
+
 def derived_support(description: ConicDescription, v: np.ndarray,
                     solver: str = "clarabel") -> float:
     """``delta*(v | F)`` by solving the derived dual ``min b.y`` numerically."""
@@ -109,8 +140,8 @@ class DerivedSet:
     """A set whose robust counterpart is the derived one; everything else is the set's own.
 
     ``support_at_most`` is :func:`derived_support_at_most` of the set's
-    membership (its multipliers are ``{"y": ...}``); ``support``,
-    ``support_multipliers`` and the rest are delegated to the wrapped set.
+    membership; ``support``, ``support_multipliers``, the conditional forms and the
+    rest are delegated to the wrapped set.
     ``certified_support_bound`` at the derived multipliers ``{"y": ...}`` is proved
     from them alone (:mod:`.derived_certificate`); at any other multipliers it is
     the wrapped set's own.
@@ -133,17 +164,29 @@ class DerivedSet:
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
 
+    def support_multipliers(self, v: np.ndarray) -> Mapping[str, Any]:
+        """The wrapped set's closed-form multipliers: exact, and cheap enough for the
+        bisections of the privacy checks (a derived ``y`` is :func:`certifiable_multipliers`)."""
+        return self.wrapped.support_multipliers(v)
+
+    def interior(self) -> np.ndarray | None:
+        """The interior direction of the derived certificate (found once)."""
+        if self._interior is None:
+            self._interior = interior_direction(self.description)
+        return self._interior
+
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """A proved upper bound on ``sup_{P in F} v.P``.
 
         With the derived dual's multipliers (``{"y": ...}``, one column), the bound is
         :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
-        (no per-set code); otherwise the wrapped set's at its own multipliers.
+        (no per-set code); with the wrapped set's own (its conditional forms'), the
+        wrapped set's, at them or at its own closed-form multipliers, whichever is smaller
+        (both are valid).
         """
-        if "y" in multipliers:
-            if self._interior is None:
-                self._interior = interior_direction(self.description)
-            return derived_certified_bound(self.description, v, np.asarray(multipliers["y"]),
-                                           self._interior)
-        floats = np.asarray(v, dtype=float)  # what every set's support_multipliers reads
-        return self.wrapped.certified_support_bound(v, self.wrapped.support_multipliers(floats))
+        if "y" not in multipliers:
+            own = self.wrapped.support_multipliers(np.asarray(v, dtype=float))
+            return min(self.wrapped.certified_support_bound(v, multipliers or own),
+                       self.wrapped.certified_support_bound(v, own))
+        return derived_certified_bound(self.description, v, np.asarray(multipliers["y"]),
+                                       self.interior())
