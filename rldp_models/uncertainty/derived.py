@@ -15,6 +15,10 @@ gets, with no code of its own:
   (Slater: ``Phat`` lies strictly inside every divergence ball) gives
   necessity. The multipliers are kept as ``{"y": Y}``, one column per
   column of ``v``;
+* :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound` --
+  a rigorous upper bound on the support function from any (floating) ``y``,
+  proved in ball arithmetic (the certificate ``rldp verify`` re-checks; a record
+  declares a :class:`DerivedSet` as ``derived`` wrapping the named set);
 * :func:`derived_support` -- the support function by solving that dual, and
   :func:`direct_worst_case` -- by maximising ``v.P`` over the set's own
   membership constraints (the primal, independent of the dual).

@@ -5,7 +5,11 @@ The set is cvxpy's canonical conic form of its membership
 
     (1)  A x + s = b,   s in K,   p = E^T x  (the columns of p among those of x),
 
-with ``F`` a set of distributions (``p >= 0``, ``sum p = 1``). For any ``y``
+with ``F`` a set of distributions (``p >= 0``, ``sum p = 1``). (1) is the set
+itself when cvxpy represents every atom of the membership exactly (second-order,
+exponential and 3-d power cones, as every set of this package does); an atom that
+cvxpy approximates (``power`` with an irrational exponent) would make (1) a
+different set, and the bound would be that set's. For any ``y``
 write ``r = A^T y - E v`` (``E v`` puts ``v`` on the ``p`` columns). Then for every
 feasible ``x``::
 
