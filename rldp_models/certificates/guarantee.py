@@ -40,6 +40,7 @@ from rldp_models.programs.components import NominalSecretPrivacy, RobustSecretPr
 from rldp_models.programs.contract import GuaranteeFamily, as_family
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
+from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import named_set, shape_parameters
 
 ROW_SUM_TOLERANCE = 1e-9
@@ -116,13 +117,15 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
     radius = float(stated["radius"]) if given else None
     if stated.get("radius_from") == "bootstrap":
         radius = bootstrap_checked_radius(stated, crosstab)
-    uncertainty = named_set(set_name(record), crosstab, float(record.get("alpha") or 0.05),
+    derived = set_name(record) == DERIVED  # the wrapped set, then its derived counterpart
+    name = str(stated.get("wraps")) if derived else set_name(record)
+    uncertainty = named_set(name, crosstab, float(record.get("alpha") or 0.05),
                             radius, **shape_parameters(stated))
     recorded = stated.get("radius", record.get("radius_B"))
     if recorded is None or not math.isclose(float(recorded), uncertainty.radius, rel_tol=1e-12):
         raise InputError(f"the result's radius {recorded} is not the one of its {set_name(record)}"
                          f" set rebuilt from these counts ({uncertainty.radius})")
-    return uncertainty
+    return cast(UncertaintySet, DerivedSet(uncertainty)) if derived else uncertainty
 
 
 def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float) -> Verdict:

@@ -33,6 +33,7 @@ from rldp_models.errors import InputError
 from rldp_models.results.json_ready import jsonable
 from rldp_models.uncertainty.calibration import bootstrap_radius
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 from rldp_models.programs.contract import Block
 
@@ -121,9 +122,16 @@ def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
 
 
 def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[str, Any] | None:
-    """The uncertainty set's name, radius and every other parameter it declares."""
+    """The uncertainty set's name, radius and every other parameter it declares.
+
+    A :class:`~rldp_models.uncertainty.derived.DerivedSet` is declared as ``derived``
+    with the wrapped set's declaration and its name under ``wraps``.
+    """
     if uncertainty is None:
         return None
+    if isinstance(uncertainty, DerivedSet):
+        return {**(set_declaration(uncertainty.wrapped, radius_from) or {}), "set": DERIVED,
+                "wraps": str(uncertainty.wrapped.name)}
     if hasattr(uncertainty, "parameters") and callable(uncertainty.parameters):
         parameters = dict(uncertainty.parameters())
     elif dataclasses.is_dataclass(uncertainty):
@@ -193,6 +201,11 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
 
 
     name = declaration["set"]
+    if name == DERIVED:
+        wrapped = {**declaration, "set": declaration.get("wraps")}
+        if wrapped["set"] == DERIVED:
+            raise InputError("a derived set must wrap a named set, not another derived set")
+        return DerivedSet(build_set(wrapped, crosstab))
     if name not in SET_NAMES:
         raise InputError(f"the result declares the uncertainty set {name!r}; known: "
                          f"{', '.join(SET_NAMES)}")

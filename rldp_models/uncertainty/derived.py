@@ -15,6 +15,10 @@ gets, with no code of its own:
   (Slater: ``Phat`` lies strictly inside every divergence ball) gives
   necessity. The multipliers are kept as ``{"y": Y}``, one column per
   column of ``v``;
+* :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound` --
+  a rigorous upper bound on the support function from any (floating) ``y``,
+  proved in ball arithmetic (the certificate ``rldp verify`` re-checks; a record
+  declares a :class:`DerivedSet` as ``derived`` wrapping the named set);
 * :func:`derived_support` -- the support function by solving that dual, and
   :func:`direct_worst_case` -- by maximising ``v.P`` over the set's own
   membership constraints (the primal, independent of the dual).
@@ -32,7 +36,7 @@ any set that has only a membership description (:class:`DerivedSet`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
 from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
@@ -42,76 +46,38 @@ import scipy.sparse as sparse
 from rldp_models.exact import ExactVector
 from rldp_models.uncertainty.base import Capability, UncertaintySet, as_columns, as_row
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.derived_certificate import (
+    cone_identity,
+    derived_certified_bound,
+    interior_direction,
+)
+from rldp_models.uncertainty.derived_form import (
+    CANONICAL_SOLVER,
+    ConicDescription,
+    conic_description,
+    dual_cone_constraints,
+)
 from rldp_models.uncertainty.scalar_search import direct_solver_options
 
-CANONICAL_SOLVER = "CLARABEL"
-"""The solver whose standard form ``A x + s = b, s in K`` the description is read in."""
+
+DERIVED = "derived"
+"""The name a record declares a :class:`DerivedSet` under (the wrapped set's under ``wraps``)."""
+
+CERTIFIABLE_MARGIN = 1e-9
+"""How far inside ``K*`` the derived counterpart asks ``y`` to lie (see below)."""
 
 
-@dataclass(frozen=True)
-class ConicDescription:
-    """``{p : A x + s = b, s in K}`` with ``p = x[columns]`` (module docstring).
+def derived_support_at_most(description: ConicDescription, v: cp.Expression, rhs: Any,
+                            margin: float = CERTIFIABLE_MARGIN) -> ConicSupport:
+    """``delta*(v[:, k] | F) <= rhs[k]`` for every column, by conic duality (module docstring).
 
-    ``cones`` lists ``(kind, rows)`` blocks in row order; ``kind`` is one of
-    ``"zero"``, ``"nonneg"``, ``"soc"``, ``"exp"``, ``"pow"``; ``alphas`` holds
-    the exponent of each power-cone block in order.
+    ``y`` is asked to lie ``margin`` inside ``K*`` (``y - margin 1_K in K*``,
+    :func:`~rldp_models.uncertainty.derived_certificate.cone_identity`): still
+    sufficient (``1_K in K*``), it costs at most ``margin b.1_K`` and leaves the
+    solver's ``y`` room for its own residuals, so that
+    :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
+    proves a bound within about the solver's tolerance.
     """
-
-    a_matrix: sparse.csc_matrix
-    b_vector: np.ndarray
-    columns: np.ndarray
-    cones: tuple[tuple[str, np.ndarray], ...]
-    alphas: tuple[float, ...]
-
-
-def conic_description(uncertainty: UncertaintySet) -> ConicDescription:
-    """The canonical conic form of the set's ``membership`` (module docstring)."""
-    size = uncertainty.phat.size
-    p = cp.Variable(size)
-    problem = cp.Problem(cp.Minimize(0), uncertainty.membership(p))
-    data, _, _ = problem.get_problem_data(CANONICAL_SOLVER)
-    offset = data[cp.settings.PARAM_PROB].var_id_to_col[p.id]
-    dims = data["dims"]
-    cones: list[tuple[str, np.ndarray]] = []
-    row = 0
-    for kind, sizes in (("zero", [dims.zero] if dims.zero else []),
-                        ("nonneg", [dims.nonneg] if dims.nonneg else []),
-                        ("soc", list(dims.soc)),
-                        ("exp", [3 * dims.exp] if dims.exp else []),
-                        ("pow", [3] * len(dims.p3d))):
-        for block in sizes:
-            cones.append((kind, np.arange(row, row + block)))
-            row += block
-    if dims.psd or row != data["A"].shape[0]:
-        raise NotImplementedError("sets with semidefinite cones are not derived")
-    return ConicDescription(sparse.csc_matrix(data["A"]), np.asarray(data["b"], dtype=float),
-                            np.arange(offset, offset + size), tuple(cones),
-                            tuple(float(a) for a in dims.p3d))
-
-
-def dual_cone_constraints(description: ConicDescription, y: cp.Variable) -> list[Any]:
-    """``y[:, k] in K*`` for every column ``k`` (module docstring)."""
-    constraints: list[Any] = []
-    alphas = iter(description.alphas)
-    for kind, rows in description.cones:
-        if kind == "nonneg":
-            constraints.append(y[rows, :] >= 0)
-        elif kind == "soc":
-            constraints.append(cp.SOC(y[rows[0], :], y[rows[1:], :], axis=0))
-        elif kind == "exp":
-            u, v, w = (y[rows[i::3], :] for i in range(3))
-            constraints.append(cp.ExpCone(-cp.vec(v, order="F"), -cp.vec(u, order="F"),
-                                          np.e * cp.vec(w, order="F")))
-        elif kind == "pow":
-            alpha = next(alphas)
-            constraints.append(cp.PowCone3D(y[rows[0], :] / alpha, y[rows[1], :] / (1 - alpha),
-                                            y[rows[2], :], alpha))
-    return constraints
-
-
-def derived_support_at_most(description: ConicDescription, v: cp.Expression,
-                            rhs: Any) -> ConicSupport:
-    """``delta*(v[:, k] | F) <= rhs[k]`` for every column, by conic duality (module docstring)."""
     v = as_columns(v)
     k = v.shape[1]
     m, n = description.a_matrix.shape
@@ -121,8 +87,36 @@ def derived_support_at_most(description: ConicDescription, v: cp.Expression,
                                   shape=(n, description.columns.size))
     constraints = [description.a_matrix.T @ y == selection @ v,
                    description.b_vector @ y <= as_row(rhs, k),
-                   *dual_cone_constraints(description, y)]
+                   *dual_cone_constraints(description,
+                                          y - margin * np.outer(cone_identity(description),
+                                                                np.ones(k)))]
     return ConicSupport(constraints, {"y": y})
+
+
+SOLVES: tuple[tuple[float, dict[str, Any]], ...] = (
+    (0.0, direct_solver_options("clarabel")), (CERTIFIABLE_MARGIN, {}))
+"""How :func:`certifiable_multipliers` solves the derived dual: ``(margin, clarabel options)``."""
+
+
+def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
+                            direction: np.ndarray | None = None) -> np.ndarray:
+    """The derived dual's ``y`` at ``v`` (one column) whose certified bound is smallest.
+
+    Solved at tight tolerances without margin (best where clarabel converges there) and
+    at its defaults with :data:`CERTIFIABLE_MARGIN`; NaNs if neither solve gives a ``y``.
+    """
+    v = np.asarray(v, dtype=float).ravel()
+    found = [np.full((description.a_matrix.shape[0], 1), np.nan)]
+    for margin, options in SOLVES:
+        bound = cp.Variable()
+        cone = derived_support_at_most(description, cp.Constant(v), bound, margin)
+        with warnings.catch_warnings():  # an inaccurate solve is judged by its certificate
+            warnings.simplefilter("ignore", UserWarning)
+            cp.Problem(cp.Minimize(bound), cone.constraints).solve(solver=CANONICAL_SOLVER,
+                                                                    **options)
+        if cone.multipliers["y"].value is not None:
+            found.append(np.asarray(cone.multipliers["y"].value, dtype=float))
+    return min(found, key=lambda y: derived_certified_bound(description, v, y, direction))
 
 
 def derived_support(description: ConicDescription, v: np.ndarray,
@@ -150,10 +144,11 @@ class DerivedSet:
     """A set whose robust counterpart is the derived one; everything else is the set's own.
 
     ``support_at_most`` is :func:`derived_support_at_most` of the set's
-    membership (its multipliers are ``{"y": ...}``); ``support``,
-    ``support_multipliers`` and the rest are delegated to the wrapped set, and
-    ``certified_support_bound`` is the wrapped set's at its own multipliers,
-    so certificates stay the set's exact ones.
+    membership; ``support``, ``support_multipliers``, the conditional forms and the
+    rest are delegated to the wrapped set.
+    ``certified_support_bound`` at the derived multipliers ``{"y": ...}`` is proved
+    from them alone (:mod:`.derived_certificate`); at any other multipliers it is
+    the wrapped set's own.
 
     It declares no capability: the wrapped set's (e.g. chi-square's exact pair
     form or direct rows) are those of its closed form, not of the derived one.
@@ -164,6 +159,7 @@ class DerivedSet:
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty
         self.description = conic_description(uncertainty)
+        self._interior: np.ndarray | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.wrapped, name)
@@ -172,8 +168,29 @@ class DerivedSet:
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
 
+    def support_multipliers(self, v: np.ndarray) -> Mapping[str, Any]:
+        """The wrapped set's closed-form multipliers: exact, and cheap enough for the
+        bisections of the privacy checks (a derived ``y`` is :func:`certifiable_multipliers`)."""
+        return self.wrapped.support_multipliers(v)
+
+    def interior(self) -> np.ndarray | None:
+        """The interior direction of the derived certificate (found once)."""
+        if self._interior is None:
+            self._interior = interior_direction(self.description)
+        return self._interior
+
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
-        """The wrapped set's certified bound at its own multipliers (the solver's ``y`` is
-        not in the set's dual coordinates)."""
-        floats = np.asarray(v, dtype=float)  # what every set's support_multipliers reads
-        return self.wrapped.certified_support_bound(v, self.wrapped.support_multipliers(floats))
+        """A proved upper bound on ``sup_{P in F} v.P``.
+
+        With the derived dual's multipliers (``{"y": ...}``, one column), the bound is
+        :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
+        (no per-set code); with the wrapped set's own (its conditional forms'), the
+        wrapped set's, at them or at its own closed-form multipliers, whichever is smaller
+        (both are valid).
+        """
+        if "y" not in multipliers:
+            own = self.wrapped.support_multipliers(np.asarray(v, dtype=float))
+            return min(self.wrapped.certified_support_bound(v, multipliers or own),
+                       self.wrapped.certified_support_bound(v, own))
+        return derived_certified_bound(self.description, v, np.asarray(multipliers["y"]),
+                                       self.interior())
