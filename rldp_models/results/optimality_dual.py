@@ -45,6 +45,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from rldp_models.programs.components import (
+    NominalDistortion,
+    NominalSecretPrivacy,
+    RobustDistortion,
+    RobustSecretPrivacy,
+)
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
@@ -842,6 +848,25 @@ def _compact(pool: np.ndarray, witnesses: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 
+MODELLED_OBJECTIVES = (NominalDistortion, RobustDistortion)
+"""The objectives of eqs. (7)-(10), whose terms the Lagrangian of :mod:`.optimality_bounds`
+writes; a program with any other block claims no gap."""
+MODELLED_CONSTRAINTS = (NominalSecretPrivacy, RobustSecretPrivacy)
+
+
+def blocks_outside_the_model(program: ProtocolProgram) -> list[str]:
+    """Names of the program's blocks the optimality model does not cover: user blocks, and
+    privacy restricted to some outputs or secret pairs (its Lagrangian has fewer terms)."""
+    outside = [] if isinstance(program.objective, MODELLED_OBJECTIVES) else \
+        [type(program.objective).__name__]
+    for family in program.constraints:
+        restricted = isinstance(family, RobustSecretPrivacy) and \
+            (family.outputs is not None or family.pairs is not None)
+        if not isinstance(family, MODELLED_CONSTRAINTS) or restricted:
+            outside.append(family.name)
+    return outside
+
+
 def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
 
@@ -854,6 +879,11 @@ def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     start = time.perf_counter()
     if solution.protocol is None:
         return not_claimed("the solver returned no protocol")
+    outside = blocks_outside_the_model(program)
+    if outside:
+        return not_claimed(f"the program has blocks the Lagrangian model does not cover "
+                           f"({', '.join(outside)}): it covers the four programs' objectives and "
+                           "privacy over every output and secret pair")
     instance = conic_instance(program)
     if instance.product and not provable(instance.uncertainty):
         return not_claimed(f"membership in the {type(instance.uncertainty).__name__} cannot be "

@@ -21,8 +21,10 @@ from rldp_models.results.optimality_dual import conic_instance, solution_optimal
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
-from rldp_models.programs import preset
+from rldp_models.programs import ProtocolProgram, preset
+from rldp_models.programs.components import RobustDistortion, RobustSecretPrivacy
 from rldp_models.results.program_result import solution_result
+from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 EPS, ALPHA, N = 0.5, 0.05, 15_000  # the paper's setting (robust_opt.SETTING), n = 15,000
 GAP = 1e-6
@@ -237,3 +239,15 @@ def test_a_secret_without_records_and_an_empty_cell(problem: str) -> None:
     other = preset(problem, crosstab, 1.0, ALPHA).solve(solver="clarabel")
     assert claim["lower"] <= certified_upper(other)
     assert verify(solution_result(solution).to_record(), crosstab).holds
+
+
+def test_a_program_outside_the_lagrangian_model_claims_no_gap() -> None:
+    """Privacy restricted to one output has fewer Lagrangian terms than the model writes: the
+    record says so instead of claiming a bound of another program (verify then passes)."""
+    crosstab = jeffreys_instance(3, 4, 60, 11).crosstab
+    program = ProtocolProgram(crosstab, RobustDistortion(),
+                              [RobustSecretPrivacy(1.0, outputs=[0], pairs=[(0, 1)])],
+                              uncertainty=ChiSquareSet.from_counts(crosstab.counts, 0.05),
+                              eps=1.0, name="restricted")
+    found = solution_optimality(program.solve())
+    assert not found["claimed"] and "robust_privacy" in found["reason"]
