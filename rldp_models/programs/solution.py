@@ -393,7 +393,7 @@ def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Fini
         _MixedCertifier(program, multipliers, reference_multipliers, 0.0)(
             exact_stochastic_rows(raw), 0.0),
         _MixedCertifier(program, multipliers, reference_multipliers, 1.0)(reference, 0.0))
-    best = None
+    best: tuple[float, float, Finished, Multipliers] | None = None  # value, a, finished, proof
     weight = min(1.0, PREDICTION_SAFETY * first)
     for _ in range(TIGHTENED_TRIES if first > 0.0 else 0):
         certify = _MixedCertifier(program, multipliers, reference_multipliers, weight)
@@ -401,22 +401,27 @@ def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Fini
             finished = _finish_mix(program, (1.0 - weight) * raw + weight * reference, certify)
         except GuaranteeError:
             finished = None
-        if finished is not None and best is not None \
-                and finished.repair.value_after >= best[1].repair.value_after:
-            break
         if finished is not None:
-            best = (weight, finished, certify.proving[finished.repair.weight])
+            if best is not None and _value_after(finished) >= best[0]:
+                break
+            best = (_value_after(finished), weight, finished,
+                    certify.proving[finished.repair.weight])
         if weight >= 1.0:
             break
         weight = min(1.0, 2.0 * weight)
-    if best is None or uniform.repair.value_after is None \
-            or best[1].repair.value_after >= uniform.repair.value_after:
+    if best is None or best[0] >= _value_after(uniform):
         return None
-    weight, finished, proving = best
-    assert uniform.repair.value_before is not None and finished.repair.value_after is not None
-    repair = Repair("mix-tightened", weight, uniform.repair.value_before,
-                    finished.repair.value_after, finished.repair.weight)
+    value, weight, finished, proving = best
+    assert uniform.repair.value_before is not None  # value= given
+    repair = Repair("mix-tightened", weight, uniform.repair.value_before, value,
+                    finished.repair.weight)
     return repair, finished, proving
+
+
+def _value_after(finished: Finished) -> float:
+    """The objective of a finished matrix (every finish here is given ``value=``)."""
+    assert finished.repair.value_after is not None
+    return finished.repair.value_after
 
 
 def _finish_mix(program: "ProtocolProgram", mixed: np.ndarray,
