@@ -16,7 +16,12 @@ finished the same way:
    matrix), ``(1 - w) Q + w R`` rounded again and re-checked, ``w`` doubling
    from a first weight up to 1; if even that fails (``eps = 0``: the uniform
    protocol has no slack), the ``fallback`` (an input-ignoring matrix) is used.
-4. **Record** the weight and the cost in the producer's value (:class:`Repair`).
+   The reference is the uniform protocol unless the producer has a better one
+   (e.g. its own program solved at a slightly smaller eps:
+   :mod:`rldp_models.programs.solution`); :func:`mixing_weight` predicts the
+   first weight from the two matrices' exact margins.
+4. **Record** the weight, the reference and the cost in the producer's value
+   (:class:`Repair`).
 
 If nothing passes, :class:`GuaranteeError` is raised and no result exists.
 """
@@ -61,19 +66,23 @@ class Repair:
     ----------
     method : {"none", "mix", "fallback"}
         ``"none"``: the rounded matrix passed; ``"mix"``: ``(1 - weight) Q +
-        weight R`` with ``R`` the strictly feasible reference (the uniform
-        protocol for every producer of the toolkit); ``"fallback"``: an
-        input-ignoring matrix (weight 1).
+        weight R`` with ``R`` the strictly feasible reference; ``"fallback"``:
+        an input-ignoring matrix (weight 1).
     weight : float
     value_before, value_after : float or None
         The producer's value (objective or utility) of the rounded unrepaired
         matrix and of the returned one.
+    reference : str or None
+        For ``"mix"``: which ``R`` (``"uniform"``, the uniform protocol, or a
+        producer's own name for its reference, e.g. ``"tightened"``); None
+        otherwise.
     """
 
     method: str
     weight: float
     value_before: float | None = None
     value_after: float | None = None
+    reference: str | None = None
 
     @property
     def cost(self) -> float:
@@ -103,9 +112,29 @@ def uniform_reference(matrix: np.ndarray) -> np.ndarray:
     return np.full(matrix.shape, 1.0 / matrix.shape[1])
 
 
+def mixing_weight(margins: np.ndarray, reference_margins: np.ndarray) -> float:
+    """The smallest ``w`` with ``(1 - w) m + w m_R <= 0`` wherever ``m > 0`` and ``m_R < 0``.
+
+    ``margins`` are the exact constraint values (upper bounds) of a failing
+    matrix, ``reference_margins`` those of the reference at the same
+    constraints. A constraint value convex in the matrix is at most the
+    mixture of the two, so this ``w`` restores every violated constraint where
+    the reference has slack, up to the slack of the bounds (the mix is
+    re-checked exactly all the same). Violated constraints where the reference
+    has none are left out (0.0 if that is all of them). NaN entries
+    (constraints that do not exist) are ignored.
+    """
+    own = np.asarray(margins, dtype=float)
+    other = np.asarray(reference_margins, dtype=float)
+    helped = (own > 0.0) & (other < 0.0)
+    if not helped.any():
+        return 0.0
+    return float(np.max(own[helped] / (own[helped] - other[helped])))
+
+
 def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *,
            value: Callable[[np.ndarray], float] | None = None,
-           reference: np.ndarray | None = None,
+           reference: np.ndarray | None = None, reference_name: str | None = None,
            first_weight: float | Callable[[Any], float | None] | None = FIRST_WEIGHT,
            check_unmixed: bool = True,
            fallback: np.ndarray | None = None) -> Finished:
@@ -123,6 +152,9 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
         The producer's value of a matrix, for the repair's cost.
     reference : ndarray, optional
         Strictly feasible matrix to mix with (default: the uniform protocol).
+    reference_name : str, optional
+        What the record calls ``reference`` (default ``"uniform"`` without a
+        reference, ``"given"`` with one).
     first_weight : float or callable or None
         The first mixing weight, or a function of the failed verdict giving it
         (None: mixing cannot help, go to the fallback).
@@ -145,7 +177,9 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
         verdict = first = certify(rounded, 0.0)
         if holds(verdict):
             return Finished(rounded, verdict, Repair("none", 0.0, before, before))
-    reference = uniform_reference(raw) if reference is None else reference
+    if reference is None:
+        reference, reference_name = uniform_reference(raw), "uniform"
+    name = reference_name or "given"
     weight = first_weight(verdict) if callable(first_weight) else first_weight
     while weight is not None:
         weight = float(min(1.0, max(weight, 2.0**-52)))
@@ -153,7 +187,7 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
         verdict = certify(mixed, weight)
         if holds(verdict):
             after = None if value is None else value(mixed)
-            return Finished(mixed, verdict, Repair("mix", weight, before, after))
+            return Finished(mixed, verdict, Repair("mix", weight, before, after, name))
         weight = None if weight >= 1.0 else 2.0 * weight
     if fallback is not None:
         constant = dyadic_rows(fallback)

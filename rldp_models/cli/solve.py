@@ -133,8 +133,14 @@ def run(args: argparse.Namespace) -> int:
     for check in solution.checks:
         print("  " + check.summary())
     if solution.repair is not None:
-        how = ("mixed with the uniform protocol, weight "
-               f"{solution.repair.weight:.3g}" if solution.repair.method == "mix-uniform"
-               else "replaced by the best protocol that ignores its input (eps = 0)")
+        how = {"mix-uniform": f"mixed with the uniform protocol, weight "
+                              f"{solution.repair.weight:.3g}",
+               "mix-tightened": f"mixed with the program's solution at eps (1 - 1e-4), weight "
+                                f"{solution.repair.weight:.3g}"
+                                + (f", then with the uniform protocol, weight "
+                                   f"{solution.repair.uniform_weight:.3g}"
+                                   if solution.repair.uniform_weight else "")}.get(
+            solution.repair.method,
+            "replaced by the best protocol that ignores its input (eps = 0)")
         print(f"  repaired: {how}; objective cost {solution.repair.utility_cost:.3g}")
     return write_result(result, args.out, args.problem, not args.no_embed_counts)

@@ -202,8 +202,9 @@ class ProtocolProgram:
         **options
             Passed to the solver.
         """
-        result = solvers.solve(self, solver=solver or default_solver(self), **options)
-        return finish_solution(self, result)
+        solver = solver or default_solver(self)
+        result = solvers.solve(self, solver=solver, **options)
+        return finish_solution(self, result, solver)
 
     def to_conic(self) -> solvers.ConicProgram:
         """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""

@@ -59,7 +59,7 @@ def sweep(problem: str, crosstabs: Iterable[Crosstab], eps: float, alpha: float 
             program.update(crosstab, uncertainty)
         solver = solver or default_solver(program)
         result = solvers.solve(program, solver=solver)
-        solution = finish_solution(program, result) if certify else \
+        solution = finish_solution(program, result, solver) if certify else \
             ProtocolSolution(program, result)
         solution.program = program.snapshot()
         forget_conic_program(solution.program)  # the kept conic model is refilled next

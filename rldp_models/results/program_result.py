@@ -16,6 +16,7 @@ from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
 from rldp_models.programs.contract import GuaranteeFamily, as_family
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
+from rldp_models.programs.solution import Repair as ProgramRepair
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
@@ -148,10 +149,23 @@ def solution_result(solution: ProtocolSolution,
                "value": solution.objective, "sense": "min"},
         guarantees=program_guarantees(solution),
         repair=Repair("none", 0.0, solution.objective, solution.objective) if repair is None
-        else Repair("mix" if repair.method == "mix-uniform" else "fallback", repair.weight,
-                    repair.objective_before, repair.objective_after),
+        else _record_repair(repair),
         solver=SolverRecord(solution.result.solver, solution.status.value,
                             {"build": solution.result.timings.build_seconds,
                              "solve": solution.result.timings.solve_seconds}),
         declaration=program_declaration(solution.program, radius_from),
         crosstab=solution.program.crosstab)
+
+
+def _record_repair(repair: ProgramRepair) -> Repair:
+    """The record's repair: ``"mix-uniform"`` / ``"mix-tightened"`` are a ``"mix"`` with
+    that ``reference`` (``"tightened+uniform"`` when a second, uniform mix followed;
+    ``weight`` is then the total weight off the solver's protocol); ``"best-constant"``
+    is the ``"fallback"``."""
+    before, after = repair.objective_before, repair.objective_after
+    if repair.method == "mix-tightened" and repair.uniform_weight > 0.0:
+        weight = 1.0 - (1.0 - repair.weight) * (1.0 - repair.uniform_weight)
+        return Repair("mix", weight, before, after, "tightened+uniform")
+    if repair.method.startswith("mix-"):
+        return Repair("mix", repair.weight, before, after, repair.method.removeprefix("mix-"))
+    return Repair("fallback", repair.weight, before, after)

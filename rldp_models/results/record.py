@@ -10,7 +10,8 @@ The record (schema version :data:`SCHEMA_VERSION`, JSON Schema in
      "value": {"measure": ..., "value": ..., "sense": "min" | "max"},
      "guarantees": [{"notion", "eps", "holds", "detail", "block", "source"}, ...],
      "certificate": {"kind": ..., "version": 1, ...},
-     "repair": {"method", "weight", "cost", "value_before", "value_after"},
+     "repair": {"method", "weight", "cost", "value_before", "value_after",
+                "reference" (for "mix": "uniform" | "tightened" | ...)},
      "solver": {"name", "status", "timings"} | null,
      "declaration": {"producer", "name", "blocks", "uncertainty", "parameters"},
      "counts": {"labels": {"S", "U"}, "digest": "sha256:...", "table": [[...]]} | null,
@@ -60,14 +61,20 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
         "value": dict(result.value),
         "guarantees": [vars(g) for g in result.guarantees],
         "certificate": result.certificate,
-        "repair": {"method": repair.method, "weight": repair.weight, "cost": repair.cost,
-                   "value_before": repair.value_before, "value_after": repair.value_after},
+        "repair": _repair_record(repair),
         "solver": None if result.solver is None else vars(result.solver),
         "declaration": vars(result.declaration),
         "counts": None if result.crosstab is None else counts_record(result.crosstab,
                                                                      embed_counts),
         "details": result.details,
     })
+
+
+def _repair_record(repair: Repair) -> dict[str, Any]:
+    """``repair``; ``reference`` (what a ``"mix"`` mixed with) only when there is one."""
+    record = {"method": repair.method, "weight": repair.weight, "cost": repair.cost,
+              "value_before": repair.value_before, "value_after": repair.value_after}
+    return record if repair.reference is None else {**record, "reference": repair.reference}
 
 
 def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
@@ -102,7 +109,7 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
         guarantees=tuple(GuaranteeVerdict(**g) for g in record["guarantees"]),
         certificate=record["certificate"],
         repair=Repair(repair["method"], repair["weight"], repair.get("value_before"),
-                      repair.get("value_after")),
+                      repair.get("value_after"), repair.get("reference")),
         declaration=Declaration(**record["declaration"]),
         solver=None if record.get("solver") is None else SolverRecord(**record["solver"]),
         crosstab=embedded_crosstab(record),

@@ -216,17 +216,21 @@ def test_a_record_without_the_claim_still_verifies(records: dict) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("problem", ["NURP", "RURP"])
 def test_sweep_of_the_papers_setting(problem: str) -> None:
-    """20 Jeffreys instances: every gap below 1e-6 plus what the exact finish's repair cost,
-    every lower bound at most every other solver's certified objective."""
+    """20 Jeffreys instances: every proven gap below 1e-6 (issue 18; the exact finish's
+    repair included: it mixes toward the tightened program's solution), every lower bound
+    at most every other solver's certified objective."""
+    gaps = []
     for seed in range(20):
         solution = solved(problem, seed)
         claim = solution_optimality(solution)
         assert claim["claimed"], (seed, claim)
-        assert claim["relative_gap"] < GAP + repair_share(solution), seed
+        gaps.append(claim["relative_gap"])
+        assert claim["relative_gap"] < GAP, (seed, claim["relative_gap"], solution.repair)
         for solver in EVERY_OTHER:
             other = solved(problem, seed, solver)
             if other.protocol is not None:
                 assert claim["lower"] <= certified_upper(other), (seed, solver)
+    print(f"{problem}: largest proven relative gap {max(gaps):.3g} over 20 instances")
 
 
 @pytest.mark.parametrize("problem", ["NUNP", "RURP"])
