@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 
 PREDICTION_SAFETY = 1.1  # first weight = 1.1 x the weight a predicted margin needs
 PREDICTION_SLACK = 1e-10  # margins are predicted as at least this much larger
+TIGHTEN_ABOVE = 1e-8
+"""Relative cost of the uniform repair above which the tightened reference is tried: below
+it the extra solve (a second solve of the whole program) cannot move the proven gap under the
+1e-6 the certificates aim at (Adult education x occupation: uniform weight 2.9e-9)."""
 TIGHTENING = 1e-4
 """Relative eps reduction of the repair's reference program: its protocol is strictly
 feasible at eps, and mixing toward it costs 5-20x less than toward the uniform protocol
@@ -255,7 +259,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
                       value=lambda protocol: objective.evaluate(protocol, program),
                       first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
                       check_unmixed=not predicted, fallback=_best_constant_protocol(program))
-    tightened = None if finished.repair.method != "mix" else \
+    tightened = None if not _worth_tightening(finished) else \
         _tightened_repair(program, raw, finished, solver or result.solver,
                           solution.multipliers)
     repair = finished.repair
@@ -371,6 +375,15 @@ class _MixedCertifier:
 TIGHTENED_TRIES = 6
 """At most this many weights on the tightened reference (doubling from the predicted
 one, while the certified objective improves)."""
+
+
+def _worth_tightening(finished: Finished) -> bool:
+    """Whether a uniform mix cost more than :data:`TIGHTEN_ABOVE` of the objective."""
+    repair = finished.repair
+    if repair.method != "mix" or repair.value_before is None or repair.value_after is None:
+        return False
+    cost = repair.value_after - repair.value_before
+    return cost > TIGHTEN_ABOVE * max(abs(repair.value_after), 1e-300)
 
 
 def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finished,

@@ -17,7 +17,8 @@ import pytest
 
 import solvers
 from rldp_models.certificates.verification import verify
-from rldp_models.finish import mixing_weight
+from rldp_models.finish import Finished, mixing_weight
+from rldp_models.finish import Repair as FinishRepair
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs import solution as finishing
@@ -134,3 +135,14 @@ def test_mixing_weight_restores_every_violated_constraint_with_slack() -> None:
     assert weight == pytest.approx(2e-8 / (2e-8 + 1e-6))
     assert (1 - weight) * own[0] + weight * reference[0] <= 1e-22
     assert mixing_weight(np.array([-1.0]), np.array([-1.0])) == 0.0
+
+
+@pytest.mark.parametrize(("cost", "tried"), [(1e-9, False), (1e-6, True)])
+def test_the_extra_solve_is_tried_only_when_the_uniform_repair_costs_enough(cost: float,
+                                                                             tried: bool) -> None:
+    """A uniform mix costing less than TIGHTEN_ABOVE of the objective keeps its one solve (on
+    Adult the extra solve doubles the time for a gain far below the gap's 1e-6)."""
+    matrix = np.eye(2)
+    mixed = Finished(matrix, True, FinishRepair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
+    assert finishing._worth_tightening(mixed) is tried
+    assert not finishing._worth_tightening(Finished(matrix, True, FinishRepair("none", 0.0)))
