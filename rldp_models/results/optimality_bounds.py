@@ -373,8 +373,9 @@ def _shape_problems(instance: Instance, dual: LagrangianDual) -> list[str]:
                         "proved by this certificate")
     if instance.robust_privacy and instance.product:
         problems += _pool_problems(dual, terms.shape[0], n_s * n_u)
-    elif instance.robust_privacy and (dual.sides is None
-                                      or dual.sides.shape != (terms.shape[0], 2, n_u)):
+    # with no privacy term left (every weight dropped) there are no members to check
+    elif instance.robust_privacy and terms.shape[0] and (
+            dual.sides is None or dual.sides.shape != (terms.shape[0], 2, n_u)):
         problems.append(f"the members of the pair projections are not {terms.shape[0]} x 2 x "
                         f"{n_u} (a dual of another instance?)")
     members, shares = dual.objective_members, dual.objective_shares
