@@ -31,7 +31,7 @@ def _conditional_support_by_cones(kl: KLBallSet, q: np.ndarray, s: int) -> float
     problem = cp.Problem(cp.Minimize(t[0]), [w == q.reshape(-1, 1), *cone.constraints])
     problem.solve(solver="CLARABEL")
     assert problem.status == cp.OPTIMAL
-    return float(t.value[0])
+    return float(np.ravel(t.value)[0])
 
 
 def _conditional_support_closed_form(kl: KLBallSet, q: np.ndarray, s: int) -> float:
@@ -50,7 +50,7 @@ def _conditional_support_closed_form(kl: KLBallSet, q: np.ndarray, s: int) -> fl
 def test_conditional_with_shared_cone_matches_the_closed_form(s: int) -> None:
     kl = _kl()
     rng = np.random.default_rng(s)
-    q = rng.uniform(-1.0, 2.0, COUNTS.shape[1])
+    q = np.asarray(rng.uniform(-1.0, 2.0, COUNTS.shape[1]), dtype=float)
     embedded = np.zeros((COUNTS.size, COUNTS.shape[1]))
     embedded[s * COUNTS.shape[1]:(s + 1) * COUNTS.shape[1]] = np.eye(COUNTS.shape[1])
     zero = identically_zero_rows(embedded @ cp.Variable((COUNTS.shape[1], 1)))
