@@ -31,7 +31,8 @@ def _conditional_support_by_cones(kl: KLBallSet, q: np.ndarray, s: int) -> float
     problem = cp.Problem(cp.Minimize(t[0]), [w == q.reshape(-1, 1), *cone.constraints])
     problem.solve(solver="CLARABEL")
     assert problem.status == cp.OPTIMAL
-    return float(np.ravel(t.value)[0])
+    assert t.value is not None
+    return float(t.value[0])
 
 
 def _conditional_support_closed_form(kl: KLBallSet, q: np.ndarray, s: int) -> float:
