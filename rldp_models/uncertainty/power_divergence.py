@@ -461,10 +461,13 @@ class PowerDivergenceSet:
         """A maximiser of ``v.P`` by the primal conic program, pulled inside the set.
 
         The solver's point is mixed with ``Phat`` (which the set contains) until
-        :meth:`contains` proves membership.
+        :meth:`contains` proves membership. When ``solver`` gives up (clarabel
+        does on Adult race x education conditionals), SCS is tried; if it fails
+        too, ``Phat`` itself is returned — a member, so every bound built on it
+        stays valid, only less tight.
         """
         v = np.asarray(v, dtype=float).ravel()
-        point, _ = direct_worst_case(self, v, solver)
+        point = self._direct_point(v, solver)
         point = np.clip(point, 0.0, None)
         point /= point.sum()
         phat = self.phat.ravel()
@@ -473,6 +476,15 @@ class PowerDivergenceSet:
             theta = min(1.0, max(2 * theta, 1e-12))
         point = (1 - theta) * point + theta * phat
         return point.reshape(self.phat.shape), float(v @ point)
+
+    def _direct_point(self, v: np.ndarray, solver: str) -> np.ndarray:
+        """The primal maximiser by ``solver``, else by SCS, else ``Phat`` (see worst_case)."""
+        for name in dict.fromkeys((solver, "scs")):
+            try:
+                return direct_worst_case(self, v, name)[0]
+            except cp.error.SolverError:
+                continue
+        return self.phat.ravel().copy()
 
     # ------------------------------------------------------------------ robust counterpart
     def support_at_most(self, v: cp.Expression, rhs: Any,

@@ -11,8 +11,9 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from rldp_models.uncertainty import KLBallSet
+from rldp_models.uncertainty import KLBallSet, power_divergence
 from rldp_models.uncertainty.base import conditional_at_most, embed
+from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
 from rldp_models.uncertainty.zero_rows import identically_zero_rows
 
 COUNTS = np.array([[40.0, 0.0, 7.0, 3.0], [5.0, 20.0, 1.0, 9.0], [0.0, 12.0, 30.0, 6.0]])
@@ -87,3 +88,28 @@ def test_worst_case_survives_a_failing_solver(monkeypatch: pytest.MonkeyPatch) -
     point, value = kl.worst_case(v)
     assert kl.contains(point)
     assert value <= expected + 1e-12 and value == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize("failing", [("clarabel",), ("clarabel", "scs")])
+def test_power_worst_case_survives_failing_solvers(failing: tuple[str, ...],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clarabel gave up on race x education (lambda = 2): SCS stands in, else Phat (a member)."""
+    power = PowerDivergenceSet(COUNTS / COUNTS.sum(), 0.05, 2.0)
+    v = np.linspace(2.0, -1.0, COUNTS.size)
+    original = power_divergence.direct_worst_case
+
+    def flaky(uncertainty: PowerDivergenceSet, direction: np.ndarray,
+              solver: str = "clarabel") -> tuple[np.ndarray, float]:
+        if solver in failing:
+            raise cp.error.SolverError(f"Solver '{solver.upper()}' failed.")
+        return original(uncertainty, direction, solver)
+
+    monkeypatch.setattr(power_divergence, "direct_worst_case", flaky)
+    point, value = power.worst_case(v)
+    assert power.contains(point)
+    bound = power.support(v)  # the conjugate dual's closed form: no primal solver
+    assert value <= bound + 1e-9
+    if len(failing) == 1:
+        assert value == pytest.approx(bound, abs=1e-3)  # SCS's accuracy
+    else:
+        assert value == pytest.approx(float(v @ power.phat.ravel()), abs=1e-12)
