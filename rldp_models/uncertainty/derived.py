@@ -132,11 +132,21 @@ def derived_support(description: ConicDescription, v: np.ndarray,
 
 def direct_worst_case(uncertainty: UncertaintySet, v: np.ndarray,
                       solver: str = "clarabel") -> tuple[np.ndarray, float]:
-    """A maximiser of ``v.P`` over the set's membership constraints (the cvxpy primal)."""
+    """A maximiser of ``v.P`` over the set's membership constraints (the cvxpy primal).
+
+    Tight tolerances first (:func:`direct_solver_options`); when the solver
+    gives up at them (clarabel does on Adult race x education conditionals),
+    once more at its defaults. Raises ``cvxpy.error.SolverError`` if both fail.
+    """
     v = np.asarray(v, dtype=float).ravel()
     p = cp.Variable(v.size)
     problem = cp.Problem(cp.Maximize(v @ p), uncertainty.membership(p))
-    problem.solve(solver=solver.upper(), **direct_solver_options(solver))
+    try:
+        problem.solve(solver=solver.upper(), **direct_solver_options(solver))
+    except cp.error.SolverError:
+        problem.solve(solver=solver.upper())
+    if p.value is None:
+        raise cp.error.SolverError(f"{solver}: {problem.status} on the direct worst case")
     return np.asarray(p.value, dtype=float), float(problem.value)
 
 

@@ -46,6 +46,7 @@ from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square_conic import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import direct_solver_options
+from rldp_models.uncertainty.zero_rows import identically_zero_rows
 
 
 def kl_radius(n: int, cells: int, alpha: float) -> float:
@@ -154,14 +155,22 @@ class KLBallSet:
     def worst_case(self, v: np.ndarray, solver: str = "clarabel") -> tuple[np.ndarray, float]:
         """A maximiser of ``v.P`` over the set by the primal conic program, pulled inside.
 
-        The solver's point is mixed with ``Phat`` (the set is convex and
-        contains ``Phat``) until it provably lies in the set.
+        When the conic solver fails (clarabel and ecos both do on some
+        Adult-size directions with an empty cell), the stationary point of the
+        Lagrangian (:meth:`stationary_point`) stands in. Either point is mixed
+        with ``Phat`` (the set is convex and contains ``Phat``) until
+        :meth:`contains` holds.
         """
         v = np.asarray(v, dtype=float).ravel()
         p = cp.Variable(v.size)
         problem = cp.Problem(cp.Maximize(v @ p), self.membership(p))
-        problem.solve(solver=solver.upper(), **direct_solver_options(solver))
-        point = np.clip(np.asarray(p.value, dtype=float), 0.0, None)
+        try:
+            problem.solve(solver=solver.upper(), **direct_solver_options(solver))
+            solved = problem.status in cp.settings.SOLUTION_PRESENT and p.value is not None
+        except cp.error.SolverError:
+            solved = False
+        point = np.clip(np.asarray(p.value, dtype=float), 0.0, None) if solved \
+            else self.stationary_point(v)
         point /= point.sum()
         phat = self.phat.ravel()
         theta = 0.0
@@ -170,22 +179,64 @@ class KLBallSet:
         point = (1 - theta) * point + theta * phat
         return point.reshape(self.phat.shape), float(v @ point)
 
+    def stationary_point(self, v: np.ndarray) -> np.ndarray:
+        """The maximiser of ``v.P`` from the one-scalar dual (module docstring), flat.
+
+        Counted cells get ``P_x = gamma Phat_x / (mu - v_x)`` (stationarity in
+        ``P_x``); when ``mu = max v`` is reached at a cell without records, the
+        mass left, ``1 - sum_x P_x >= 0`` (the slope at ``mu`` is ``>= 0``), goes
+        to those cells' maxima. ``KL(Phat || P) = r`` there: on the boundary.
+        """
+        v = np.asarray(v, dtype=float).ravel()
+        multipliers = self.support_multipliers(v)
+        mu, gamma = float(multipliers["mu"]), float(multipliers["gamma"])
+        phat = self.phat.ravel()
+        counted = phat > 0
+        point = np.zeros_like(v)
+        point[counted] = gamma * phat[counted] / np.maximum(mu - v[counted], 1e-300)
+        left = 1.0 - float(point.sum())
+        top = ~counted & (v >= v.max())
+        if left > 0 and np.any(top):
+            point[top] = left / int(np.count_nonzero(top))
+        return point
+
     # ------------------------------------------------------------------ robust counterpart
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
-        """The two-multiplier dual of the module docstring, per column (exponential cones)."""
+        """The two-multiplier dual of the module docstring, per column (exponential cones).
+
+        Cells where ``v`` is identically zero (the other secrets' rows of a
+        conditional, eq. 23 of :mod:`rldp_models.uncertainty.base`) share one
+        cone of weight ``sum Phat_x``: ``sum_x Phat_x relent(gamma, mu)`` is
+        ``(sum_x Phat_x) relent(gamma, mu)``, the same value with one cone
+        instead of one per cell (without it clarabel and ecos fail on Adult
+        race x education, :mod:`rldp_models.uncertainty.zero_rows`).
+        """
         v = as_columns(v)
-        n, k = v.shape
+        k = v.shape[1]
         phat = self.phat.ravel()
-        mask = np.flatnonzero(phat > 0)
+        zero = identically_zero_rows(v)
+        counted = np.flatnonzero((phat > 0) & ~zero)
+        unseen = np.flatnonzero((phat == 0) & ~zero)
+        lumped = float(phat[zero].sum())
         mu = cp.Variable(k, name="mu")
         gamma = cp.Variable(k, nonneg=True, name="gamma")
-        ones = np.ones((n, 1))
-        gap = ones @ cp.reshape(mu, (1, k), order="F") - v
-        entropy = cp.rel_entr(np.ones((mask.size, 1)) @ cp.reshape(gamma, (1, k), order="F"),
-                              gap[mask, :])
-        constraints = [gap >= 0,
-                       mu + (self.radius - 1) * gamma + phat[mask] @ entropy <= as_row(rhs, k)]
+        mu_row = cp.reshape(mu, (1, k), order="F")
+        gamma_row = cp.reshape(gamma, (1, k), order="F")
+        constraints = []
+        divergence: Any = 0
+        if counted.size:
+            gap = np.ones((counted.size, 1)) @ mu_row - v[counted, :]
+            entropy = cp.rel_entr(np.ones((counted.size, 1)) @ gamma_row, gap)
+            constraints.append(gap >= 0)
+            divergence = phat[counted] @ entropy
+        if unseen.size:
+            constraints.append(np.ones((unseen.size, 1)) @ mu_row >= v[unseen, :])
+        if np.any(zero):
+            constraints.append(mu >= 0)
+        if lumped > 0:
+            divergence = divergence + lumped * cp.rel_entr(gamma, mu)
+        constraints.append(mu + (self.radius - 1) * gamma + divergence <= as_row(rhs, k))
         return ConicSupport(constraints, {"mu": mu, "gamma": gamma})
 
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> mpmath.mpf:

@@ -65,7 +65,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 import cvxpy as cp
-from cvxpy.atoms.affine.binary_operators import MulExpression
 import mpmath
 import numpy as np
 import sympy as sp
@@ -83,6 +82,7 @@ from rldp_models.uncertainty.derived import (
     direct_worst_case,
 )
 from rldp_models.uncertainty.kl_ball import kl_radius
+from rldp_models.uncertainty.zero_rows import identically_zero_rows
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import minimise_convex_on_half_line
 
@@ -461,10 +461,13 @@ class PowerDivergenceSet:
         """A maximiser of ``v.P`` by the primal conic program, pulled inside the set.
 
         The solver's point is mixed with ``Phat`` (which the set contains) until
-        :meth:`contains` proves membership.
+        :meth:`contains` proves membership. When ``solver`` gives up (clarabel
+        does on Adult race x education conditionals), SCS is tried; if it fails
+        too, ``Phat`` itself is returned — a member, so every bound built on it
+        stays valid, only less tight.
         """
         v = np.asarray(v, dtype=float).ravel()
-        point, _ = direct_worst_case(self, v, solver)
+        point = self._direct_point(v, solver)
         point = np.clip(point, 0.0, None)
         point /= point.sum()
         phat = self.phat.ravel()
@@ -473,6 +476,15 @@ class PowerDivergenceSet:
             theta = min(1.0, max(2 * theta, 1e-12))
         point = (1 - theta) * point + theta * phat
         return point.reshape(self.phat.shape), float(v @ point)
+
+    def _direct_point(self, v: np.ndarray, solver: str) -> np.ndarray:
+        """The primal maximiser by ``solver``, else by SCS, else ``Phat`` (see worst_case)."""
+        for name in dict.fromkeys((solver, "scs")):
+            try:
+                return direct_worst_case(self, v, name)[0]
+            except cp.error.SolverError:
+                continue
+        return self.phat.ravel().copy()
 
     # ------------------------------------------------------------------ robust counterpart
     def support_at_most(self, v: cp.Expression, rhs: Any,
@@ -527,17 +539,6 @@ class PowerDivergenceSet:
         if not self._description:
             self._description.append(conic_description(self))
         return derived_support_at_most(self._description[0], v, rhs)
-
-
-def identically_zero_rows(v: cp.Expression) -> np.ndarray:
-    """Rows of ``v`` that are zero whatever the variables (``v = C @ w``, ``C`` with zero rows)."""
-    rows = np.zeros(v.shape[0], dtype=bool)
-    if isinstance(v, MulExpression) and v.args[0].is_constant() and v.args[0].ndim == 2:
-        coefficient = np.asarray(v.args[0].value)
-        rows = ~np.any(coefficient != 0, axis=1)
-    elif v.is_constant():
-        rows = ~np.any(np.asarray(v.value).reshape(v.shape[0], -1) != 0, axis=1)
-    return rows
 
 
 def _perspective_cones(lam: float, gamma: cp.Expression, gap: cp.Expression,
