@@ -15,6 +15,13 @@ in ``benchmarks/bench_default_backend.py`` on this project's machine (2 cores):
   more than the LP solve there), so they keep the cvxpy path and ``highs`` is
   chosen by ``--solver``.
 
+* a nominal program (no robust block: an LP) with at least
+  :data:`LARGE_NOMINAL_ENTRIES` protocol entries goes to HiGHS: Adult education x
+  occupation NUNP (16x15, 3,600 entries) 4.0 s end to end against 82 s through the
+  direct path and 89 s through cvxpy, same optimum (0.0995483), proven gap 2.4e-12;
+  below it the direct path wins (NUNP 7x14, 1,372 entries: 0.08 s against 0.34 s; race
+  x education 5x16: 0.03 s against 0.11 s of solve).
+
 When the fastest path does not apply, the choice falls back and says so in
 one line through the ``rldp_models`` logger at WARNING level: on stderr when
 the application has not configured logging (Python's last-resort handler
@@ -40,6 +47,9 @@ LOGGER = logging.getLogger("rldp_models")
 FASTEST_FIRST = ("clarabel-direct", "clarabel")
 """Registry names in measured order, fastest first (module docstring)."""
 
+LARGE_NOMINAL_ENTRIES = 2000
+"""Protocol entries ``|S||U||Y|`` from which a nominal (LP) program goes to HiGHS."""
+
 
 def default_solver(program: "ProtocolProgram", note: bool = True) -> str:
     """The fastest registered backend that supports ``program``.
@@ -51,7 +61,13 @@ def default_solver(program: "ProtocolProgram", note: bool = True) -> str:
         Log one line (module docstring) when the fastest path does not apply,
         naming the blocks that keep the program off it.
     """
-    choice = fastest(program.solver_forms(), FASTEST_FIRST)
+    forms = program.solver_forms()
+    if not program.is_robust and program.crosstab.counts.size * len(program.output_labels) \
+            >= LARGE_NOMINAL_ENTRIES:
+        choice = fastest(forms, ("highs", *FASTEST_FIRST))
+        if choice == "highs":
+            return choice
+    choice = fastest(forms, FASTEST_FIRST)
     if note and choice != FASTEST_FIRST[0]:
         LOGGER.warning("rldp: note: %s: %s; solving with %s", program.name,
                        _why_not_direct(program), choice)

@@ -11,6 +11,7 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import PRESETS, preset
+from rldp_models.programs.backend_choice import LARGE_NOMINAL_ENTRIES, default_solver
 from rldp_models.results.program_result import solution_result
 
 INSTANCES = [(3, 4, 60, 11), (2, 5, 40, 12), (4, 3, 80, 13)]  # (|S|, |U|, n, seed)
@@ -40,3 +41,17 @@ def test_records_of_the_default_backend_verify(problem: str, tmp_path: Path) -> 
     path = tmp_path / f"{problem}.json"
     solution_result(solution).write(path)
     assert main(["verify", str(path)]) == 0
+
+
+def test_a_large_nominal_program_goes_to_highs_and_agrees_with_the_direct_path() -> None:
+    """NUNP is an LP: from LARGE_NOMINAL_ENTRIES protocol entries HiGHS is the default (Adult
+    16x15: 4 s against 82 s); the direct path is the independent side."""
+    crosstab = jeffreys_instance(8, 16, 4000, 5).crosstab
+    assert 8 * 16 * 16 >= LARGE_NOMINAL_ENTRIES
+    program = preset("NUNP", crosstab, 1.0)
+    assert default_solver(program) == "highs"
+    assert default_solver(preset("NURP", crosstab, 1.0)) == "clarabel-direct"  # robust: conic
+    default, reference = program.solve(), preset("NUNP", crosstab, 1.0).solve(
+        solver="clarabel-direct")
+    assert default.result.solver == "highs" and default.guarantee_holds
+    assert default.objective == pytest.approx(reference.objective, rel=1e-6, abs=1e-8)
