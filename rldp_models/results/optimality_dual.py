@@ -393,7 +393,8 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
 
     value, gradient, _ = parts(p)
     if value < -1e-6:  # inside, off the boundary (e.g. the centre): tilt onto it first
-        p = _tilted(p, g, side_of, sums, target, lambda q: parts(q)[0])
+        position = np.searchsorted(sides, side_of)  # side_of's rows of sums and target
+        p = _tilted(p, g, position, sums, target, lambda q: parts(q)[0])
         value, gradient, _ = parts(p)
     basis = np.column_stack([gradient, sums.T])
     multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
@@ -434,7 +435,9 @@ def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndar
             target: np.ndarray, excess: Any) -> np.ndarray:
     """A start on the set's boundary tilted toward the gains: ``p * exp(c g / scale)`` per side,
     rescaled to its mass, with ``c >= 0`` found by bisection so that ``excess = 0`` (it is
-    ``<= 0`` at ``c = 0``, the centre, and grows with ``c``); ``p`` itself if none is found."""
+    ``<= 0`` at ``c = 0``, the centre, and grows with ``c``); ``p`` itself if none is found.
+    ``side_of[j]`` is the row of ``sums`` and ``target`` that entry ``j`` belongs to (only the
+    moving sides have rows)."""
     spread = max(float(np.ptp(gains)), 1e-300)
 
     def at(c: float) -> np.ndarray:

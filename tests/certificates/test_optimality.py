@@ -20,6 +20,7 @@ from rldp_models.results import optimality_bounds
 from rldp_models.results.optimality_dual import conic_instance, solution_optimality
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
+from rldp_models.demo import DEMO_SETTING
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import ProtocolProgram, preset
 from rldp_models.programs.components import RobustDistortion, RobustSecretPrivacy
@@ -255,3 +256,15 @@ def test_a_program_outside_the_lagrangian_model_claims_no_gap() -> None:
                               eps=1.0, name="restricted")
     found = solution_optimality(program.solve())
     assert not found["claimed"] and "robust_privacy" in found["reason"]
+
+
+@pytest.mark.parametrize("problem", ["NURP", "RURP"])
+def test_the_demo_instance_proves_its_gap_when_one_side_of_a_pair_is_fixed(problem: str) -> None:
+    """The demo's NURP/RURP have a pair term whose first side does not move: the tilted start
+    indexed the moving sides by the pair's side number (IndexError, 'not claimed')."""
+    setting = DEMO_SETTING
+    instance = jeffreys_instance(setting["n_s"], setting["n_u"], setting["n"], setting["seed"])
+    found = solution_optimality(preset(problem, instance.crosstab, setting["eps"],
+                                       setting["alpha"]).solve())
+    assert found["claimed"], found.get("reason")
+    assert found["relative_gap"] < 1e-6
