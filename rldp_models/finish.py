@@ -21,7 +21,7 @@ finished the same way:
    :mod:`rldp_models.programs.solution`); :func:`mixing_weight` predicts the
    first weight from the two matrices' exact margins.
 4. **Record** the weight, the reference and the cost in the producer's value
-   (:class:`Repair`).
+   (:class:`Repair`, the one repair record of every producer and result file).
 
 If nothing passes, :class:`GuaranteeError` is raised and no result exists.
 """
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -58,31 +58,58 @@ class GuaranteeError(ArithmeticError):
         self.unrepaired = unrepaired
 
 
+RepairMethod = Literal["none", "mix", "fallback"]
+"""How a matrix was made to pass its exact checks (:attr:`Repair.method`)."""
+
+
 @dataclass(frozen=True)
 class Repair:
-    """How the returned matrix came to pass every exact check.
+    """How the returned matrix came to pass every exact check: the one repair record.
+
+    Every producer (program solutions, cone-LP mechanisms, closed-form and
+    PolyOpt protocols) returns this, and every result record stores it as its
+    ``repair`` block. With ``Q`` the producer's matrix (rounded to exact rows),
+    ``R`` the reference, ``U`` the uniform matrix on the outputs and
+    ``a = weight``, ``b = uniform_weight``, the returned matrix is (each mix
+    rounded to exact rows again, :func:`dyadic_rows`)
+
+    * ``"none"``: ``Q`` itself (``a = b = 0``);
+    * ``"mix"``: ``P = (1 - b) ((1 - a) Q + a R) + b U``. Privacy constraints
+      ``g(P) <= 0`` are convex in ``P`` and ``R``, ``U`` are strictly feasible, so
+      ``g(P) <= (1 - b) ((1 - a) g(Q) + a g(R)) + b g(U)`` (DESIGN.md, core
+      idea 4; ``docs/guarantees.md`` section 3); ``b`` is 0 unless ``R`` is not
+      ``U`` and ``a`` alone left a constraint failing where ``R`` had no slack;
+    * ``"fallback"``: an input-ignoring matrix (``a = 1``), private at every
+      ``eps >= 0``: at ``eps = 0`` mixing cannot help (``g(U) = 0``).
+
+    The guarantee never rests on this record: the returned matrix passed its
+    exact check; the record says how it was obtained and what it cost.
 
     Attributes
     ----------
     method : {"none", "mix", "fallback"}
-        ``"none"``: the rounded matrix passed; ``"mix"``: ``(1 - weight) Q +
-        weight R`` with ``R`` the strictly feasible reference; ``"fallback"``:
-        an input-ignoring matrix (weight 1).
     weight : float
+        ``a``, the weight on ``R`` (0 for ``"none"``, 1 for ``"fallback"``).
     value_before, value_after : float or None
         The producer's value (objective or utility) of the rounded unrepaired
-        matrix and of the returned one.
+        ``Q`` and of the returned matrix; None when the producer has no value.
     reference : str or None
-        For ``"mix"``: which ``R`` (``"uniform"``, the uniform protocol, or a
-        producer's own name for its reference, e.g. ``"tightened"``); None
-        otherwise.
+        For ``"mix"``: which ``R``; ``"uniform"`` (``R = U``), ``"tightened"``
+        (the same program solved with every eps multiplied by ``1 - 1e-4``,
+        :func:`rldp_models.programs.solution.tightened_program`) or a producer's
+        own name (``"given"`` by default). None otherwise. Records written
+        before ``uniform_weight`` existed may say ``"tightened+uniform"``, with
+        ``weight`` the total weight ``1 - (1 - a) (1 - b)``.
+    uniform_weight : float
+        ``b``, the weight of the second mix with ``U`` (0 when there is none).
     """
 
-    method: str
+    method: RepairMethod
     weight: float
     value_before: float | None = None
     value_after: float | None = None
     reference: str | None = None
+    uniform_weight: float = 0.0
 
     @property
     def cost(self) -> float:
@@ -90,6 +117,18 @@ class Repair:
         if self.value_before is None or self.value_after is None:
             return 0.0
         return abs(self.value_after - self.value_before)
+
+    @property
+    def label(self) -> str:
+        """Short name for reports: ``method``, a mix's with its reference (``"mix-uniform"``)."""
+        if self.method == "mix" and self.reference is not None:
+            return f"mix-{self.reference}"
+        return self.method
+
+    @property
+    def total_weight(self) -> float:
+        """``1 - (1 - a) (1 - b)``: the weight taken off ``Q`` in all."""
+        return 1.0 - (1.0 - self.weight) * (1.0 - self.uniform_weight)
 
 
 @dataclass(frozen=True)
@@ -137,7 +176,7 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
            reference: np.ndarray | None = None, reference_name: str | None = None,
            first_weight: float | Callable[[Any], float | None] | None = FIRST_WEIGHT,
            check_unmixed: bool = True,
-           fallback: np.ndarray | None = None) -> Finished:
+           fallback: np.ndarray | Callable[[], np.ndarray] | None = None) -> Finished:
     """Round, re-check exactly, repair (see the module docstring).
 
     Parameters
@@ -161,8 +200,10 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
     check_unmixed : bool
         False when the producer already predicts that the rounded matrix fails
         (a check saved); mixing starts at ``first_weight`` at once.
-    fallback : ndarray, optional
-        Input-ignoring matrix used when mixing fails.
+    fallback : ndarray or callable, optional
+        Input-ignoring matrix used when mixing fails, or a function making it
+        (called only then: the best such matrix can cost more to find than the
+        whole finish of a matrix that passes).
 
     Raises
     ------
@@ -190,7 +231,7 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
             return Finished(mixed, verdict, Repair("mix", weight, before, after, name))
         weight = None if weight >= 1.0 else 2.0 * weight
     if fallback is not None:
-        constant = dyadic_rows(fallback)
+        constant = dyadic_rows(fallback() if callable(fallback) else fallback)
         verdict = certify(constant, None)
         if holds(verdict):
             after = None if value is None else value(constant)

@@ -115,7 +115,7 @@ def assert_stochastic(record: dict[str, Any]) -> np.ndarray:
     return Q
 
 
-REPAIR_METHODS = ("none", "mix-uniform", "constant")
+REPAIR_METHODS = ("none", "mix", "fallback")
 
 
 def assert_repair_fields(record: dict[str, Any]) -> None:
@@ -128,7 +128,7 @@ def assert_repair_fields(record: dict[str, Any]) -> None:
         pairs = [(record["repair_method"], record["repair_weight"])]
     for method, weight in pairs:
         assert method in REPAIR_METHODS
-        assert (weight == 0.0) == (method == "none") and (weight == 1.0) == (method == "constant")
+        assert (weight == 0.0) == (method == "none") and (weight == 1.0) == (method == "fallback")
 
 
 @pytest.mark.parametrize("name, options", [
@@ -276,7 +276,7 @@ def test_eps_zero_reports_the_one_output_repair(files: dict[str, str], name: str
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Full support, two secrets: the LP's mechanism is 0-private only to rounding."""
     record = solve(files, name, "--joint", files["srlip"], eps=0.0)
-    assert record["repair_method"] == "constant" and record["repair_weight"] == 1.0
+    assert record["repair_method"] == "fallback" and record["repair_weight"] == 1.0
     assert assert_stochastic(record).shape == (SRLIP_JOINT.shape[1], 1)
     assert record["privacy_check"]["holds"] and record["privacy_check"]["level"] == 0.0
     assert "repaired to pass the exact check: Q: constant" in capsys.readouterr().out

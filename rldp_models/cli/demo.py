@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         except GuaranteeFailed:
             verdict += " (not written)"
         if row.solution.repair is not None:
-            verdict += f" (repaired: {row.solution.repair.method}, weight " \
+            verdict += f" (repaired: {row.solution.repair.label}, weight " \
                 f"{row.solution.repair.weight:.1e})"
         print(f"{row.problem:8s} {row.solution.objective:10.4f} {row.d_star:8.4f} "
               f"{row.eps_star:8.4f} {row.seconds:9.2f}  {verdict}")

@@ -65,7 +65,5 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
 
 
 def _repair_name(result: "CertifiedResult") -> str:
-    method = result.details.get("repair_method", result.repair.method)
-    if isinstance(method, list):
-        method = (result.details.get("product_repair") or {}).get("method", "")
-    return {"mix": "mix-uniform", "fallback": "constant"}.get(method, method)
+    """The repair of ``Q`` (for SRLIP the product's), the fallback named for what it is."""
+    return "constant" if result.repair.method == "fallback" else result.repair.label

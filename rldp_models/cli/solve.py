@@ -37,6 +37,7 @@ from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
+    from rldp_models.finish import Repair
     from rldp_models.programs import ProtocolProgram
 
 
@@ -133,14 +134,18 @@ def run(args: argparse.Namespace) -> int:
     for check in solution.checks:
         print("  " + check.summary())
     if solution.repair is not None:
-        how = {"mix-uniform": f"mixed with the uniform protocol, weight "
-                              f"{solution.repair.weight:.3g}",
-               "mix-tightened": f"mixed with the program's solution at eps (1 - 1e-4), weight "
-                                f"{solution.repair.weight:.3g}"
-                                + (f", then with the uniform protocol, weight "
-                                   f"{solution.repair.uniform_weight:.3g}"
-                                   if solution.repair.uniform_weight else "")}.get(
-            solution.repair.method,
-            "replaced by the best protocol that ignores its input (eps = 0)")
-        print(f"  repaired: {how}; objective cost {solution.repair.utility_cost:.3g}")
+        print(f"  repaired: {_repair_description(solution.repair)}; "
+              f"objective cost {solution.repair.cost:.3g}")
     return write_result(result, args.out, args.problem, not args.no_embed_counts)
+
+
+def _repair_description(repair: "Repair") -> str:
+    """What the repair of a solved program did, in words (:class:`~rldp_models.finish.Repair`)."""
+    if repair.method == "fallback":
+        return "replaced by the best protocol that ignores its input (eps = 0)"
+    toward = {"uniform": "the uniform protocol",
+              "tightened": "the program's solution at eps (1 - 1e-4)"}.get(
+        str(repair.reference), str(repair.reference))
+    then = f", then with the uniform protocol, weight {repair.uniform_weight:.3g}" \
+        if repair.uniform_weight else ""
+    return f"mixed with {toward}, weight {repair.weight:.3g}{then}"

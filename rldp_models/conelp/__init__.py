@@ -19,11 +19,12 @@ from rldp_models.conelp.cones import PRIVACY_MARGIN, inner_ratio
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP, ConeLPSolution, DualCertificate
 from rldp_models.conelp.lip import lip_mechanism
-from rldp_models.conelp.mechanism import OptimalMechanism, Repair
+from rldp_models.conelp.mechanism import OptimalMechanism
 from rldp_models.conelp.rays import ExplicitRays, StaircaseRays, staircase_rays
 from rldp_models.conelp.secret_ldp import ldp_wrt_secret_mechanism
 from rldp_models.conelp.srlip import SRLIPMechanism, srlip_mechanism
 from rldp_models.conelp.staircase import staircase_mechanism
+from rldp_models.finish import Repair
 
 __all__ = [
     "PRIVACY_MARGIN", "ConeLP", "ConeLPSolution", "DualCertificate", "ExplicitRays",

@@ -22,27 +22,26 @@ rationals, ``e^eps`` enclosed by interval arithmetic). When the check fails,
   mechanism with equal rows has utility ``mu(1)`` (``mu`` is positively
   homogeneous), so no other input-ignoring mechanism does better.
 
-The returned mechanism always passes its exact check; the method, the
-weight and the utility before and after are reported in :class:`Repair`.
+The returned mechanism always passes its exact check; the method
+(``"none"``, ``"mix"`` with ``reference`` ``"uniform"``, or ``"fallback"``: the
+one-output mechanism), the weight and the utility before and after are reported
+in the one repair record, :class:`rldp_models.finish.Repair`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from rldp_models.conelp.engine import ColumnUtility, ConeLPSolution
 from rldp_models.finish import GuaranteeError as NoResult
-from rldp_models.finish import finish
+from rldp_models.finish import Repair, finish
 from rldp_models.privacy import Certification
 
 Certifier = Callable[[np.ndarray], Certification]
 """Decides exactly whether a mechanism ``Q`` meets the stated guarantee."""
-
-RepairMethod = Literal["none", "mix-uniform", "constant"]
 
 ROUNDING_ROOM = 2.0**-46
 """Slack, relative to ``|a|.q``, that the first mixing weight gives each stated row ``a``."""
@@ -53,35 +52,6 @@ MIN_WEIGHT = 2.0**-52
 
 class GuaranteeError(ArithmeticError):
     """Even the one-output mechanism fails its exact check (a certifier bug)."""
-
-
-@dataclass(frozen=True)
-class Repair:
-    """How the returned mechanism came to pass its exact check.
-
-    Attributes
-    ----------
-    method : {"none", "mix-uniform", "constant"}
-        ``"none"``: the LP's mechanism passed as it is; ``"mix-uniform"``:
-        ``(1 - weight) Q + weight U`` with ``U`` uniform on the outputs of
-        ``Q``; ``"constant"``: the one-output mechanism.
-    weight : float
-        0 for ``"none"``, 1 for ``"constant"``.
-    utility_before : float
-        ``U(Q)`` of the LP's mechanism.
-    utility_after : float
-        ``U(Q)`` of the returned mechanism.
-    """
-
-    method: RepairMethod
-    weight: float
-    utility_before: float
-    utility_after: float
-
-    @property
-    def utility_cost(self) -> float:
-        """``utility_before - utility_after``."""
-        return self.utility_before - self.utility_after
 
 
 @dataclass(frozen=True)
@@ -102,7 +72,8 @@ class OptimalMechanism:
     certification : Certification
         The exact verdict on ``Q`` (``holds`` is true) and its worst pair.
     repair : Repair
-        How ``Q`` was obtained from the LP's mechanism.
+        How ``Q`` was obtained from the LP's mechanism (:class:`rldp_models.finish.Repair`;
+        ``value_before`` and ``value_after`` are the utilities ``U(Q)``).
     """
 
     Q: np.ndarray
@@ -133,7 +104,7 @@ def guaranteed_mechanism(Q: np.ndarray, rows: np.ndarray, certify: Certifier,
     solution : ConeLPSolution
     """
     Q, certification, repair = certified(Q, rows, certify, utility, eps)
-    return OptimalMechanism(Q=Q, utility=repair.utility_after, eps=eps, solution=solution,
+    return OptimalMechanism(Q=Q, utility=utility_after(repair), eps=eps, solution=solution,
                             certification=certification, repair=repair)
 
 
@@ -155,14 +126,14 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
                           fallback=np.ones((Q.shape[0], 1)))
     except NoResult:
         raise GuaranteeError("the one-output mechanism fails its exact privacy check") from None
-    repair = finished.repair
-    methods: dict[str, RepairMethod] = {"none": "none", "mix": "mix-uniform",
-                                        "fallback": "constant"}
-    method = methods[repair.method]
-    if repair.value_before is None or repair.value_after is None:  # value= was given above
+    return finished.matrix, finished.verdict, finished.repair
+
+
+def utility_after(repair: Repair) -> float:
+    """The utility of the returned mechanism (:func:`certified` always gives ``value=``)."""
+    if repair.value_after is None:
         raise TypeError("finish returned a repair without the utilities")
-    return finished.matrix, finished.verdict, Repair(method, repair.weight, repair.value_before,
-                                                     repair.value_after)
+    return repair.value_after
 
 
 def first_weight(rows: np.ndarray, Q: np.ndarray) -> float:

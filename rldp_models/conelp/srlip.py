@@ -37,9 +37,10 @@ from rldp_models.conelp.cones import inner_ratio, two_sided_ratio_rows
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP
 from rldp_models.conelp.joint import as_joint_distribution, exact
-from rldp_models.conelp.mechanism import (Certifier, OptimalMechanism, Repair, certified,
-                                          guaranteed_mechanism)
+from rldp_models.conelp.mechanism import (Certifier, OptimalMechanism, certified,
+                                          guaranteed_mechanism, utility_after)
 from rldp_models.errors import InputError
+from rldp_models.finish import Repair
 from rldp_models.privacy import Certification, certify_srlip
 from rldp_models.utility import MutualInformation
 from rldp_models.validation import as_epsilon
@@ -112,7 +113,7 @@ def srlip_mechanism(p_joint: ArrayLike, eps: float, split: Sequence[float] | Non
     certify = partial(certify_srlip, p_sx=flat, attribute_sizes=joint.shape[1:], eps=eps)
     Q, certification, repair = certified(product, srlip_rows(joint, np.exp(eps)), certify,
                                          MutualInformation(flat.sum(axis=0)), eps)
-    return SRLIPMechanism(Q=Q, utility=repair.utility_after, eps=eps, split=budgets,
+    return SRLIPMechanism(Q=Q, utility=utility_after(repair), eps=eps, split=budgets,
                           attributes=attributes, certification=certification, repair=repair)
 
 

@@ -1,5 +1,7 @@
 """Robust protocol programs: a declarative builder and the four presets."""
 
+from rldp_models.finish import Repair
+
 from rldp_models.programs.components import (
     NominalDistortion,
     NominalSecretPrivacy,
@@ -11,7 +13,7 @@ from rldp_models.programs.components import (
 from rldp_models.programs.context import BuildContext, ProblemData
 from rldp_models.programs.presets import PRESETS, nunp, nurp, preset, runp, rurp
 from rldp_models.programs.protocol_program import ProtocolProgram
-from rldp_models.programs.solution import ProtocolSolution, Repair
+from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.programs.sweep import sweep
 
 __all__ = [

@@ -204,7 +204,7 @@ class ProtocolProgram:
         """
         solver = solver or default_solver(self)
         result = solvers.solve(self, solver=solver, **options)
-        return finish_solution(self, result, solver)
+        return finish_solution(self, result, solver, options)
 
     def to_conic(self) -> solvers.ConicProgram:
         """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import solvers
 from rldp_models.exact import exact_stochastic_rows
-from rldp_models.finish import Finished, GuaranteeError, finish, mixing_weight
+from rldp_models.finish import Finished, GuaranteeError, Repair, finish, mixing_weight
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
 from rldp_models.programs.contract import Block, Multipliers, as_objective
@@ -62,30 +63,6 @@ feasible at eps, and mixing toward it costs 5-20x less than toward the uniform p
 
 
 @dataclass
-class Repair:
-    """How a protocol was repaired.
-
-    ``method`` is ``"mix-uniform"`` (``P = (1 - weight) P_solver + weight U``),
-    ``"mix-tightened"`` (``P = (1 - b) ((1 - weight) P_solver + weight R) + b U``
-    with ``R`` the program's own solution at eps ``(1 - TIGHTENING)``,
-    :func:`tightened_program`, and ``b = uniform_weight``, usually 0: the second
-    mix restores constraints where ``R`` has no slack either, e.g. on outputs of
-    probability ~1e-9) or ``"best-constant"`` (at eps = 0: the best protocol that
-    ignores its input).
-    """
-
-    method: str
-    weight: float
-    objective_before: float
-    objective_after: float
-    uniform_weight: float = 0.0
-
-    @property
-    def utility_cost(self) -> float:
-        return self.objective_after - self.objective_before
-
-
-@dataclass
 class ProtocolSolution:
     """A solved protocol program.
 
@@ -101,6 +78,10 @@ class ProtocolSolution:
     checks : list of GuaranteeCheck
         The exact checks of every constraint family that has one.
     repair : Repair or None
+        How the returned protocol was repaired (:class:`rldp_models.finish.Repair`:
+        a ``"mix"`` with ``reference`` ``"uniform"`` or ``"tightened"``, or the
+        ``"fallback"``, the best protocol that ignores its input); None when the
+        rounded solver protocol passed as it is.
     multipliers : dict
         Values of the robust blocks' multipliers that prove the returned
         protocol's guarantee and objective (:func:`_certificate_multipliers`):
@@ -222,7 +203,8 @@ def _predicted_weight(program: "ProtocolProgram", protocol: np.ndarray,
 
 
 def finish_solution(program: "ProtocolProgram", result: SolveResult,
-                    solver: str | None = None) -> ProtocolSolution:
+                    solver: str | None = None,
+                    options: Mapping[str, Any] | None = None) -> ProtocolSolution:
     """Round, check exactly, and if needed repair the solver's protocol.
 
     Through the one finish path of every producer
@@ -238,6 +220,10 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
         The registry name ``result`` came from, for the tightened reference's
         solve (default: ``result.solver`` when it is a registered name; else no
         tightened reference is tried).
+    options : mapping, optional
+        The solver options ``result`` was obtained with
+        (``ProtocolProgram.solve(**options)``), passed to the tightened
+        reference's solve as well.
     """
     solution = ProtocolSolution(program, result)
     if not result.status.has_solution:
@@ -258,28 +244,26 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
     finished = finish(raw, certify, _all_hold,
                       value=lambda protocol: objective.evaluate(protocol, program),
                       first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
-                      check_unmixed=not predicted, fallback=_best_constant_protocol(program))
+                      check_unmixed=not predicted,
+                      fallback=lambda: _best_constant_protocol(program))
     tightened = None if not _worth_tightening(finished) else \
         _tightened_repair(program, raw, finished, solver or result.solver,
-                          solution.multipliers)
+                          solution.multipliers, options or {})
     repair = finished.repair
-    assert repair.value_before is not None and repair.value_after is not None  # value= given
     if tightened is not None:
-        solution.repair, finished, proving = tightened
+        repair, finished, proving = tightened
         # the multipliers that prove the mix, not the solver's
         solution.multipliers = {**_without_guarantee_groups(program, solution.multipliers),
                                 **proving}
     elif repair.method != "none":
-        method = "mix-uniform" if repair.method == "mix" else "best-constant"
-        solution.repair = Repair(method, repair.weight, repair.value_before, repair.value_after)
         # keep the multipliers that prove the repaired protocol, not the solver's
         solution.multipliers = {**solution.multipliers,
                                 **_mixed(program, solution.multipliers, repair.weight)} \
-            if method == "mix-uniform" else {}
+            if repair.method == "mix" else {}
     protocol, checks = finished.matrix, finished.verdict
     solution.protocol, solution.checks = protocol, checks
-    solution.objective = solution.repair.objective_after if solution.repair else \
-        repair.value_after
+    solution.repair = None if repair.method == "none" else repair
+    solution.objective = repair.value_after
     solution.multipliers = _certificate_multipliers(program, protocol, checks,
                                                     solution.multipliers)
     return solution
@@ -317,16 +301,16 @@ def tightened_program(program: "ProtocolProgram",
                                parametric=False)
 
 
-def _tightened_reference(program: "ProtocolProgram",
-                         solver: str) -> tuple[np.ndarray, Multipliers] | None:
+def _tightened_reference(program: "ProtocolProgram", solver: str,
+                         options: Mapping[str, Any]) -> tuple[np.ndarray, Multipliers] | None:
     """The tightened program's protocol (rounded to exact rows) and multipliers from
-    ``solver``; None if the program cannot be tightened, ``solver`` is not a registered
-    name or the solve fails."""
+    ``solver`` with the caller's ``options``; None if the program cannot be tightened,
+    ``solver`` is not a registered name or the solve fails."""
     tightened = tightened_program(program)
     if tightened is None or solver.lower() not in solvers.available():
         return None
     try:
-        answer = solvers.solve(tightened, solver=solver)
+        answer = solvers.solve(tightened, solver=solver, **options)
         if not answer.status.has_solution or "protocol" not in answer.primal:
             return None
         multipliers = _multiplier_values(tightened, answer)
@@ -387,7 +371,7 @@ def _worth_tightening(finished: Finished) -> bool:
 
 
 def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finished,
-                      solver: str, multipliers: Multipliers
+                      solver: str, multipliers: Multipliers, options: Mapping[str, Any]
                       ) -> tuple[Repair, Finished, Multipliers] | None:
     """The mix toward the tightened program's protocol, its finished matrix and the
     multipliers proving it, when it is certified exactly and costs less than
@@ -398,7 +382,7 @@ def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Fini
     failing (constraints where the reference has no slack) is finished by the
     ordinary uniform mix. ``a`` doubles while the certified objective improves.
     """
-    found = _tightened_reference(program, solver)
+    found = _tightened_reference(program, solver, options)
     if found is None:
         return None
     reference, reference_multipliers = found
@@ -426,7 +410,7 @@ def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Fini
         return None
     value, weight, finished, proving = best
     assert uniform.repair.value_before is not None  # value= given
-    repair = Repair("mix-tightened", weight, uniform.repair.value_before, value,
+    repair = Repair("mix", weight, uniform.repair.value_before, value, "tightened",
                     finished.repair.weight)
     return repair, finished, proving
 

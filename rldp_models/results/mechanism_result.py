@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.finish import GuaranteeError, Repair, finish
+from rldp_models.finish import GuaranteeError, finish
 from rldp_models.privacy import (
     certify_ldp,
     certify_ldp_wrt_secret,
@@ -102,7 +102,7 @@ def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: Mech
                               **writer_fields(LP_CONES[name], inputs.measure, inputs.utility,
                                               eps, dual, inputs.joint)},
               "privacy_check": _privacy_check(name, result.Q, eps, inputs)}
-    return result_from_fields(jsonable(fields), repair=_repair(result.repair))
+    return result_from_fields(jsonable(fields), repair=result.repair)
 
 
 def lip_result(result: "OptimalMechanism", joint: np.ndarray, eps: float,
@@ -133,12 +133,7 @@ def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple
               "attribute_sizes": list(sizes), "split": list(result.split),
               "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
                              for a in result.attributes]}
-    return result_from_fields(jsonable(fields), repair=_repair(result.repair))
-
-
-def _repair(repair: Any) -> Repair:
-    method = {"none": "none", "mix-uniform": "mix"}.get(repair.method, "fallback")
-    return Repair(method, float(repair.weight), repair.utility_before, repair.utility_after)
+    return result_from_fields(jsonable(fields), repair=result.repair)
 
 
 def _common_fields(name: str, inputs: MechanismInputs, Q: np.ndarray, utility: float,

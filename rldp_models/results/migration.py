@@ -17,7 +17,6 @@ import numpy as np
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.finish import Repair
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
@@ -26,6 +25,7 @@ from rldp_models.results.certified import (
     GuaranteeVerdict,
     SolverRecord,
 )
+from rldp_models.results.repair_record import repair_from_json
 
 MATRIX_FIELDS = {"solve": "protocol", "mechanism": "Q", "protocol": "Q"}
 ENVELOPE_FIELDS = ("certificate", "counts", "guarantee", "repair", "result_type")
@@ -108,7 +108,6 @@ def _solve(fields: dict[str, Any]) -> dict[str, Any]:
     uncertainty.setdefault("radius", fields.get("radius_B"))
     uncertainty.setdefault("alpha", fields.get("alpha"))
     checks = (fields.get("guarantee") or {}).get("checks", [])
-    old = fields.get("repair")
     return {
         "matrix": _matrix(fields, "protocol"),
         "inputs": [[s, u] for s in labels["S"] for u in labels["U"]],
@@ -118,9 +117,7 @@ def _solve(fields: dict[str, Any]) -> dict[str, Any]:
         "guarantees": tuple(GuaranteeVerdict(str(c["kind"]), float(c["eps"]), bool(c["holds"]),
                                              f"worst margin {c.get('worst_margin')}")
                             for c in checks),
-        "repair": Repair("none", 0.0) if not old else Repair(
-            "mix" if old["method"] == "mix-uniform" else "fallback", float(old["mixing_weight"]),
-            float(old["objective_before"]), float(old["objective_after"])),
+        "repair": repair_from_json(fields.get("repair")),
         "solver": SolverRecord(str(fields["solver"]), str(fields["status"]),
                                {"solve": fields.get("solve_seconds"),
                                 "build": fields.get("build_seconds")}),
@@ -154,8 +151,7 @@ def _mechanism(fields: dict[str, Any]) -> dict[str, Any]:
         "guarantees": (GuaranteeVerdict(str(check.get("notion", "LDP")), float(fields["eps"]),
                                         bool(check.get("holds", False)),
                                         f"level {check.get('level')}"),),
-        "repair": Repair({"none": "none", "mix-uniform": "mix"}.get(str(method), "fallback"),
-                         float(weight)),
+        "repair": repair_from_json({"method": method, "weight": weight}),
         "declaration": Declaration("mechanism", name, [], None,
                                    {k: fields[k] for k in ("eps", "delta", "split",
                                                            "attribute_sizes", "utility_measure")
@@ -175,7 +171,7 @@ def _protocol(fields: dict[str, Any]) -> dict[str, Any]:
         "guarantees": (GuaranteeVerdict("(eps, F)-RLDP", eps,
                                         certified is not None and float(certified) <= eps,
                                         f"certified level {certified}"),),
-        "repair": Repair("none", 0.0),
+        "repair": repair_from_json(None),
         "declaration": Declaration("protocol", str(fields["protocol"]), [],
                                    {"set": "chi2", "radius": fields.get("radius_B"),
                                     "alpha": fields.get("alpha"), "radius_from": "alpha"},

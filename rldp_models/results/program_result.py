@@ -16,7 +16,6 @@ from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
 from rldp_models.programs.contract import GuaranteeFamily, as_family
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.programs.solution import Repair as ProgramRepair
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import (
@@ -29,6 +28,7 @@ from rldp_models.results.files import GuaranteeFailed
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.migration import result_from_fields
 from rldp_models.results.optimality_dual import solution_optimality
+from rldp_models.results.repair_record import repair_to_json
 from rldp_models.results.product_certificate import product_certificate
 from rldp_models.uncertainty.base import Capability
 
@@ -61,11 +61,7 @@ def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
             "checks": [{"kind": c.kind, "holds": c.holds, "eps": c.eps,
                         "worst_margin": c.worst_margin, "worst_at_y_s1_s2": list(c.worst_at)}
                        for c in solution.checks]},
-        "repair": None if solution.repair is None else {
-            "method": solution.repair.method, "mixing_weight": solution.repair.weight,
-            "objective_before": solution.repair.objective_before,
-            "objective_after": solution.repair.objective_after,
-            "utility_cost": solution.repair.utility_cost},
+        "repair": None if solution.repair is None else repair_to_json(solution.repair),
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
         "certificate": program_certificate(solution).to_json(),
     })
@@ -149,23 +145,10 @@ def solution_result(solution: ProtocolSolution,
                "value": solution.objective, "sense": "min"},
         guarantees=program_guarantees(solution),
         repair=Repair("none", 0.0, solution.objective, solution.objective) if repair is None
-        else _record_repair(repair),
+        else repair,
         solver=SolverRecord(solution.result.solver, solution.status.value,
                             {"build": solution.result.timings.build_seconds,
                              "solve": solution.result.timings.solve_seconds}),
         declaration=program_declaration(solution.program, radius_from),
         crosstab=solution.program.crosstab)
 
-
-def _record_repair(repair: ProgramRepair) -> Repair:
-    """The record's repair: ``"mix-uniform"`` / ``"mix-tightened"`` are a ``"mix"`` with
-    that ``reference`` (``"tightened+uniform"`` when a second, uniform mix followed;
-    ``weight`` is then the total weight off the solver's protocol); ``"best-constant"``
-    is the ``"fallback"``."""
-    before, after = repair.objective_before, repair.objective_after
-    if repair.method == "mix-tightened" and repair.uniform_weight > 0.0:
-        weight = 1.0 - (1.0 - repair.weight) * (1.0 - repair.uniform_weight)
-        return Repair("mix", weight, before, after, "tightened+uniform")
-    if repair.method.startswith("mix-"):
-        return Repair("mix", repair.weight, before, after, repair.method.removeprefix("mix-"))
-    return Repair("fallback", repair.weight, before, after)

@@ -11,7 +11,8 @@ The record (schema version :data:`SCHEMA_VERSION`, JSON Schema in
      "guarantees": [{"notion", "eps", "holds", "detail", "block", "source"}, ...],
      "certificate": {"kind": ..., "version": 1, ...},
      "repair": {"method", "weight", "cost", "value_before", "value_after",
-                "reference" (for "mix": "uniform" | "tightened" | ...)},
+                "reference" (for "mix": "uniform" | "tightened" | ...),
+                "uniform_weight" (a two-stage mix)},   (:mod:`.repair_record`)
      "solver": {"name", "status", "timings"} | null,
      "declaration": {"producer", "name", "blocks", "uncertainty", "parameters"},
      "counts": {"labels": {"S", "U"}, "digest": "sha256:...", "table": [[...]]} | null,
@@ -32,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from rldp_models.finish import Repair
 from rldp_models.results.certified import (
     CertifiedResult,
     Declaration,
@@ -42,6 +42,7 @@ from rldp_models.results.certified import (
 from rldp_models.results.counts import counts_record, embedded_crosstab
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.migration import migrate
+from rldp_models.results.repair_record import repair_from_json, repair_to_json
 from rldp_models.results.schema import validate
 
 SCHEMA_VERSION = 2
@@ -52,7 +53,6 @@ PRODUCT_KEYS = ("kind", "S", "U", "factors", "coordinates")
 
 def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, Any]:
     """The JSON-ready record of ``result`` (see the module docstring)."""
-    repair = result.repair
     return jsonable({
         "schema_version": SCHEMA_VERSION,
         "result_type": result.result_type,
@@ -61,20 +61,13 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
         "value": dict(result.value),
         "guarantees": [vars(g) for g in result.guarantees],
         "certificate": result.certificate,
-        "repair": _repair_record(repair),
+        "repair": repair_to_json(result.repair),
         "solver": None if result.solver is None else vars(result.solver),
         "declaration": vars(result.declaration),
         "counts": None if result.crosstab is None else counts_record(result.crosstab,
                                                                      embed_counts),
         "details": result.details,
     })
-
-
-def _repair_record(repair: Repair) -> dict[str, Any]:
-    """``repair``; ``reference`` (what a ``"mix"`` mixed with) only when there is one."""
-    record = {"method": repair.method, "weight": repair.weight, "cost": repair.cost,
-              "value_before": repair.value_before, "value_after": repair.value_after}
-    return record if repair.reference is None else {**record, "reference": repair.reference}
 
 
 def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
@@ -100,7 +93,7 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
     """
     record = migrate(record)
     validate(record)
-    matrix, repair = record["matrix"], record["repair"]
+    matrix = record["matrix"]
     return CertifiedResult(
         result_type=record["result_type"],
         matrix=np.asarray(matrix["rows"], dtype=float) if "rows" in matrix else None,
@@ -108,8 +101,7 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
         value=dict(record["value"]),
         guarantees=tuple(GuaranteeVerdict(**g) for g in record["guarantees"]),
         certificate=record["certificate"],
-        repair=Repair(repair["method"], repair["weight"], repair.get("value_before"),
-                      repair.get("value_after"), repair.get("reference")),
+        repair=repair_from_json(record["repair"]),
         declaration=Declaration(**record["declaration"]),
         solver=None if record.get("solver") is None else SolverRecord(**record["solver"]),
         crosstab=embedded_crosstab(record),

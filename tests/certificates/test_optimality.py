@@ -44,7 +44,7 @@ def repair_share(solution) -> float:
     """The repair's cost relative to the objective (0 without a repair)."""
     if solution.repair is None:
         return 0.0
-    return solution.repair.utility_cost / solution.objective
+    return solution.repair.cost / solution.objective
 
 
 def certified_upper(solution) -> float:

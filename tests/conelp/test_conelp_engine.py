@@ -91,10 +91,10 @@ def test_repair_mixes_in_the_uniform_mechanism() -> None:
     utility = MutualInformation([0.5, 0.5])
     result = guaranteed_mechanism(Q, stated, lambda M: certify_ldp(M, eps), utility, eps,
                                   hand_lp().solve())
-    assert result.repair.method == "mix-uniform" and 0 < result.repair.weight < 1e-5
+    assert result.repair.method == "mix" and 0 < result.repair.weight < 1e-5
     assert result.certification.holds and certify_ldp(result.Q, eps).holds
     # "before" is the LP's mechanism rounded to dyadic rows (the finish path's first step)
-    assert result.repair.utility_before == utility.total(dyadic_rows(Q)) > result.utility
+    assert result.repair.value_before == utility.total(dyadic_rows(Q)) > result.utility
     assert np.all(result.Q[:, None, :] <= r * result.Q[None, :, :])
 
 
@@ -103,7 +103,7 @@ def test_at_eps_zero_the_repair_is_the_one_output_mechanism() -> None:
     result = guaranteed_mechanism(Q, pairwise_ratio_rows(np.eye(2), 1.0),
                                   lambda M: certify_ldp(M, 0.0), MutualInformation([0.5, 0.5]),
                                   0.0, hand_lp().solve())
-    assert result.repair.method == "constant" and result.repair.weight == 1.0
+    assert result.repair.method == "fallback" and result.repair.weight == 1.0
     assert np.array_equal(result.Q, np.ones((2, 1))) and result.certification.holds
 
 

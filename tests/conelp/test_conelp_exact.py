@@ -58,11 +58,11 @@ def assert_reported(result: OptimalMechanism, utility: MutualInformation) -> Non
     """The utility and repair record describe the returned ``Q``."""
     repair = result.repair
     assert result.certification.holds
-    assert result.utility == repair.utility_after == float(np.sum(utility.columns(result.Q)))
-    assert repair.method in ("none", "mix-uniform", "constant")
+    assert result.utility == repair.value_after == float(np.sum(utility.columns(result.Q)))
+    assert repair.method in ("none", "mix", "fallback")
     if repair.method == "none":
-        assert repair.weight == 0.0 and repair.utility_before == repair.utility_after
-    elif repair.method == "constant":
+        assert repair.weight == 0.0 and repair.value_before == repair.value_after
+    elif repair.method == "fallback":
         assert repair.weight == 1.0 and np.array_equal(result.Q, np.ones((result.Q.shape[0], 1)))
     else:
         assert 0.0 < repair.weight < 1.0
@@ -95,7 +95,7 @@ def test_eps_zero_with_two_secrets_falls_back_to_one_output() -> None:
     joint /= joint.sum()
     for solve in (ldp_wrt_secret_mechanism, lip_mechanism):
         result = solve(joint, 0.0)
-        assert result.repair.method == "constant" and result.repair.utility_before > 1e-3
+        assert result.repair.method == "fallback" and result.repair.value_before > 1e-3
         assert result.Q.shape == (5, 1)
 
 
@@ -129,7 +129,7 @@ def test_srlip_attributes_and_product_certify(eps: float) -> None:
         flat = joint.reshape(joint.shape[0], -1)
         result = srlip_mechanism(joint, eps)
         assert certify_srlip(result.Q, flat, SIZES, eps).holds and result.certification.holds
-        assert result.utility == result.repair.utility_after == MutualInformation(
+        assert result.utility == result.repair.value_after == MutualInformation(
             flat.sum(axis=0)).total(result.Q)
         for j, attribute in enumerate(result.attributes):
             assert attribute_conditions_hold(attribute.Q, joint, j, result.split[j])
@@ -149,9 +149,9 @@ def test_srlip_product_is_repaired_when_theorem_3_does_not_carry_over() -> None:
     joint /= joint.sum()
     result = srlip_mechanism(joint, 1.0)
     assert all(attribute.repair.method == "none" for attribute in result.attributes)
-    assert result.repair.method == "mix-uniform" and 0 < result.repair.weight < 0.2
+    assert result.repair.method == "mix" and 0 < result.repair.weight < 0.2
     assert certify_srlip(result.Q, joint.reshape(2, -1), SIZES, 1.0).holds
-    assert result.repair.utility_after < result.repair.utility_before
+    assert result.repair.value_after < result.repair.value_before
 
 
 @pytest.fixture
@@ -188,9 +188,9 @@ def test_forced_violation_is_repaired_and_certified(outward: list[np.ndarray],
     solved = [outward[0], outward[1], outward[2] / prior[:, None]]  # LIP's LP is in joint form
     for (result, certify), before in zip(checks, solved):
         assert not certify(before).holds
-        assert result.repair.method == "mix-uniform" and result.repair.weight < 1e-5
+        assert result.repair.method == "mix" and result.repair.weight < 1e-5
         assert certify(result.Q).holds
-        assert result.repair.utility_before == pytest.approx(utility.total(before), abs=1e-15)
+        assert result.repair.value_before == pytest.approx(utility.total(before), abs=1e-15)
         assert_reported(result, utility)
 
 
@@ -198,7 +198,7 @@ def test_forced_violation_of_srlip_attributes_is_repaired(outward: list[np.ndarr
     joint = np.random.default_rng(6).random((2, *SIZES)) + 0.05  # full support
     joint /= joint.sum()
     result = srlip_mechanism(joint, 1.0)
-    assert [attribute.repair.method for attribute in result.attributes] == ["mix-uniform"] * 2
+    assert [attribute.repair.method for attribute in result.attributes] == ["mix"] * 2
     for j, attribute in enumerate(result.attributes):
         assert attribute.repair.weight < 1e-5
         assert attribute_conditions_hold(attribute.Q, joint, j, result.split[j])

@@ -17,8 +17,7 @@ import pytest
 
 import solvers
 from rldp_models.certificates.verification import verify
-from rldp_models.finish import Finished, mixing_weight
-from rldp_models.finish import Repair as FinishRepair
+from rldp_models.finish import Finished, Repair, mixing_weight
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs import solution as finishing
@@ -60,7 +59,7 @@ def _exactly_stochastic(protocol: np.ndarray) -> bool:
 def test_the_proven_gap_is_below_1e6(seed: int) -> None:
     solution = _program(seed).solve(solver="clarabel-direct")
     claim = solution_optimality(solution)
-    assert solution.repair is not None and solution.repair.method == "mix-tightened"
+    assert solution.repair is not None and solution.repair.label == "mix-tightened"
     assert claim["claimed"] and claim["relative_gap"] < 1e-6, claim
 
 
@@ -71,17 +70,16 @@ def test_certified_exactly_and_never_dearer_than_uniform(
     program = _program(seed, uncertainty)
     uniform = _uniform_only(_program(seed, uncertainty), _solver(uncertainty), monkeypatch)
     solution = program.solve(solver=_solver(uncertainty))
-    assert uniform.repair is not None and uniform.repair.method == "mix-uniform"
-    assert solution.repair is not None and solution.repair.method == "mix-tightened"
+    assert uniform.repair is not None and uniform.repair.label == "mix-uniform"
+    assert solution.repair is not None and solution.repair.label == "mix-tightened"
     assert solution.objective <= uniform.objective
-    assert solution.repair.utility_cost < uniform.repair.utility_cost
+    assert solution.repair.cost < uniform.repair.cost
     # the same unrepaired protocol: only the reference differs
-    assert solution.repair.objective_before == uniform.repair.objective_before
+    assert solution.repair.value_before == uniform.repair.value_before
     assert _exactly_stochastic(solution.protocol)
     record = solution_result(solution).to_record()
-    assert record["repair"]["method"] == "mix"
-    assert record["repair"]["reference"].startswith("tightened")
-    assert from_record(record).repair.reference == record["repair"]["reference"]
+    assert record["repair"]["method"] == "mix" and record["repair"]["reference"] == "tightened"
+    assert from_record(record).repair == solution.repair
     report = verify(record, program.crosstab)
     assert report.holds, report
 
@@ -101,8 +99,26 @@ def test_a_failing_extra_solve_keeps_the_uniform_repair(
     monkeypatch.setattr(solvers, "solve", first_only)
     solution = program.solve(solver="clarabel-direct")
     assert len(calls) == 2  # the extra solve was tried, once
-    assert solution.repair is not None and solution.repair.method == "mix-uniform"
+    assert solution.repair is not None and solution.repair.label == "mix-uniform"
     assert solution.guarantee_holds
+
+
+def test_the_extra_solve_gets_the_callers_solver_and_options(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ProtocolProgram.solve(**options)`` reaches the tightened reference's solve too."""
+    program = _program(2)  # needs a repair, and the tightened one wins (test above)
+    real_solve = solvers.solve
+    calls = []
+
+    def spy(model, solver, **options):
+        calls.append((solver, options))
+        return real_solve(model, solver=solver, **options)
+
+    monkeypatch.setattr(solvers, "solve", spy)
+    options = {"tol_feas": 1e-10, "max_iter": 400}  # Clarabel settings, as without them
+    solution = program.solve(solver="clarabel-direct", **options)
+    assert solution.repair is not None and solution.repair.label == "mix-tightened"
+    assert calls == [("clarabel-direct", options)] * 2
 
 
 def test_no_extra_solve_without_a_repair(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,6 +159,6 @@ def test_the_extra_solve_is_tried_only_when_the_uniform_repair_costs_enough(cost
     """A uniform mix costing less than TIGHTEN_ABOVE of the objective keeps its one solve (on
     Adult the extra solve doubles the time for a gain far below the gap's 1e-6)."""
     matrix = np.eye(2)
-    mixed = Finished(matrix, True, FinishRepair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
+    mixed = Finished(matrix, True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
     assert finishing._worth_tightening(mixed) is tried
-    assert not finishing._worth_tightening(Finished(matrix, True, FinishRepair("none", 0.0)))
+    assert not finishing._worth_tightening(Finished(matrix, True, Repair("none", 0.0)))
