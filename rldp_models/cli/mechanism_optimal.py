@@ -32,11 +32,13 @@ Output (OUT.json)
 
 ``repair_method`` says how the LP's mechanism was made to pass the exact
 check of its notion (:mod:`rldp_models.conelp.mechanism`): ``none`` (it
-passed as it was), ``mix-uniform`` (mixed with the uniform mechanism, with
-weight ``repair_weight``) or ``constant`` (replaced by the one-output
+passed as it was), ``mix`` (mixed with the uniform mechanism, with
+weight ``repair_weight``) or ``fallback`` (replaced by the one-output
 mechanism, weight 1; the usual outcome for ``ldp-s`` and ``lip`` at
-``eps = 0``). For ``srlip`` both are lists over the attributes, and
-``product_repair`` (``method``, ``weight``) is that of the product ``Q``.
+``eps = 0``); files written before the one repair record
+(:class:`rldp_models.finish.Repair`) say ``mix-uniform`` and ``constant``. For
+``srlip`` both are lists over the attributes, and ``product_repair``
+(``method``, ``weight``) is that of the product ``Q``.
 
 ``certificate.dual`` is the LP dual in mechanism form: one number per input
 symbol, with ``dual.q >= mu(q)`` for every column ``q`` of the privacy cone,
