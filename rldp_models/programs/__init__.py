@@ -1,7 +1,6 @@
 """Robust protocol programs: a declarative builder and the four presets."""
 
 from rldp_models.finish import Repair
-
 from rldp_models.programs.components import (
     NominalDistortion,
     NominalSecretPrivacy,
