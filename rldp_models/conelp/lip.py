@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from rldp_models.conelp.cones import inner_ratio, two_sided_ratio_rows
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP
+from rldp_models.conelp.exact_basis import ExactCone
 from rldp_models.conelp.joint import as_joint_distribution, data_given_secret, exact
 from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
 from rldp_models.privacy import certify_lip
@@ -75,7 +76,8 @@ def lip_mechanism(p_sx: ArrayLike, eps: float, *, solver: str = "highspy",
     eps = as_epsilon(eps)
     p_x = joint.sum(axis=0)
     seen = p_x > 0
-    inner = _delta_rows(exact(joint[:, seen]), Fraction(inner_ratio(eps)))
+    exact_joint = exact(joint[:, seen])
+    inner = _delta_rows(exact_joint, Fraction(inner_ratio(eps)))
     rays = extreme_rays(inner, method=method)
     utility = JointForm(MutualInformation(p_x[seen]), p_x[seen])
     solution = ConeLP.from_utility(rays, utility, p_x[seen]).solve(solver)
@@ -83,8 +85,9 @@ def lip_mechanism(p_sx: ArrayLike, eps: float, *, solver: str = "highspy",
     Q[seen] = solution.columns / p_x[seen, None]
     Q[~seen] = solution.columns.sum(axis=0)
     stated = two_sided_ratio_rows(data_given_secret(joint), p_x[None, :], np.exp(eps))
+    mechanism_form = ExactCone(inner * exact_joint.sum(axis=0)[None, :], p_x[seen], seen)
     return guaranteed_mechanism(Q, stated, partial(certify_lip, p_sx=joint, eps=eps),
-                                MutualInformation(p_x), eps, solution)
+                                MutualInformation(p_x), eps, solution, mechanism_form)
 
 
 def _delta_rows(joint: np.ndarray, ratio: Fraction) -> np.ndarray:

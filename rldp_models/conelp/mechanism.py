@@ -15,6 +15,13 @@ rationals, ``e^eps`` enclosed by interval arithmetic). When the check fails,
   :data:`ROUNDING_ROOM` in floating point; the mixture is rounded to dyadic
   rows, certified exactly and the weight doubled until it passes (the one
   finish path, :func:`rldp_models.finish.finish`).
+* When mixing was needed and the caller gives the LP's cone exactly
+  (:class:`~rldp_models.conelp.exact_basis.ExactCone`), the LP's basic
+  solution recomputed in exact rationals
+  (:func:`~rldp_models.conelp.exact_basis.exact_basis_mechanism`) is returned
+  instead, with method ``"none"``, when it passes the exact check and has at
+  least the repaired mechanism's utility: its columns lie on the LP's exact
+  rays, so it meets even the equalities of ``eps = 0`` exactly.
 * ``eps = 0``, or when the weight reaches 1: mixing cannot help (``U`` meets
   the equalities of ``eps = 0`` with no slack, so mixing only scales a
   violation). The mechanism falls back to the one-output mechanism, which
@@ -36,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.conelp.engine import ColumnUtility, ConeLPSolution
+from rldp_models.conelp.exact_basis import ExactCone, exact_basis_mechanism
 from rldp_models.finish import GuaranteeError as NoResult
 from rldp_models.finish import Repair, finish
 from rldp_models.privacy import Certification
@@ -86,7 +94,8 @@ class OptimalMechanism:
 
 def guaranteed_mechanism(Q: np.ndarray, rows: np.ndarray, certify: Certifier,
                          utility: ColumnUtility, eps: float,
-                         solution: ConeLPSolution) -> OptimalMechanism:
+                         solution: ConeLPSolution, exact: ExactCone | None = None
+                         ) -> OptimalMechanism:
     """Certify the LP's mechanism exactly, repairing it if needed (see the module docstring).
 
     Parameters
@@ -102,8 +111,14 @@ def guaranteed_mechanism(Q: np.ndarray, rows: np.ndarray, certify: Certifier,
         Used to report ``U(Q)`` before and after.
     eps : float
     solution : ConeLPSolution
+    exact : ExactCone, optional
+        The LP's cone in exact rationals: when ``Q`` needs a repair, the
+        exact basic solution on ``solution.vectors`` is tried first.
     """
     Q, certification, repair = certified(Q, rows, certify, utility, eps)
+    if repair.method != "none" and exact is not None:
+        Q, certification, repair = _better_exact(Q, certification, repair, solution.vectors,
+                                                 exact, certify, utility)
     return OptimalMechanism(Q=Q, utility=utility_after(repair), eps=eps, solution=solution,
                             certification=certification, repair=repair)
 
@@ -127,6 +142,20 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
     except NoResult:
         raise GuaranteeError("the one-output mechanism fails its exact privacy check") from None
     return finished.matrix, finished.verdict, finished.repair
+
+
+def _better_exact(Q: np.ndarray, certification: Certification, repair: Repair,
+                  vectors: np.ndarray, exact: ExactCone, certify: Certifier,
+                  utility: ColumnUtility) -> tuple[np.ndarray, Certification, Repair]:
+    """The exact basic solution if it passes and beats the repaired ``Q``, else the latter."""
+    basis = exact_basis_mechanism(vectors, exact)
+    if basis is None:
+        return Q, certification, repair
+    verdict = certify(basis)
+    value = _utility(utility, basis)
+    if not verdict.holds or value < utility_after(repair):
+        return Q, certification, repair
+    return basis, verdict, Repair("none", 0.0, value, value)
 
 
 def utility_after(repair: Repair) -> float:

@@ -24,6 +24,7 @@ from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.cones import inner_ratio, pairwise_ratio_rows
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ColumnUtility, ConeLP
+from rldp_models.conelp.exact_basis import ExactCone
 from rldp_models.conelp.joint import as_joint_distribution, data_given_secret, exact
 from rldp_models.conelp.mechanism import OptimalMechanism, guaranteed_mechanism
 from rldp_models.conelp.seeded_rays import SeededRays
@@ -96,7 +97,8 @@ def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility
         solution = ConeLP.from_utility(rays, utility, np.ones(a)).solve(solver)
     stated = pairwise_ratio_rows(data_given_secret(joint), np.exp(eps))
     certify = partial(certify_ldp_wrt_secret, p_sx=joint, eps=eps)
-    return guaranteed_mechanism(solution.columns, stated, certify, utility, eps, solution)
+    return guaranteed_mechanism(solution.columns, stated, certify, utility, eps, solution,
+                                ExactCone(inner))
 
 
 def _generate(method: str, rows: int, inputs: int, utility: ColumnUtility) -> bool:

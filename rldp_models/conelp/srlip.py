@@ -37,6 +37,7 @@ from rldp_models.conelp.cones import inner_ratio, two_sided_ratio_rows
 from rldp_models.conelp.double_description import extreme_rays
 from rldp_models.conelp.engine import ConeLP
 from rldp_models.conelp.joint import as_joint_distribution, exact
+from rldp_models.conelp.exact_basis import ExactCone
 from rldp_models.conelp.mechanism import (Certifier, OptimalMechanism, certified,
                                           guaranteed_mechanism, utility_after)
 from rldp_models.errors import InputError
@@ -139,7 +140,7 @@ def _attribute_mechanism(joint: np.ndarray, j: int, eps_j: float, solver: str,
     solution = ConeLP.from_utility(rays, utility, np.ones(a_j)).solve(solver)
     stated = attribute_rows(joint, j, np.exp(eps_j))
     return guaranteed_mechanism(solution.columns, stated, _attribute_certifier(joint, j, eps_j),
-                                utility, eps_j, solution)
+                                utility, eps_j, solution, ExactCone(inner))
 
 
 def _attribute_certifier(joint: np.ndarray, j: int, eps_j: float) -> Certifier:
