@@ -26,9 +26,15 @@ the cause instead:
    the exact check with no repair; the utility differs from the LP's by the
    rounding of ``w`` (``n_r 2^-52`` per column).
 
-Returns None when a step fails (a ray not isolated by its tight rows, a
-degenerate or negative basis, a ray too long for 52 bits): the caller keeps
-its repair.
+Step 3 needs rays whose primitive integer vectors are short: rays of cones
+built from doubles of a generic joint have entries of 100-200 bits, and then
+no column on a ray is a multiple of ``2^-52`` (at ``eps = 0`` no informative
+exact-double mechanism need exist at all; the exact one needs rational
+entries, which the record's ``dyadic-double`` encoding cannot hold). The
+exact basic solution rounded to doubles is the other candidate: it passes at
+``eps > 0`` where the LP's own solution, off by the solver's tolerance, does
+not. No candidate when a step fails (a ray not isolated by its tight rows, a
+degenerate or negative basis): the caller keeps its repair.
 """
 
 from __future__ import annotations
@@ -71,25 +77,39 @@ class ExactCone:
     inputs: np.ndarray | None = None
 
 
-def exact_basis_mechanism(vectors: np.ndarray, cone: ExactCone) -> np.ndarray | None:
-    """The LP's basic solution on the rays ``vectors`` (columns) as exact dyadic rows.
+def exact_basis_mechanisms(vectors: np.ndarray, cone: ExactCone) -> list[np.ndarray]:
+    """Candidate mechanisms from the LP's basic solution on the rays ``vectors`` (columns).
 
-    See the module docstring; None when it cannot be formed.
+    The exact dyadic columns on the rays (step 3 of the module docstring) when
+    every ray fits, and the exact basic solution rounded to doubles (for the
+    caller to round to exact rows and check: at ``eps > 0`` the inner cone's
+    margin absorbs that rounding, while the LP's own solution is off by its
+    feasibility tolerance). Empty when the exact basis cannot be formed.
     """
     vectors = np.asarray(vectors, dtype=float)
     if cone.scale is not None:
         vectors = vectors / np.asarray(cone.scale, dtype=float)[:, None]
     rows_float = cone.rows.astype(float)
     rays = [exact_ray(vectors[:, r], cone.rows, rows_float) for r in range(vectors.shape[1])]
-    if not rays or any(ray is None for ray in rays):
-        return None
-    integers = [_primitive(ray) for ray in rays if ray is not None]
+    exact_rays = [ray for ray in rays if ray is not None]
+    if not rays or len(exact_rays) < len(rays):
+        return []
+    integers = [_primitive(ray) for ray in exact_rays]
     weights = _basis_weights(integers)
-    Q = None if weights is None else _dyadic_columns(integers, weights)
-    if Q is None or cone.inputs is None:
+    if weights is None:
+        return []
+    rounded = np.array([[float(w * n) for w, n in zip(weights, ray_values)]
+                        for ray_values in zip(*integers)])
+    on_rays = _dyadic_columns(integers, weights)
+    return [_all_inputs(Q, cone.inputs) for Q in (on_rays, rounded) if Q is not None]
+
+
+def _all_inputs(Q: np.ndarray, inputs: np.ndarray | None) -> np.ndarray:
+    """``Q`` on the cone's inputs, the first row copied to the others."""
+    if inputs is None:
         return Q
-    full = np.empty((cone.inputs.size, Q.shape[1]))
-    full[cone.inputs], full[~cone.inputs] = Q, Q[0]
+    full = np.empty((inputs.size, Q.shape[1]))
+    full[inputs], full[~inputs] = Q, Q[0]
     return full
 
 

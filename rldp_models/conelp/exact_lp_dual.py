@@ -98,7 +98,9 @@ def joint_cone_rays(cone: str, joint: np.ndarray, ratio: Fraction) -> list[Ray]:
     if cone == "ldp-wrt-secret":
         rows = pairwise_ratio_rows(conditionals, ratio)
     else:
-        marginal = np.repeat(exact_joint.sum(axis=0)[None, :], conditionals.shape[0], axis=0)
+        # P(y) normalised as certify_lip has it: the doubles of a joint need not sum to 1
+        marginal = np.repeat((exact_joint.sum(axis=0) / exact_joint.sum())[None, :],
+                             conditionals.shape[0], axis=0)
         rows = two_sided_ratio_rows(conditionals, marginal, ratio)
     return _enumerated(rows, exact_joint.shape[1])
 
@@ -234,8 +236,9 @@ class LPCheck:
 
     @property
     def optimal(self) -> bool:
-        """The returned mechanism is within :data:`GAP_TOLERANCE` of the bound."""
-        return bool(self.gap <= GAP_TOLERANCE * (1 + abs(self.bound)))
+        """The returned mechanism is within :data:`GAP_TOLERANCE` of a finite bound."""
+        return bool(mpmath.isfinite(self.bound)
+                    and self.gap <= GAP_TOLERANCE * (1 + abs(self.bound)))
 
     @property
     def holds(self) -> bool:

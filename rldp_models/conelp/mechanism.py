@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.conelp.engine import ColumnUtility, ConeLPSolution
-from rldp_models.conelp.exact_basis import ExactCone, exact_basis_mechanism
+from rldp_models.conelp.exact_basis import ExactCone, exact_basis_mechanisms
 from rldp_models.finish import GuaranteeError as NoResult
-from rldp_models.finish import Repair, finish
+from rldp_models.finish import Repair, dyadic_rows, finish
 from rldp_models.privacy import Certification
 
 Certifier = Callable[[np.ndarray], Certification]
@@ -147,15 +147,15 @@ def certified(Q: np.ndarray, rows: np.ndarray, certify: Certifier, utility: Colu
 def _better_exact(Q: np.ndarray, certification: Certification, repair: Repair,
                   vectors: np.ndarray, exact: ExactCone, certify: Certifier,
                   utility: ColumnUtility) -> tuple[np.ndarray, Certification, Repair]:
-    """The exact basic solution if it passes and beats the repaired ``Q``, else the latter."""
-    basis = exact_basis_mechanism(vectors, exact)
-    if basis is None:
-        return Q, certification, repair
-    verdict = certify(basis)
-    value = _utility(utility, basis)
-    if not verdict.holds or value < utility_after(repair):
-        return Q, certification, repair
-    return basis, verdict, Repair("none", 0.0, value, value)
+    """The best exact-basis candidate that passes and beats the repaired ``Q``, else the latter."""
+    best = (Q, certification, repair)
+    for candidate in exact_basis_mechanisms(vectors, exact):
+        rounded = dyadic_rows(candidate)
+        verdict = certify(rounded)
+        value = _utility(utility, rounded)
+        if verdict.holds and value > utility_after(best[2]):
+            best = (rounded, verdict, Repair("none", 0.0, value, value))
+    return best
 
 
 def utility_after(repair: Repair) -> float:
