@@ -32,12 +32,17 @@ Output (OUT.json)
 
 ``repair_method`` says how the LP's mechanism was made to pass the exact
 check of its notion (:mod:`rldp_models.conelp.mechanism`): ``none`` (it
-passed as it was), ``mix`` (mixed with the uniform mechanism, with
-weight ``repair_weight``) or ``fallback`` (replaced by the one-output
-mechanism, weight 1; the usual outcome for ``ldp-s`` and ``lip`` at
-``eps = 0``); files written before the one repair record
-(:class:`rldp_models.finish.Repair`) say ``mix-uniform`` and ``constant``. For
-``srlip`` both are lists over the attributes, and ``product_repair``
+passed as it was, or its basic solution recomputed in exact rationals,
+:mod:`rldp_models.conelp.exact_basis`, passed), ``mix`` (mixed with the
+uniform mechanism, with weight ``repair_weight``) or ``fallback`` (replaced
+by the one-output mechanism, weight 1: ``ldp-s`` and ``lip`` at ``eps = 0``
+when the exact basis needs more than doubles, as for most joints given in
+doubles). The summary's certificate verdict is that of ``rldp verify`` on the
+returned ``Q`` (:func:`rldp_models.cli.mechanism_io.certificate_verdict`): a
+fallback far below the LP's bound is reported NOT verified. Files written
+before the one repair record (:class:`rldp_models.finish.Repair`) say
+``mix-uniform`` and ``constant``. For ``srlip`` both are lists over the
+attributes, and ``product_repair``
 (``method``, ``weight``) is that of the product ``Q``.
 
 ``certificate.dual`` is the LP dual in mechanism form: one number per input

@@ -69,7 +69,7 @@ def lip_mechanism(p_sx: ArrayLike, eps: float, *, solver: str = "highspy",
     OptimalMechanism
         Certified exactly by :func:`~rldp_models.privacy.matrix_checks.certify_lip`,
         repaired if needed (:mod:`rldp_models.conelp.mechanism`); at
-        ``eps = 0`` usually the one-output mechanism, as for
+        ``eps = 0`` the exact basic solution or the one-output mechanism, as for
         :func:`~rldp_models.conelp.secret_ldp.ldp_wrt_secret_mechanism`.
     """
     joint = as_joint_distribution(p_sx)

@@ -76,9 +76,11 @@ def ldp_wrt_secret_mechanism(p_sx: ArrayLike, eps: float, utility: ColumnUtility
         Certified exactly by
         :func:`~rldp_models.privacy.matrix_checks.certify_ldp_wrt_secret`,
         repaired if needed (:mod:`rldp_models.conelp.mechanism`). At
-        ``eps = 0`` that is usually the one-output mechanism: the LP's columns
-        meet ``P(y|s) = P(y|s')`` only to rounding, and generic doubles admit
-        no other exactly equal conditionals.
+        ``eps = 0`` the LP's columns meet ``P(y|s) = P(y|s')`` only to
+        rounding; its basic solution recomputed exactly
+        (:mod:`rldp_models.conelp.exact_basis`) passes when the cone's rays
+        fit in doubles, else (generic doubles: rays of 100-200 bits) the
+        result is the one-output mechanism.
     """
     joint = as_joint_distribution(p_sx)
     eps = as_epsilon(eps)
