@@ -52,9 +52,9 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     check = result.details["privacy_check"]
     value = result.value["value"]
     utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
-    certificate = certificate_verdict(result)
+    certificate = result.certificate.get("verified")
     verified = "" if certificate is None else \
-        f"; certificate {'verified' if certificate else 'NOT verified'}"
+        f"; certificate {'verified' if np.all(certificate) else 'NOT verified'}"
     print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
           f"{utility}; {check['notion']} at eps = {args.eps} "
           f"{'holds' if result.holds else 'FAILS'}{verified}")
@@ -62,33 +62,6 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
         print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
               f"{result.repair.weight:.3g})")
     return write_result(result, args.out, args.name)
-
-
-def certificate_verdict(result: "CertifiedResult") -> bool | None:
-    """What ``rldp verify`` will find of an LP-dual certificate, from the writer's numbers.
-
-    The two tests of :class:`~rldp_models.conelp.exact_lp_dual.LPCheck`, with
-    its tolerances, on the *returned* ``Q`` (after any repair), not the LP's
-    own optimum: the dual feasible to ``FEASIBILITY_TOLERANCE`` per unit ray
-    mass, and ``U(Q)`` within ``GAP_TOLERANCE (1 + |bound|)`` of the bound.
-    ``rldp verify`` redoes both exactly; the writer's floats decide the same
-    way except within rounding of a tolerance. For SRLIP every attribute's
-    ``Q^j`` against its own bound. None without an LP-dual certificate.
-    """
-    from rldp_models.conelp.exact_lp_dual import FEASIBILITY_TOLERANCE, GAP_TOLERANCE
-
-    fields = result.certificate
-    if fields.get("kind") != "lp-dual" or "upper_bound" not in fields:
-        return None
-    if isinstance(fields["upper_bound"], list):
-        utilities = [float(attribute["utility"]) for attribute in result.details["attributes"]]
-        violations, bounds = fields["max_violation"], fields["upper_bound"]
-    else:
-        utilities = [float(result.value["value"])]
-        violations, bounds = [fields["max_violation"]], [fields["upper_bound"]]
-    return all(float(violation) <= FEASIBILITY_TOLERANCE
-               and float(bound) - utility <= GAP_TOLERANCE * (1.0 + abs(float(bound)))
-               for violation, bound, utility in zip(violations, bounds, utilities, strict=True))
 
 
 def _repair_name(result: "CertifiedResult") -> str:

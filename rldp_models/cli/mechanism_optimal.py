@@ -38,7 +38,8 @@ uniform mechanism, with weight ``repair_weight``) or ``fallback`` (replaced
 by the one-output mechanism, weight 1: ``ldp-s`` and ``lip`` at ``eps = 0``
 when the exact basis needs more than doubles, as for most joints given in
 doubles). The summary's certificate verdict is that of ``rldp verify`` on the
-returned ``Q`` (:func:`rldp_models.cli.mechanism_io.certificate_verdict`): a
+returned ``Q`` (:func:`rldp_models.results.mechanism_result.returned_verdict`,
+also the record's ``certificate.verified``): a
 fallback far below the LP's bound is reported NOT verified. Files written
 before the one repair record (:class:`rldp_models.finish.Repair`) say
 ``mix-uniform`` and ``constant``. For ``srlip`` both are lists over the

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rldp_models.conelp.exact_lp_dual import FEASIBILITY_TOLERANCE, GAP_TOLERANCE
 from rldp_models.errors import InputError
 from rldp_models.finish import GuaranteeError, finish
 from rldp_models.privacy import (
@@ -98,7 +99,7 @@ def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: Mech
     outputs = [str(y) for y in range(result.Q.shape[1])]
     fields = {**_common_fields(name, inputs, result.Q, result.utility, outputs, eps),
               "repair_method": result.repair.method, "repair_weight": result.repair.weight,
-              "certificate": {**_certificate_fields(certificate, dual),
+              "certificate": {**_certificate_fields(certificate, dual, result.utility),
                               **writer_fields(LP_CONES[name], inputs.measure, inputs.utility,
                                               eps, dual, inputs.joint)},
               "privacy_check": _privacy_check(name, result.Q, eps, inputs)}
@@ -119,7 +120,8 @@ def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple
     outputs = [[str(y) for y in ys] for ys in
                itertools.product(*(range(a.Q.shape[1]) for a in result.attributes))]
     joint = inputs.secret_joint.reshape(-1, *sizes)
-    per_attribute = [{**_certificate_fields(a.solution.certificate, a.solution.certificate.dual),
+    per_attribute = [{**_certificate_fields(a.solution.certificate, a.solution.certificate.dual,
+                                            a.utility),
                       **attribute_writer_fields(joint, j, a.eps, a.solution.certificate.dual)}
                      for j, a in enumerate(result.attributes)]
     fields = {**_common_fields("srlip", inputs, result.Q, result.utility, outputs, eps),
@@ -156,10 +158,27 @@ def _lip_dual(certificate: "DualCertificate", p_x: np.ndarray) -> np.ndarray:
     return dual
 
 
-def _certificate_fields(certificate: "DualCertificate", dual: np.ndarray) -> dict[str, Any]:
+def _certificate_fields(certificate: "DualCertificate", dual: np.ndarray,
+                        returned_utility: float) -> dict[str, Any]:
     return {"dual": np.asarray(dual).tolist(), "max_violation": certificate.max_violation,
             "duality_gap": certificate.duality_gap, "upper_bound": certificate.upper_bound,
-            "verified": certificate.verified}
+            "verified": returned_verdict(certificate.max_violation, certificate.upper_bound,
+                                         returned_utility)}
+
+
+def returned_verdict(max_violation: float, upper_bound: float, returned_utility: float) -> bool:
+    """What ``rldp verify`` will find of an LP-dual certificate for the *returned* ``Q``.
+
+    The two tests of :class:`~rldp_models.conelp.exact_lp_dual.LPCheck`, with
+    its tolerances, on the matrix after any repair (not the LP's own optimum):
+    the dual feasible to ``FEASIBILITY_TOLERANCE`` per unit ray mass, and
+    ``U(Q)`` within ``GAP_TOLERANCE (1 + |bound|)`` of the bound. ``rldp
+    verify`` redoes both exactly; these floats decide the same way except
+    within rounding of a tolerance.
+    """
+    return bool(float(max_violation) <= FEASIBILITY_TOLERANCE
+                and float(upper_bound) - float(returned_utility)
+                <= GAP_TOLERANCE * (1.0 + abs(float(upper_bound))))
 
 
 def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
