@@ -71,6 +71,11 @@ SHRINK_WEIGHTS = (0.0, *(10.0**-k for k in range(12, 0, -1)), 1.0)
 TARGET = 1e-11
 """How far inside its set a member is pulled (the stored digits must keep it inside)."""
 NEWTON_STEPS = 4
+BACKTRACKS = 20
+"""Halvings of a projection step that would leave the simplex (before giving up on it)."""
+CLEARLY_OUTSIDE = 1e-9
+"""A member whose membership constraint exceeds its bound by this much in floating point is
+not offered to the proof (:func:`_proved_member`)."""
 ARGMAX_STEPS = 40
 """Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
 a tilted start far from the maximiser it takes ~20-40)."""
@@ -350,8 +355,7 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
         start = _argmax_member(start, gains, rows, limit)
     start = _projected(start, excess)
     return _proved_member(start, np.stack(centre),
-                          lambda member: balls.in_pair_projection(
-                              s1, s2, [normalised(row) for row in member]))
+                          lambda rows: balls.in_pair_projection(s1, s2, rows), excess)
 
 
 def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
@@ -481,7 +485,7 @@ def _objective_members(instance: Instance, start: np.ndarray,
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
         member = _proved_member(_projected(begin, excess), phat[None, :],
-                                lambda m: balls.in_chi_square_set(normalised(m[0])))
+                                lambda rows: balls.in_chi_square_set(rows[0]), excess)
     return np.zeros((0, phat.size)) if member is None else member
 
 
@@ -498,19 +502,33 @@ def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
         if norm == 0:
             break
         step = -(value + 2 * TARGET) / norm * direction
-        moved = member + step
-        if np.any(moved < 0):
+        for _ in range(BACKTRACKS):  # a full step may leave the simplex: shorten it
+            moved = member + step
+            if not np.any(moved < 0):
+                break
+            step = step / 2
+        else:
             break
         member = moved
     return member
 
 
-def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any) -> np.ndarray | None:
+def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any,
+                   excess: Any) -> np.ndarray | None:
     """``start`` moved toward ``centre`` by the first weight of :data:`SHRINK_WEIGHTS` for
-    which ``proved`` holds of the rounded member."""
+    which ``proved`` holds of the rounded member's rows, normalised to balls.
+
+    A weight whose member ``excess`` (the membership constraint in floats) puts outside by
+    more than :data:`CLEARLY_OUTSIDE` is skipped unproved: the proof would fail there (the
+    float error and the normalisation move the value by ~1e-12), so the member found is
+    the same, for a fraction of the ball arithmetic.
+    """
     for weight in SHRINK_WEIGHTS:
         member = _rounded((1 - weight) * start + weight * centre)
-        if all(row is not None for row in map(normalised, member)) and proved(member):
+        if excess(member)[0] > CLEARLY_OUTSIDE:
+            continue
+        rows = [normalised(row) for row in member]
+        if all(row is not None for row in rows) and proved(rows):
             return member
     return None
 
