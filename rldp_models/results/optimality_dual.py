@@ -395,10 +395,18 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
             hessian[np.ix_(at, at)] = block
         return value, gradient, hessian
 
+    def value_of(p: np.ndarray) -> float:
+        """``parts(p)[0]`` (the same operations), without the derivatives: for line searches."""
+        value = -(limit - 2 * TARGET)
+        for i in sides:
+            at = side_of == i
+            value += math.sqrt(float(np.sum(w[at]**2 / p[at])))
+        return value
+
     value, gradient, _ = parts(p)
     if value < -1e-6:  # inside, off the boundary (e.g. the centre): tilt onto it first
         position = np.searchsorted(sides, side_of)  # side_of's rows of sums and target
-        p = _tilted(p, g, position, sums, target, lambda q: parts(q)[0])
+        p = _tilted(p, g, position, sums, target, value_of)
         value, gradient, _ = parts(p)
     basis = np.column_stack([gradient, sums.T])
     multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
@@ -427,7 +435,7 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
             break
         p = p + scale * step[:n]
         multipliers = multipliers + scale * step[n:]
-    value, _, _ = parts(p)
+    value = value_of(p)
     if not np.all(p > 0) or not abs(value) < 1e-12 or not nu >= 0:
         return start
     member = start.copy().ravel()
@@ -524,9 +532,10 @@ def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any,
     the same, for a fraction of the ball arithmetic.
     """
     for weight in SHRINK_WEIGHTS:
-        member = _rounded((1 - weight) * start + weight * centre)
-        if excess(member)[0] > CLEARLY_OUTSIDE:
+        member = (1 - weight) * start + weight * centre
+        if excess(member)[0] > CLEARLY_OUTSIDE:  # rounding moves it by ~1e-12: skip unrounded
             continue
+        member = _rounded(member)
         rows = [normalised(row) for row in member]
         if all(row is not None for row in rows) and proved(rows):
             return member
