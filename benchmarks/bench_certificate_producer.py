@@ -35,7 +35,7 @@ def _cpu(function: Any) -> tuple[Any, float]:
 
 def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch: Any) -> None:
     solution = preset("RURP", crosstab, 1.0, 0.05, distortion="hamming").solve(
-        solver="clarabel-direct", pair_generation=False)
+        solver="clarabel-direct")
     with monkeypatch.context() as patch:
         patch.setattr(optimality_dual, "CLEARLY_OUTSIDE", np.inf)
         patch.setattr(optimality_dual, "CONIC_LP_METHOD", "highs")
