@@ -37,7 +37,9 @@ them first and merges every output's block into one (fill-in). With
 ``M = I + 1 1^T`` (invertible, so the feasible set is unchanged): each row
 then touches every linked variable, is ordered last, and the factorisation
 keeps the blocks apart (RURP 7x14: 677k nonzeros in the KKT factor against
-952k written plainly).
+952k written plainly). A distortion whose rows are constant but for one entry
+(Hamming) defines ``v`` by rows that touch one output each, written plainly
+(:func:`~rldp_models.programs.conic_rows.robust_distortion_rows`).
 """
 
 from __future__ import annotations
