@@ -173,3 +173,16 @@ def test_cells_without_records_get_linear_rows_not_cones() -> None:
         result = solvers.solve(conic, solver="clarabel-direct")
         assert result.objective == pytest.approx(reference.objective, rel=1e-6)
     assert pairs == len([g for g in plain.row_blocks if g.startswith("robust_privacy[")])
+
+
+def test_unchanged_program_reuses_its_form_and_new_counts_rebuild_it() -> None:
+    first, second = (jeffreys_instance(3, 4, 60, seed).crosstab for seed in (2, 3))
+    program = preset("RURP", first, 0.7, 0.05)
+    built = conic_program(program)
+    assert conic_program(program) is built
+    program.update(second)
+    rebuilt = conic_program(program)
+    assert rebuilt is not built
+    fresh = conic_program(preset("RURP", second, 0.7, 0.05))
+    np.testing.assert_array_equal(rebuilt.A.toarray(), fresh.A.toarray())
+    np.testing.assert_array_equal(rebuilt.b, fresh.b)
