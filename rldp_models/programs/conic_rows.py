@@ -131,13 +131,20 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
             if builder.data.zero_secrets[s]:
                 _empty_side(builder, group, t[i], q[i], cells, scale)
                 continue
-            counted = np.arange(n_u) if builder.program.parametric \
-                else np.flatnonzero(builder.data.phat[s] > 0)
+            counted = _counted_cells(builder, s)
             _upper_rows(builder, group, t[i], np.delete(cells, counted, axis=0), scale)
             r = builder.variable(f"{group}.r{i + 1}", (counted.size, n_y))
             _side_cones(builder, group, c, t[i], r, cells[counted], scale)
             _cube_cone(builder, (group, i + 1), c, q[i], r,
                        DataSource("phat", np.tile(s * n_u + counted, n_y), -1.0), power)
+
+
+def _counted_cells(builder: ConicBuilder, s: int) -> np.ndarray:
+    """The cells u of secret ``s`` that get cones: those with records, or all of them in a
+    ``parametric`` program (see :func:`robust_privacy_rows`)."""
+    if builder.program.parametric:
+        return np.arange(builder.data.phat.shape[1])
+    return np.flatnonzero(builder.data.phat[s] > 0)
 
 
 def _side_cones(builder: ConicBuilder, group: str, c: np.ndarray, t: np.ndarray, r: np.ndarray,
