@@ -19,6 +19,16 @@
   occupation and RURP 10x20 are ``slow`` and also time the whole solve
   (Clarabel's share, peak resident memory).
 
+* The direct conic form against the form it replaced (issue 22, item 2,
+  approach B), each solved in its own forked child of the same run: Hamming's
+  ``v_x = 1 - P[x, u_x]`` written as plain two-entry rows instead of dense
+  mixed linking rows, and cells without records as linear rows instead of
+  cones. Per form: CPU seconds (solve with the exact finish, then the
+  optimality certificate), Clarabel's iterations and seconds, peak resident
+  memory, the objective and the proven relative optimality gap. Adult race x
+  education by default; synthetic RURP 10x20 and Adult education x occupation
+  (RURP and NURP) are ``slow``.
+
 The machine is shared: each benchmark also stores the CPU seconds of the
 measured call (``extra_info["cpu_seconds"]``), which a loaded machine
 inflates less than wall-clock time.
@@ -26,9 +36,13 @@ inflates less than wall-clock time.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import multiprocessing
+import re
 import resource
 import time
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -44,7 +58,8 @@ from rldp_models.exact import interval, iv, upper
 from rldp_models.instances import jeffreys_instance
 from rldp_models.privacy import worst_case
 from rldp_models.privacy.guarantees import check_robust_privacy, theorem4_upper_bound
-from rldp_models.programs import preset
+from rldp_models.programs import conic_rows, preset
+from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.uncertainty import ChiSquareSet
 
 SWEEP_SEEDS = range(10)
@@ -279,3 +294,88 @@ def test_rurp_10x20_adult_scale_steps(benchmark, record_ratio) -> None:
     crosstab = jeffreys_instance(10, 20, 10_000, seed=7).crosstab
     _solve_adult_scale(benchmark, record_ratio,
                        preset("RURP", crosstab, EPS, 0.05, distortion="hamming"))
+
+
+# ------------------------------------------------------------- the conic form, before / after
+
+
+@contextlib.contextmanager
+def _form_before_issue_22_b() -> Iterator[None]:
+    """The direct form as it was: every distortion's ``v`` defined by linked (mixed) rows,
+    and a cone on every cell, with or without records."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(conic_rows, "_row_modes", lambda rows: np.zeros(rows.shape[0]))
+        patch.setattr(conic_rows, "_counted_cells",
+                      lambda builder, s: np.arange(builder.data.phat.shape[1]))
+        yield
+
+
+def _form_figures(make_program: Callable, form: Callable) -> dict:
+    """Solve (exact finish included) and certify optimality in this process; the figures."""
+    program = make_program()
+    start, wall = time.process_time(), time.perf_counter()
+    with form():
+        solution = program.solve(solver="clarabel-direct")
+        solve_cpu = time.process_time() - start
+        optimality = solution_optimality(solution)
+    iterations = re.search(r"(\d+) iterations", solution.result.log)
+    return {"solve_cpu_seconds": solve_cpu, "cpu_seconds": time.process_time() - start,
+            "wall_seconds": time.perf_counter() - wall,
+            "clarabel_seconds": solution.result.timings.solve_seconds,
+            "iterations": int(iterations.group(1)) if iterations else None,
+            "objective": solution.objective, "holds": solution.guarantee_holds,
+            "relative_gap": optimality.get("relative_gap"),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _in_child(function: Callable[[], dict]) -> dict:
+    """``function()`` in a forked child (its own peak memory), its result sent back."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def run() -> None:
+        send.send(function())
+
+    child = context.Process(target=run)
+    child.start()
+    figures = receive.recv()
+    child.join()
+    return figures
+
+
+def _compare_forms(benchmark, record_ratio, make_program: Callable) -> None:
+    before = _in_child(lambda: _form_figures(make_program, _form_before_issue_22_b))
+    after = benchmark.pedantic(
+        lambda: _in_child(lambda: _form_figures(make_program, contextlib.nullcontext)),
+        rounds=1, iterations=1)
+    record_ratio("the form before (dense Hamming rows, cones on empty cells)",
+                 before["wall_seconds"])
+    benchmark.extra_info.update({f"before_{k}": v for k, v in before.items()})
+    benchmark.extra_info.update(after)
+    benchmark.extra_info["cpu_speed_up"] = before["cpu_seconds"] / after["cpu_seconds"]
+    assert before["holds"] and after["holds"]
+    assert after["objective"] == pytest.approx(before["objective"], rel=1e-3)
+
+
+def _adult_maker(problem: str, sensitive: str, public: str) -> Callable:
+    if not ADULT.exists():
+        pytest.skip("Adult data not available")
+    crosstab = Crosstab.from_records(ADULT, sensitive, public)
+    return lambda: preset(problem, crosstab, EPS, 0.05, distortion="hamming")
+
+
+def test_form_race_education(benchmark, record_ratio) -> None:
+    _compare_forms(benchmark, record_ratio, _adult_maker("RURP", "race", "education"))
+
+
+@pytest.mark.slow
+def test_form_rurp_10x20(benchmark, record_ratio) -> None:
+    crosstab = jeffreys_instance(10, 20, 10_000, seed=7).crosstab
+    _compare_forms(benchmark, record_ratio,
+                   lambda: preset("RURP", crosstab, EPS, 0.05, distortion="hamming"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("problem", ["RURP", "NURP"])
+def test_form_education_occupation(benchmark, record_ratio, problem) -> None:
+    _compare_forms(benchmark, record_ratio, _adult_maker(problem, "education", "occupation"))

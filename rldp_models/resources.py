@@ -74,19 +74,24 @@ NOMINAL_MEMORY_SHARE = 0.05
 baseline) against 874 s and 2,053 MB."""
 
 DIRECT_CONE_ENTRIES_AT_CALIBRATION = 57600.0
-DIRECT_CPU_SECONDS_AT_CALIBRATION = 23.0
-DIRECT_TIME_EXPONENT = 1.1
-DIRECT_BYTES_AT_CALIBRATION = 645e6
-DIRECT_MEMORY_EXPONENT = 1.05
-"""The direct conic path (``--solver clarabel-direct``), end to end (``rldp solve``, Hamming
-distortion, eps 1, CPU seconds of ``/usr/bin/time``): RURP on education x occupation
-(16x15, 57,600 entries) 23.0 s and 865 MB peak resident (645 MB above the baseline), NURP
-22.4 s and 765 MB; on race x education (5x16, 6,400 entries) 3.9 s and 282 MB. Clarabel's
-iterations are ~3/4 of it (1.9 s at 5x16, 21 s at 16x15: entries^1.1); memory grows about
-linearly (62 MB above the baseline at 5x16). Checks: synthetic 10x20 RURP 14.5 s and 660 MB
-(estimate 15.4 s, 661 MB); education x native-country (16x42) 298 s and 7.3 GB (estimate
-221 s, 5.9 GB). A loaded machine stretches the wall-clock time well beyond the CPU time (16x15
-took 243 s of wall time at load 16 on 2 cores)."""
+DIRECT_CPU_SECONDS_AT_CALIBRATION = 31.5
+DIRECT_TIME_EXPONENT = 0.94
+DIRECT_BYTES_AT_CALIBRATION = 536e6
+DIRECT_MEMORY_EXPONENT = 1.17
+"""The direct conic path (the default backend of the robust presets), end to end (``rldp
+solve``, Hamming distortion, eps 1, CPU seconds of ``/usr/bin/time``, the optimality
+certificate included): RURP on education x occupation (16x15, 57,600 entries) 31.5 s and
+756 MB peak resident (536 MB above the baseline); on race x education (5x16, 6,400 entries)
+4.0 s and 280 MB: entries^0.94 for the time. Memory grows faster at the large end:
+education x native-country (16x42, 451,584 entries) took 7.3 GB with the earlier form, ~15%
+less is expected now (as measured at 16x15), so entries^1.17 (estimate 6.2 GB; 260 MB at
+5x16). Check: synthetic 10x20 RURP (40,000 entries) 17.3 s and 573 MB (estimate 22 s,
+569 MB). Clarabel's iterations are ~3/4 of the time (68 of them at 16x15). The form
+written since issue 22 (Hamming rows plain, no cones on empty cells), the 1e-9 tolerance of
+large programs and the certificate moved the earlier calibration (23.0 s, 865 MB at 16x15)
+to these figures. A loaded
+machine stretches the wall-clock time well beyond the CPU time (16x15 took 243 s of wall
+time at load 16 on 2 cores)."""
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}

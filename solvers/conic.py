@@ -47,6 +47,11 @@ class ConicProgram:
     ``(I + 1 1^T) G x = (I + 1 1^T) h``; its dual is reported for ``G x = h``
     (``(I + 1 1^T) z``).
 
+    A triple ``(group, into, weights)`` in ``folded_groups`` says that the rows of
+    ``group`` were written as the declared rows plus ``weights[i]`` times row ``i`` of
+    the group ``into`` (e.g. a definition simplified with ``sum_y P[x, y] = 1``); the
+    duals are reported for the declared rows (``into``'s gains ``weights * z_group``).
+
     ``keep_solver`` asks backends to keep their solver in ``solver_cache``
     (for sweeps): a builder changes only the numbers of ``A``, ``b``, ``c`` of
     an existing object (a new structure is a new object), so a kept solver
@@ -64,6 +69,7 @@ class ConicProgram:
     values: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)
     keep_solver: bool = False
     mixed_groups: tuple[str, ...] = ()
+    folded_groups: tuple[tuple[str, str, np.ndarray], ...] = ()
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +94,8 @@ class ConicProgram:
         duals = {name: z[rows] for name, rows in self.row_blocks.items()}
         for name in self.mixed_groups:
             duals[name] = duals[name] + duals[name].sum()
+        for name, into, weights in self.folded_groups:
+            duals[into] = duals[into] + weights * duals[name]
         return duals
 
 

@@ -125,7 +125,7 @@ def test_refilled_model_equals_a_fresh_build(problem: str) -> None:
     kept = conic_program(program)
     program.update(second)
     refilled = conic_program(program)
-    fresh = conic_program(preset(problem, second, 0.7, 0.05))
+    fresh = conic_program(preset(problem, second, 0.7, 0.05, parametric=True))
     assert refilled is kept
     np.testing.assert_array_equal(refilled.A.toarray(), fresh.A.toarray())
     np.testing.assert_array_equal(refilled.c, fresh.c)
@@ -137,3 +137,52 @@ def test_stochastic_rows_dual_is_reported_unmixed(crosstab: Crosstab) -> None:
     direct = solvers.solve(preset("NURP", crosstab, 0.7, 0.05), solver="clarabel-direct")
     np.testing.assert_allclose(direct.dual["stochastic"], reference.dual["stochastic"],
                                rtol=1e-4, atol=1e-6)
+
+
+def test_hamming_distortion_is_defined_by_one_entry_rows_with_declared_duals(
+        crosstab: Crosstab) -> None:
+    """``v_x = 1 - P[x, u_x]`` (Hamming, with ``sum_y P = 1``): plain two-entry rows, and the
+    duals of ``stochastic`` still those of ``sum_y P[x, y] = 1`` as the cvxpy model states it."""
+    program = preset("RURP", crosstab, 0.7, 0.05, distortion="hamming")
+    conic = conic_program(program)
+    rows = conic.A.tocsr()[conic.row_blocks["robust_utility.v"]]
+    assert np.all(np.diff(rows.indptr) == 2)
+    np.testing.assert_array_equal(conic.b[conic.row_blocks["robust_utility.v"]], 1.0)
+    reference = solvers.solve(preset("RURP", crosstab, 0.7, 0.05, distortion="hamming"),
+                              solver="clarabel")
+    direct = solvers.solve(program, solver="clarabel-direct")
+    assert direct.objective == pytest.approx(reference.objective, rel=1e-6)
+    np.testing.assert_allclose(direct.dual["stochastic"], reference.dual["stochastic"],
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_cells_without_records_get_linear_rows_not_cones() -> None:
+    counts = np.array(jeffreys_instance(3, 4, 60, seed=2).crosstab.counts)
+    counts[0, 1] = counts[2, 3] = 0
+    crosstab = Crosstab.from_array(counts)
+    plain, kept = (conic_program(preset("RURP", crosstab, 0.7, 0.05, parametric=parametric))
+                   for parametric in (False, True))
+    pairs, outputs = 3 * 2, kept.variable_blocks["protocol"].shape[1]
+    # each empty cell sits on one side of 2 * (|S| - 1) ordered pairs, at every output
+    assert len(kept.cones.soc) - len(plain.cones.soc) == \
+        np.count_nonzero(counts == 0) * 2 * 2 * outputs
+    assert plain.variable_blocks["robust_privacy[0,1].r1"].shape == \
+        (np.count_nonzero(counts[0]), outputs)
+    reference = solvers.solve(preset("RURP", crosstab, 0.7, 0.05), solver="clarabel")
+    for conic in (plain, kept):
+        result = solvers.solve(conic, solver="clarabel-direct")
+        assert result.objective == pytest.approx(reference.objective, rel=1e-6)
+    assert pairs == len([g for g in plain.row_blocks if g.startswith("robust_privacy[")])
+
+
+def test_unchanged_program_reuses_its_form_and_new_counts_rebuild_it() -> None:
+    first, second = (jeffreys_instance(3, 4, 60, seed).crosstab for seed in (2, 3))
+    program = preset("RURP", first, 0.7, 0.05)
+    built = conic_program(program)
+    assert conic_program(program) is built
+    program.update(second)
+    rebuilt = conic_program(program)
+    assert rebuilt is not built
+    fresh = conic_program(preset("RURP", second, 0.7, 0.05))
+    np.testing.assert_array_equal(rebuilt.A.toarray(), fresh.A.toarray())
+    np.testing.assert_array_equal(rebuilt.b, fresh.b)

@@ -55,7 +55,10 @@ class ConicBuilder:
     ``data`` (its :class:`~rldp_models.programs.context.ProblemData`),
     ``protocol`` (indices of ``P[x, y]`` in ``x``, shape (|X|, |Y|)),
     ``linking`` and ``power`` (how :func:`~rldp_models.programs.conic_form.conic_program`
-    was asked to write linking rows and Theorem 4's cube cones).
+    was asked to write linking rows and Theorem 4's cube cones), ``stochastic_group``
+    (the group of the rows ``sum_y P[x, y] = 1``, once written). A block that adds a
+    multiple of those rows to rows of its own records it in ``folds``
+    (``folded_groups`` of :class:`solvers.conic.ConicProgram`).
     """
 
     program: "ProtocolProgram"
@@ -74,6 +77,8 @@ class ConicBuilder:
     costs: list[tuple[np.ndarray, DataSource]] = field(default_factory=list)
     groups: dict[str, list[tuple[str, np.ndarray]]] = field(default_factory=dict)
     mixed_groups: list[str] = field(default_factory=list)
+    folds: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
+    stochastic_group: str | None = None
     objective_name: str | None = None
     protocol: np.ndarray = field(init=False)
 
@@ -162,7 +167,8 @@ class ConicBuilder:
                       for name, group in self.groups.items()}
         conic = ConicProgram(cost, A, b, cones, variable_blocks=dict(self.blocks),
                              row_blocks=row_blocks, values=values,
-                             mixed_groups=tuple(self.mixed_groups))
+                             mixed_groups=tuple(self.mixed_groups),
+                             folded_groups=tuple(self.folds))
         return conic, refill
 
 

@@ -22,6 +22,7 @@ def stochastic_rows(builder: ConicBuilder, name: str) -> None:
     """``sum_y P[x, y] = 1`` for every x, as linking rows."""
     n_x = builder.protocol.shape[0]
     builder.linked_rows(name, builder.cell_rows(np.ones(builder.protocol.shape)), np.ones(n_x))
+    builder.stochastic_group = name
 
 
 def nominal_distortion_cost(builder: ConicBuilder) -> None:
@@ -35,17 +36,14 @@ def robust_distortion_rows(builder: ConicBuilder, name: str) -> None:
     """Theorem 2 (eq. 21) for ``v = (P o D) 1``: ``t + c (B+1) - 2 phat.r`` is the objective.
 
     ``r_x^2 <= c (t - v_x)`` as 3-d second-order cones; ``v`` is a variable
-    defined by linking rows.
+    defined by rows of its own (:func:`_distortion_definition`).
     """
     n_x = builder.protocol.shape[0]
     t = builder.variable(f"{name}.t", ())
     c = builder.variable(f"{name}.c", ())
     r = builder.variable(f"{name}.r", (n_x,))
     v = builder.variable(f"{name}.v", (n_x,))
-    definition = builder.cell_rows(-builder.distortion_rows())
-    definition = definition + sp.csr_matrix((np.ones(n_x), (np.arange(n_x), v)),
-                                            shape=definition.shape)
-    builder.linked_rows(f"{name}.v", definition, np.zeros(n_x))
+    _distortion_definition(builder, f"{name}.v", v)
     local = 3 * np.arange(n_x)
     rows = np.concatenate([local, local, local, local + 1, local + 2, local + 2, local + 2])
     cols = np.concatenate([np.full(n_x, c), np.full(n_x, t), v, r, np.full(n_x, c),
@@ -58,6 +56,44 @@ def robust_distortion_rows(builder: ConicBuilder, name: str) -> None:
     builder.name_objective("worst_case_distortion")
 
 
+def _distortion_definition(builder: ConicBuilder, group: str, v: np.ndarray) -> None:
+    """``v_x = sum_y d(u_x, y) P[x, y]`` for every x.
+
+    With the rows ``sum_y P[x, y] = 1`` this is ``v_x = a_x + sum_y (d(u_x, y) - a_x) P[x, y]``
+    for any ``a_x``; taking ``a_x`` the most frequent entry of the row leaves Hamming
+    distortion one entry, ``-P[x, u_x]``. Such rows touch one output each, so they are
+    written plainly: linked (mixed) they would be ~|X||Y| nonzeros that every output's
+    block of the KKT system is coupled to (RURP 10x20: 2.28M nonzeros in ``A`` against
+    1.48M, Clarabel 17% faster per iteration, the same 47 iterations). The dual is
+    reported for the rows as declared (``folded_groups`` of :class:`solvers.conic.ConicProgram`).
+    Rows with several entries left are linked as before.
+    """
+    n_x, stochastic = v.size, builder.stochastic_group
+    distortion = builder.distortion_rows()
+    base = _row_modes(distortion)
+    rest = distortion - base[:, None]
+    one_entry = bool(np.all(np.count_nonzero(rest, axis=1) <= 1))
+    if stochastic is None or not one_entry:
+        base, rest = np.zeros(n_x), distortion
+    rows = builder.cell_rows(-rest) + sp.csr_matrix((np.ones(n_x), (np.arange(n_x), v)),
+                                                    shape=(n_x, builder.n))
+    if stochastic is None or not one_entry:
+        builder.linked_rows(group, rows, base)
+        return
+    coo = sp.coo_matrix(rows)
+    builder.add("zero", group, coo.row, coo.col, coo.data, base, n_x)
+    builder.folds.append((group, stochastic, base))
+
+
+def _row_modes(rows: np.ndarray) -> np.ndarray:
+    """The most frequent entry of each row (the smallest among ties)."""
+    modes = np.empty(rows.shape[0])
+    for i, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        modes[i] = values[np.argmax(counts)]
+    return modes
+
+
 @functools.lru_cache(maxsize=64)
 def _lemma2(eps: float) -> symbolic.BlockConjugate:
     """Lemma 2's scales at ``eps``, derived symbolically once per eps (it takes ~0.5 s)."""
@@ -67,7 +103,11 @@ def _lemma2(eps: float) -> symbolic.BlockConjugate:
 def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
     """Theorem 4 (eq. 29) per ordered pair and output, as in ``pair_support_at_most``.
 
-    Groups ``<name>[s1,s2]`` with multipliers ``<group>.c`` and ``<group>.t``.
+    Groups ``<name>[s1,s2]`` with multipliers ``<group>.c`` and ``<group>.t``. A cell
+    without records (``Phat_{s,u} = 0``) has no weight in ``h``, so its cone
+    ``r^2 <= c (t - v(u))`` only says ``t >= v(u)`` (``c >= 0`` follows from the
+    side's counted cells): it is written as that linear row, unless the program is
+    ``parametric`` (new counts may fill the cell; the model is refilled, not rebuilt).
     """
     protocol, power = builder.protocol, builder.power
     n_s, n_u = builder.data.phat.shape
@@ -91,10 +131,20 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
             if builder.data.zero_secrets[s]:
                 _empty_side(builder, group, t[i], q[i], cells, scale)
                 continue
-            r = builder.variable(f"{group}.r{i + 1}", (n_u, n_y))
-            _side_cones(builder, group, c, t[i], r, cells, scale)
+            counted = _counted_cells(builder, s)
+            _upper_rows(builder, group, t[i], np.delete(cells, counted, axis=0), scale)
+            r = builder.variable(f"{group}.r{i + 1}", (counted.size, n_y))
+            _side_cones(builder, group, c, t[i], r, cells[counted], scale)
             _cube_cone(builder, (group, i + 1), c, q[i], r,
-                       DataSource("phat", np.tile(s * n_u + np.arange(n_u), n_y), -1.0), power)
+                       DataSource("phat", np.tile(s * n_u + counted, n_y), -1.0), power)
+
+
+def _counted_cells(builder: ConicBuilder, s: int) -> np.ndarray:
+    """The cells u of secret ``s`` that get cones: those with records, or all of them in a
+    ``parametric`` program (see :func:`robust_privacy_rows`)."""
+    if builder.program.parametric:
+        return np.arange(builder.data.phat.shape[1])
+    return np.flatnonzero(builder.data.phat[s] > 0)
 
 
 def _side_cones(builder: ConicBuilder, group: str, c: np.ndarray, t: np.ndarray, r: np.ndarray,
@@ -140,16 +190,24 @@ def _cube_cone(builder: ConicBuilder, side: tuple[str, int], c: np.ndarray, q: n
                 0.0, 3 * n_y)
 
 
-def _empty_side(builder: ConicBuilder, group: str, t: np.ndarray, q: np.ndarray,
-                cells: np.ndarray, scale: float) -> None:
-    """A secret without records: ``q = 0`` and ``t >= scale P(y | s, u)`` for every u."""
+def _upper_rows(builder: ConicBuilder, group: str, t: np.ndarray, cells: np.ndarray,
+                scale: float) -> None:
+    """``t >= scale P(y | s, u)`` for the given cells (rows u of ``cells``) and every y."""
     n_u, n_y = cells.shape
+    if n_u == 0:
+        return
     local = np.arange(n_u * n_y)
     t_grid = np.broadcast_to(t, (n_u, n_y)).ravel()
     builder.add("nonneg", group, np.concatenate([local, local]),
                 np.concatenate([t_grid, cells.ravel()]),
                 np.repeat([-1.0, scale], n_u * n_y), 0.0, n_u * n_y)
-    builder.add("zero", group, np.arange(n_y), q, 1.0, 0.0, n_y)
+
+
+def _empty_side(builder: ConicBuilder, group: str, t: np.ndarray, q: np.ndarray,
+                cells: np.ndarray, scale: float) -> None:
+    """A secret without records: ``q = 0`` and ``t >= scale P(y | s, u)`` for every u."""
+    _upper_rows(builder, group, t, cells, scale)
+    builder.add("zero", group, np.arange(cells.shape[1]), q, 1.0, 0.0, cells.shape[1])
 
 
 def nominal_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
