@@ -205,7 +205,10 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
     solver : str
         Registry name (see :func:`available`). Default ``"clarabel"``.
     **options
-        Passed to the backend (tolerances, ``verbose``, time limits).
+        Passed to the backend (tolerances, ``verbose``). ``time_limit`` (seconds of
+        solving) is understood by every built-in backend but ECOS, which has none and
+        ignores it: each stops there with what it has (an inaccurate iterate or
+        ``iteration_limit``).
 
     Returns
     -------

@@ -25,6 +25,10 @@ from solvers.model import CvxpyModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
 
+TIME_LIMIT_OPTIONS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+"""cvxpy solver name to its own name of the option :func:`solvers.solve` calls ``time_limit``
+(seconds of solving); a solver without one (ECOS) runs to its own iteration limit."""
+
 _STATUS = {
     "optimal": Status.OPTIMAL,
     "optimal_inaccurate": Status.OPTIMAL_INACCURATE,
@@ -99,6 +103,7 @@ class CvxpyBackend:
         import cvxpy
 
         problem = model.problem
+        options = _renamed_time_limit(self.cvxpy_solver, options)
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():
@@ -142,6 +147,16 @@ _CONE_WORDS = {"Zero": "equality rows", "NonNeg": "inequality rows", "SOC": "sec
                "ExpCone": "exponential cone", "PowCone3D": "power cone",
                "PowConeND": "n-dimensional power cone", "PSD": "semidefinite cone"}
 """cvxpy's cone names as a user reads them."""
+
+
+def _renamed_time_limit(cvxpy_solver: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``time_limit`` under the solver's own name (dropped if it has none)."""
+    options = dict(options)
+    limit = options.pop("time_limit", None)
+    name = TIME_LIMIT_OPTIONS.get(cvxpy_solver)
+    if limit is not None and name is not None:
+        options[name] = limit
+    return options
 
 
 def model_cones(model: CvxpyModel) -> list[str]:
