@@ -32,7 +32,7 @@ from rldp_models.release.estimation import METHOD, EstimateTable, estimate
 from rldp_models.release.figures import figure_path, plot_estimate
 from rldp_models.release.identifiability import identifiability
 from rldp_models.release.loading import load_result
-from rldp_models.release.provenance import check_released_with
+from rldp_models.release.provenance import check_released_with, refuse_released
 from rldp_models.release.released import released_counts
 from rldp_models.release.targets import Target, target
 
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> np.ndarray:
     """``M P_X`` of the --truth records (InputError naming the file if a record is not covered)."""
+    refuse_released(args.truth, "--truth")
     truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
     try:
         return goal.of(channel.distribution(truth))

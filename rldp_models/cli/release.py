@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
-from rldp_models.release.provenance import result_digest
+from rldp_models.release.provenance import refuse_released, result_digest
 from rldp_models.release.records import release_csv
 
 
@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_released(args.data, "--data")
     drawn_with = result_digest(args.result)
     if args.no_verify:
         result, digest = load_result(args.result)

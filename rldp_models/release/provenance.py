@@ -114,3 +114,23 @@ def check_released_with(released: str | Path, result: str | Path) -> str | None:
         raise InputError(f"{released} was released with result {recorded}, not {result} "
                          f"({given}); give --result the file it was released with")
     return None
+
+
+def refuse_released(path: str | Path | None, option: str) -> None:
+    """Refuse a released file given where records (or counts) are expected.
+
+    Its comment lines would be read as a header ("no column 'sex'; columns are
+    # result sha256:..."); say what the file is instead.
+
+    Raises
+    ------
+    InputError
+        If ``path`` starts with the comment lines of :func:`header_lines`.
+    """
+    if path is None or not Path(path).is_file():
+        return
+    header = released_header(path)
+    if header.lines:
+        raise InputError(f"{option} {path} is a file rldp release wrote (released values, "
+                         "column Y), not records with S and U columns; give the records "
+                         "themselves")

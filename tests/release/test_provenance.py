@@ -9,6 +9,7 @@ import pandas as pd
 from rldp_models.cli import main
 from rldp_models.release.provenance import released_header
 from tests.release.adult_results import PUBLIC, SENSITIVE
+from tests.shared_data import without_warnings
 
 
 def release(adult, name: str, out, *extra: str) -> None:
@@ -70,3 +71,32 @@ def test_estimate_with_the_right_result_runs_and_an_old_file_is_read_with_a_warn
                            if not line.startswith("# result")))
     assert main(["estimate", str(old), *args]) == 0
     assert "does not record the result it was released with" in capsys.readouterr().err
+
+
+def test_a_released_file_given_as_records_is_named_for_what_it_is(adult, tmp_path,
+                                                                  capsys) -> None:
+    """Its comment lines were read as a header: "no column 'sex'; columns are # result ..."."""
+    released = tmp_path / "released.csv"
+    release(adult, "srr", released)
+    capsys.readouterr()
+    commands = [
+        ["compare", str(adult.results["srr"]), "--data", str(released), "--sensitive",
+         SENSITIVE, "--public", PUBLIC],
+        ["release", str(adult.results["srr"]), "--data", str(released), "--sensitive",
+         SENSITIVE, "--public", PUBLIC, "--out", str(tmp_path / "again.csv")],
+        ["estimate", str(released), "--result", str(adult.results["srr"]), "--out",
+         str(tmp_path / "estimate.csv"), "--truth", str(released), "--sensitive", SENSITIVE,
+         "--public", PUBLIC]]
+    for command in commands:
+        assert main(command) == 2, command
+        err = without_warnings(capsys.readouterr().err).strip().splitlines()
+        assert len(err) == 1 and "is a file rldp release wrote" in err[0], err
+
+
+def test_a_record_of_another_kind_is_refused_naming_the_file(adult, tmp_path, capsys) -> None:
+    table = tmp_path / "table.json"
+    table.write_text('{"problem": "NURP", "rows": []}')  # a compare-solvers table
+    assert main(["compare", str(table), "--data", str(adult.records), "--sensitive", SENSITIVE,
+                 "--public", PUBLIC]) == 2
+    err = without_warnings(capsys.readouterr().err).strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"rldp: error: {table}: ")
