@@ -10,7 +10,7 @@ the ``rldp_models.solvers`` entry-point group or :func:`register`.
 """
 
 from solvers.backends.clarabel_direct import ClarabelDirectBackend
-from solvers.backends.cvxpy_backend import CvxpyBackend
+from solvers.backends.cvxpy_backend import ECOS_CAVEATS, CvxpyBackend
 from solvers.backends.highspy_direct import HighspyBackend
 from solvers.backends.mosek_licence import mosek_availability
 from solvers.backends.pyomo_highs import PyomoHighsBackend
@@ -41,7 +41,8 @@ register(CvxpyBackend("clarabel", "CLARABEL", "Clarabel interior-point conic sol
                       defaults={"direct_solve_method": "qdldl"}))
 register(CvxpyBackend("scs", "SCS", "SCS first-order conic solver",
                       defaults={"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000}))
-register(CvxpyBackend("ecos", "ECOS", "ECOS interior-point SOC/exponential-cone solver"))
+register(CvxpyBackend("ecos", "ECOS", "ECOS interior-point SOC/exponential-cone solver",
+                      caveats=ECOS_CAVEATS))
 register(CvxpyBackend("mosek", "MOSEK", "MOSEK conic solver (needs a licence)",
                       licence_check=mosek_availability))
 register(PyomoHighsBackend())

@@ -16,7 +16,7 @@ from typing import Any, Protocol, cast
 from solvers.conic import ConicProgram, conic_from_linear_program
 from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
 from solvers.model import CvxpyModel, LinearProgram, PyomoModel
-from solvers.result import SolveResult
+from solvers.result import SolveResult, Status
 
 DEFAULT_SOLVER = "clarabel"
 ENTRY_POINT_GROUP = "rldp_models.solvers"
@@ -46,6 +46,14 @@ class Backend(Protocol):
     def availability(self) -> Availability: ...
 
     def solve(self, model: Any, /, **options: Any) -> SolveResult: ...
+
+
+class RefusingBackend(Backend, Protocol):
+    """A backend that can say, before solving, that it cannot take a model of its form."""
+
+    def refusal(self, model: Any) -> str | None:
+        """Why the backend cannot take ``model`` (e.g. a cone it lacks), or ``None``."""
+        ...
 
 
 _BACKENDS: dict[str, Backend] = {}
@@ -197,7 +205,10 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
     solver : str
         Registry name (see :func:`available`). Default ``"clarabel"``.
     **options
-        Passed to the backend (tolerances, ``verbose``, time limits).
+        Passed to the backend (tolerances, ``verbose``). ``time_limit`` (seconds of
+        solving) is understood by every built-in backend but ECOS, which has none and
+        ignores it: each stops there with what it has (an inaccurate iterate or
+        ``iteration_limit``).
 
     Returns
     -------
@@ -208,6 +219,40 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
     start = time.perf_counter()
     form = _emit(model, backend.form, solver)
     emit_seconds = time.perf_counter() - start
+    refused = _refusal(backend, form)
+    if refused is not None:
+        raise UnsupportedModelError(
+            f"solver {solver!r} cannot take this model: {refused}; "
+            f"solvers for it: {', '.join(suitable(model, form, exclude=backend.name)) or 'none'}")
     result = backend.solve(form, **options)
     result.timings.build_seconds += emit_seconds
+    if result.status is Status.ERROR:
+        others = suitable(model, form, exclude=backend.name)
+        result.log = "; ".join(filter(None, [result.log or f"{backend.name} returned an error",
+                                             "solvers that also take this model: "
+                                             + (", ".join(others) or "none")]))
     return result
+
+
+def _refusal(backend: Backend, form: Any) -> str | None:
+    """The backend's reason to refuse ``form`` up front, if it declares one."""
+    refusal = getattr(backend, "refusal", None)
+    return cast(RefusingBackend, backend).refusal(form) if callable(refusal) else None
+
+
+def suitable(model: Any, emitted: Any = None, exclude: str = "") -> list[str]:
+    """Available backends that can take ``model``: its forms, and no up-front refusal.
+
+    ``emitted`` is the model already emitted in one form; backends of that form are
+    asked about it (a cvxpy model's cones), others only whether the form can be emitted.
+    """
+    names = []
+    for name in available():
+        backend = _BACKENDS[name]
+        if name == exclude or not _can_emit(model, backend.form):
+            continue
+        same_form = emitted is not None and isinstance(emitted, _FORMS[backend.form][0])
+        if same_form and _refusal(backend, emitted) is not None:
+            continue
+        names.append(name)
+    return names

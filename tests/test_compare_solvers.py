@@ -80,3 +80,60 @@ def test_bad_arguments_are_one_line_errors(counts_file: Path, extra: list[str], 
     assert main(["compare-solvers", "NUNP", "--counts", str(counts_file), "--eps", "1",
                  *extra]) == 2
     assert len(without_warnings(capsys.readouterr().err).strip().splitlines()) == 1
+
+
+class SilentFailure:
+    """A backend that fails and says nothing (as scs-direct's 'error' did: an empty note)."""
+
+    name, form, description = "silent-failure", "cvxpy", "fails without a message"
+
+    def availability(self) -> solvers.Availability:
+        return solvers.Availability(True)
+
+    def solve(self, model, /, **options) -> solvers.SolveResult:  # type: ignore[no-untyped-def]
+        return solvers.SolveResult(solvers.Status.ERROR, None, solver=self.name)
+
+
+def test_every_row_without_a_solution_says_why(counts_file: Path, tmp_path: Path,
+                                               capsys) -> None:
+    out = tmp_path / "table.json"
+    solvers.register(SilentFailure(), replace=True)
+    try:
+        assert main(["compare-solvers", "RURP", "--counts", str(counts_file), "--eps", "1",
+                     "--out", str(out)]) == 0
+    finally:
+        solvers.registry._BACKENDS.pop("silent-failure")
+    rows = {row["solver"]: row for row in json.loads(out.read_text())["rows"]}
+    assert rows["silent-failure"]["status"] == "error"
+    assert "silent-failure returned an error" in rows["silent-failure"]["note"]
+    assert "solvers that also take this model: " in rows["silent-failure"]["note"]
+    for row in rows.values():
+        if row["objective"] is None:
+            assert row["note"], row
+    err = capsys.readouterr().err
+    assert "compare-solvers: clarabel-direct (the default) took" in err  # the fast path first
+
+
+def test_a_solver_stopped_by_its_budget_says_so_and_is_still_checked(counts_file: Path,
+                                                                     tmp_path: Path) -> None:
+    """--budget reaches SCS as its time limit: with a budget far below one iteration's
+    convergence check it stops with an inaccurate iterate, which is finished exactly."""
+    out = tmp_path / "table.json"
+    assert main(["compare-solvers", "RURP", "--counts", str(counts_file), "--eps", "1",
+                 "--budget", "1e-6", "--out", str(out)]) == 0
+    rows = {row["solver"]: row for row in json.loads(out.read_text())["rows"]}
+    for name in ("scs", "scs-direct"):
+        assert rows[name]["status"] == "optimal_inaccurate", rows[name]
+        assert "stopped at its budget" in rows[name]["note"]
+        assert rows[name]["exact"] == "passes"
+    assert rows["clarabel-direct"]["status"] == "optimal"  # the default runs unbounded
+    assert "budget" not in rows["clarabel-direct"]["note"]
+
+
+def test_scs_direct_stopped_at_its_iteration_limit_returns_its_iterate() -> None:
+    """SCS's status text varies ('solved (inaccurate - reached max_iters)'); its integer
+    status 2 is 'solved inaccurate' (what cvxpy's SCS interface reads), not an error."""
+    program = preset("RURP", Crosstab.from_array(COUNTS), 1.0)
+    result = solvers.solve(program, solver="scs-direct", max_iters=5)
+    assert result.status is solvers.Status.OPTIMAL_INACCURATE, result.log
+    assert "reached max_iters" in result.log and "protocol" in result.primal

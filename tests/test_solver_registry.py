@@ -8,7 +8,11 @@ import pytest
 import scipy.sparse as sp
 
 import solvers
+from rldp_models.data import Crosstab
+from rldp_models.programs import preset
+from rldp_models.uncertainty.named import named_set
 from solvers.registry import Availability
+from tests.shared_data import ADULT
 
 
 def reference_lp() -> solvers.LinearProgram:
@@ -131,3 +135,63 @@ def test_entry_point_backends_are_loaded(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: [FakeEntryPoint()])
     assert "plugin-test" in solvers.registered()
     assert not solvers.describe()["plugin-test"].ok
+
+
+def power_cone_model() -> solvers.CvxpyModel:
+    """max z  s.t.  |z| <= x^(1/2) y^(1/2) (a 3-D power cone), x = y = 1: optimum z = 1."""
+    x, y, z = (cp.Variable(name=n) for n in "xyz")
+    cone = [cp.constraints.PowCone3D(x, y, z, 0.5)]
+    rows = [x == 1, y == 1]
+    problem = cp.Problem(cp.Maximize(z), cone + rows)
+    return solvers.CvxpyModel(problem, {"z": z}, {"cone": cone, "rows": rows})
+
+
+def test_a_solver_without_the_models_cone_refuses_up_front_and_names_those_with_it() -> None:
+    """ECOS has no power cone: refused before solving (one line), not a bare ``error``;
+    every solver it names solves the model (z = 1 by the power cone's definition)."""
+    with pytest.raises(solvers.UnsupportedModelError, match="ecos has no power cone") as caught:
+        solvers.solve(power_cone_model(), solver="ecos")
+    named = str(caught.value).split("solvers for it: ")[1].split(", ")
+    assert "clarabel" in named and "ecos" not in named and "\n" not in str(caught.value)
+    for name in named:
+        result = solvers.solve(power_cone_model(), solver=name)
+        assert result.status.has_solution, (name, result.log)
+        assert result.objective == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_failed_solve_says_why_and_which_solvers_also_take_the_model() -> None:
+    """A backend that stops without a solution and says nothing still leaves a reason and the
+    alternatives in the result's log."""
+    from solvers.backends.cvxpy_backend import CvxpyBackend
+
+    class Failing(CvxpyBackend):
+        def solve(self, model, /, **options):  # type: ignore[no-untyped-def]
+            return solvers.SolveResult(solvers.Status.ERROR, None, solver=self.name)
+
+    solvers.register(Failing("failing-test", "CLARABEL", "always fails"), replace=True)
+    try:
+        result = solvers.solve(ReferenceModel(), solver="failing-test")
+    finally:
+        solvers.registry._BACKENDS.pop("failing-test")
+    assert result.status is solvers.Status.ERROR
+    assert "failing-test returned an error" in result.log
+    assert "solvers that also take this model: " in result.log
+    assert "clarabel" in result.log.split("take this model: ")[1]
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not here")
+def test_ecos_failing_on_kl_at_adult_size_says_why_and_a_named_solver_solves_it() -> None:
+    """Adult race x education, NURP over the KL ball: ECOS's exponential-cone method stops
+    (embotech/ecos#134); the log says so and names clarabel, whose protocol passes the exact
+    robust check."""
+    table = Crosstab.from_records(ADULT, "race", "education")
+    program = preset("NURP", table, 1.0, 0.05, uncertainty=named_set("kl", table, 0.05),
+                     distortion="hamming")
+    failed = program.solve(solver="ecos")
+    assert failed.protocol is None
+    assert "exponential-cone method" in failed.result.log
+    named = failed.result.log.split("solvers that also take this model: ")[1].split(", ")
+    assert "clarabel" in named
+    solved = preset("NURP", table, 1.0, 0.05, uncertainty=named_set("kl", table, 0.05),
+                    distortion="hamming").solve(solver="clarabel")
+    assert solved.guarantee_holds

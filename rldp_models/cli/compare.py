@@ -22,6 +22,7 @@ from rldp_models.errors import InputError
 from rldp_models.release.comparison import compare
 from rldp_models.release.figures import figure_path, plot_comparison
 from rldp_models.release.loading import load_result
+from rldp_models.release.provenance import refuse_released
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.counts import counts_digest
 
@@ -41,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     png = figure_path(args.out) if args.out else None
+    refuse_released(args.data, "--data")
+    refuse_released(args.counts, "--counts")
     crosstab = load_crosstab(args)
     names = _names(args.results)
     loaded = {name: load_result(path) for name, path in zip(names, args.results)}

@@ -29,6 +29,16 @@ of the product-of-projections model; :mod:`rldp_models.certificates.optimality`)
 ``(upper - L) / upper`` with ``L`` the best proven lower bound of any solver in
 the table (``gap_from`` names it): a proof about every solver's protocol,
 whichever solver's bound gave it.
+
+Time: the program's default backend (the fast path ``rldp solve`` takes) solves
+first; every other solver then gets a budget of :data:`BUDGET_FACTOR` times its
+time, at least :data:`MIN_BUDGET_SECONDS` (``--budget`` sets it), passed as the
+registry's ``time_limit``. A solver stopped by it says so in ``note`` and is
+compared with what it had (first-order solvers such as SCS ran for 848 s on
+RURP Adult race x education at their default tolerances, against 2 s of CPU
+for the default). One line on stderr gives the budget, so the wait is known.
+A row without a solution always says why in ``note`` (the solver's own status
+line, or the reason it was skipped).
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ import argparse
 import csv
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +62,7 @@ from rldp_models.errors import InputError
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
+from rldp_models.programs.backend_choice import default_solver
 from rldp_models.finish import GuaranteeError
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from solvers.result import SolveResult
@@ -91,40 +103,75 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "solves, preferring clarabel)")
     parser.add_argument("--out", default=None, metavar="FILE.csv|FILE.json",
                         help="also write the table (format from the suffix)")
+    parser.add_argument("--budget", type=positive_seconds, default=None, metavar="SECONDS",
+                        help="seconds of solving each solver after the default may take "
+                             f"(default: {BUDGET_FACTOR:g}x the default solver's time, at least "
+                             f"{MIN_BUDGET_SECONDS:g} s); a solver stopped there says so")
     parser.set_defaults(func=run)
 
 
-def solve_with(name: str, args: argparse.Namespace, crosstab: Any) -> SolverRow:
+def positive_seconds(text: str) -> float:
+    """An argparse type: a positive finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"seconds must be positive and finite, got {text!r}")
+    return value
+
+
+def solve_with(name: str, args: argparse.Namespace, crosstab: Any,
+               budget: float | None = None) -> SolverRow:
     """Solve a fresh copy of the model with ``name``; a row saying why if it cannot.
 
     A solver that refuses the model is ``skipped``; one that fails inside
     (numerical trouble, a crash of the solver library) is ``failed`` with its
     message: one solver's failure is a line of the comparison, not the end of it.
+    A row without a solution carries the solver's status line in ``note``; with
+    ``budget`` (seconds of solving, the registry's ``time_limit``) a solver
+    stopped there says so.
     """
     import solvers
 
     program = program_from_args(args, crosstab)
+    options = {} if budget is None else {"time_limit": budget}
     try:
-        result = solvers.solve(program, solver=name)
+        result = solvers.solve(program, solver=name, **options)
     except solvers.SolverError as exc:
         return SolverRow(name, "skipped", note=" ".join(str(exc).split()))
     except Exception as exc:  # noqa: BLE001 - any failure of one solver is one row of the table
         return SolverRow(name, "failed", note=f"{type(exc).__name__}: {' '.join(str(exc).split())}")
     row = SolverRow(name, result.status.value, seconds=result.timings.total_seconds)
+    if budget is not None and result.timings.solve_seconds >= BUDGET_REACHED * budget:
+        row.note = f"stopped at its budget of {budget:.3g} s (--budget)"
     if result.status.has_solution:
         row.objective = result.objective
         row.primal = np.asarray(result.primal["protocol"], dtype=float)
         row.dual = {g: np.asarray(v, dtype=float).ravel() for g, v in result.dual.items()}
         _finish(row, program, result)
+    else:
+        row.note = _joined(row.note, " ".join(result.log.split()) or
+                           f"{name} returned {result.status.value} and no message")
     return row
+
+
+BUDGET_REACHED = 0.98
+"""A solve that used this share of its budget is taken as stopped by it (solvers check their
+clock between iterations, so they stop just after or just before it)."""
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
 
 
 def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult) -> None:
     """``exact``, ``upper`` and ``lower`` of the row: its protocol finished and its bounds."""
     try:
         solution = finish_solution(program, result)
-    except GuaranteeError:
+    except GuaranteeError as exc:
         row.exact = "fails"
+        row.note = _joined(row.note, " ".join(str(exc).split()))
         return
     row.exact = "passes" if solution.guarantee_holds else "fails"
     claim = solution_optimality(solution)
@@ -132,7 +179,7 @@ def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult) -> No
         row.upper, row.lower = claim["upper"], claim["lower"]
         row.own_gap = claim["relative_gap"]
         return
-    row.note = f"no proven gap: {claim.get('reason')}"
+    row.note = _joined(row.note, f"no proven gap: {claim.get('reason')}")
     if program.uncertainty is not None and not isinstance(program.uncertainty, ChiSquareSet):
         return  # the upper bound below is Theorem 2's (chi-square)
     if solution.protocol is None:
@@ -178,7 +225,8 @@ def compare(rows: list[SolverRow], reference: str | None) -> str:
         for group in flipped:
             row.dual[group] = -row.dual[group]
         if flipped:
-            row.note = "dual sign flipped to the reference's convention: " + ", ".join(flipped)
+            row.note = _joined(row.note, "dual sign flipped to the reference's convention: "
+                               + ", ".join(flipped))
         row.max_dual_diff = max((_max_difference(row.dual[g], base.dual[g]) for g in common),
                                 default=None)
     return base.solver
@@ -199,6 +247,13 @@ def unavailable_rows() -> list[SolverRow]:
 
     return [SolverRow(name, "unavailable", note=status.reason)
             for name, status in solvers.describe().items() if not status.ok]
+
+
+BUDGET_FACTOR = 20.0
+"""Each solver after the default may take this many times the default's seconds..."""
+
+MIN_BUDGET_SECONDS = 30.0
+"""... and at least this many."""
 
 
 BOUND_COLUMNS = ("upper", "lower")
@@ -246,9 +301,7 @@ def run(args: argparse.Namespace) -> int:
     if args.reference is not None:
         solvers.get(args.reference)  # fail fast on an unknown or unavailable reference
     crosstab = load_crosstab(args)
-    names = solvers.available()
-    rows = [solve_with(name, args, crosstab)
-            for name in progress(names, desc="compare-solvers", unit="solver")]
+    rows = solve_all(args, crosstab, solvers.available())
     reference = compare(rows, args.reference.lower() if args.reference else None)
     proven_gaps(rows)
     rows += unavailable_rows()
@@ -260,3 +313,29 @@ def run(args: argparse.Namespace) -> int:
                                     "uncertainty": args.uncertainty, "reference": reference})
         print(f"wrote {args.out}")
     return 0
+
+
+def solve_all(args: argparse.Namespace, crosstab: Any, names: list[str]) -> list[SolverRow]:
+    """One row per solver of ``names``, in that order: the program's default backend first,
+    unbounded; then the others within the budget (module docstring), announced on stderr."""
+    first = default_solver(program_from_args(args, crosstab), note=False)
+    order = [first, *(name for name in names if name != first)] if first in names else names
+    rows: dict[str, SolverRow] = {}
+    budget: float | None = None
+    with progress(order, desc="compare-solvers", unit="solver") as bar:
+        for name in bar:
+            bar.set_postfix_str(name if budget is None else f"{name}, up to {budget:.3g} s")
+            rows[name] = solve_with(name, args, crosstab, budget)
+            if budget is None:
+                budget = args.budget or max(MIN_BUDGET_SECONDS,
+                                            BUDGET_FACTOR * (rows[name].seconds or 0.0))
+                _announce(rows[name], budget, len(order) - 1, args)
+    return [rows[name] for name in names]
+
+
+def _announce(first: SolverRow, budget: float, others: int, args: argparse.Namespace) -> None:
+    """One line on stderr: how long the rest may take (not with ``--quiet``)."""
+    if others and not getattr(args, "quiet", False):
+        sys.stderr.write(f"rldp: compare-solvers: {first.solver} (the default) took "
+                         f"{first.seconds or 0:.3g} s; each of the {others} other solvers may "
+                         f"take up to {budget:.3g} s of solving (--budget)\n")

@@ -10,7 +10,9 @@ by EM (iterative Bayesian update) and by projected inversion, each with
 per-coordinate intervals from a parametric bootstrap (multinomial tables from
 the EM fit, percentile method). Writes --out (CSV) and a PNG beside it (or
 at --plot); --truth records.csv adds the records' own M P_X. Exit 0 when at
-least one coordinate was estimated, 1 when none is estimable.
+least one coordinate was estimated, 1 when none is estimable. RESULT.json must
+be the file the records were released with: its digest is checked against the
+one rldp release wrote in RELEASED.csv (exit 2 if they differ).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from rldp_models.release.estimation import METHOD, EstimateTable, estimate
 from rldp_models.release.figures import figure_path, plot_estimate
 from rldp_models.release.identifiability import identifiability
 from rldp_models.release.loading import load_result
+from rldp_models.release.provenance import check_released_with, refuse_released
 from rldp_models.release.released import released_counts
 from rldp_models.release.targets import Target, target
 
@@ -63,6 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     png = _check(args)
+    unchecked = check_released_with(args.released, args.result)
+    if unchecked is not None:
+        sys.stderr.write(f"rldp: warning: {unchecked}\n")
     result, _ = load_result(args.result)
     channel = ReleaseChannel.from_result(result)
     counts, marked = released_counts(args.released, channel.output_texts())
@@ -86,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> np.ndarray:
     """``M P_X`` of the --truth records (InputError naming the file if a record is not covered)."""
+    refuse_released(args.truth, "--truth")
     truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
     try:
         return goal.of(channel.distribution(truth))

@@ -9,6 +9,9 @@ records' order and has one column Y (and the --keep columns, which are
 outside the guarantee). Records whose (s, u) the result does not cover are
 refused before anything is written. --seed N uses a seeded generator, for
 tests and reproductions only: the output's first line marks it NOT FOR RELEASE.
+The output's header is preceded by a line '# result sha256:...' with the
+digest of RESULT.json's bytes (what sha256sum prints); rldp estimate refuses
+another result.
 Large files are streamed in chunks. Before releasing, the result's guarantee
 is re-checked exactly from the record and its embedded counts, as rldp verify
 does (exit 1 and nothing written if it fails; --no-verify skips it).
@@ -19,9 +22,11 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
+from rldp_models.release.provenance import refuse_released, result_digest
 from rldp_models.release.records import release_csv
 
 
@@ -45,6 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_released(args.data, "--data")
+    drawn_with = result_digest(args.result)
     if args.no_verify:
         result, digest = load_result(args.result)
     else:
@@ -57,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = release_csv(result, args.data, args.sensitive, args.public, args.out,
-                              args.keep, args.seed, digest)
+                              args.keep, args.seed, digest, result_digest=drawn_with,
+                              result_name=Path(args.result).name)
     print_warnings(caught)
     marked = " (seeded: NOT FOR RELEASE)" if summary.seeded else ""
     print(f"released {summary.records} records with {result.declaration.name}{marked}")

@@ -125,8 +125,9 @@ def run(args: argparse.Namespace) -> int:
     args.solver = args.solver or default_solver(program)
     solution = program.solve(solver=args.solver)
     if solution.protocol is None:
+        why = f" ({solution.result.log})" if solution.result.log else ""
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
-                         f"{solution.status.value}; no protocol, nothing written\n")
+                         f"{solution.status.value}{why}; no protocol, nothing written\n")
         return ExitCode.FAILED
     result = solution_result(solution, radius_from(args))
     print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "

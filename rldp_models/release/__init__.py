@@ -7,6 +7,7 @@ module                             idea
 :mod:`~.channel`                   a result's rows or factors, ready to draw
 :mod:`~.records`                   releasing a data frame or a CSV in chunks
 :mod:`~.released`                  reading released records back as counts
+:mod:`~.provenance`                the result digest a released file records
 :mod:`~.loading`                   a result file and its counts digest
 :mod:`~.targets`                   linear maps ``M`` of ``P_X`` to estimate
 :mod:`~.identifiability`           exact row-space test of ``M`` against ``Q^T``

@@ -27,7 +27,10 @@ def load_result(path: str | Path) -> tuple[CertifiedResult, str | None]:
         An unreadable or malformed record, or one whose recorded guarantee does not hold.
     """
     record = read_record(path)
-    result = from_record(record)
+    try:
+        result = from_record(record)
+    except InputError as exc:  # the record's own complaint, without the file it came from
+        raise InputError(f"{path}: {exc}") from None
     if not result.holds:
         failed = "; ".join(f"{g.notion} at eps = {g.eps:g}" for g in result.failed) or \
             "no guarantee was checked"

@@ -12,6 +12,9 @@ Refusals and warnings (DESIGN.md, "Exact release"):
   naming them, before anything is written (:class:`~rldp_models.errors.InputError`);
 * a seeded generator marks the output as not for release (a ``#`` first line in
   the CSV, ``frame.attrs["not_for_release"]``) and warns;
+* a CSV release records the digest of the result file it was drawn with in a
+  ``# result sha256:...`` line before its header (:mod:`rldp_models.release.provenance`),
+  which ``rldp estimate`` checks against the result it is given;
 * when the result's design counts are the crosstab of the records released
   (equal digests, :mod:`rldp_models.results.counts`), a warning says the
   guarantee assumes the design data public and that designing on the released
@@ -37,14 +40,13 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.progress import progress
 from rldp_models.release.channel import ReleaseChannel
+from rldp_models.release.provenance import header_lines
 from rldp_models.release.sampling import RandomWords, os_random_words, seeded_random_words
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.counts import counts_digest
 
 RELEASED_COLUMN = "Y"
 CHUNK_RECORDS = 250_000
-NOT_FOR_RELEASE = "# NOT FOR RELEASE: drawn with a seeded generator (seed {seed}), not the " \
-    "operating system's cryptographic source"
 
 
 class ReleaseWarning(UserWarning):
@@ -100,13 +102,16 @@ def release_frame(result: CertifiedResult, frame: pd.DataFrame, sensitive: str, 
 def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, public: str,
                 out: str | Path, keep: Sequence[str] = (), seed: int | None = None,
                 design_digest: str | None = None,
-                chunk_records: int = CHUNK_RECORDS) -> ReleaseSummary:
+                chunk_records: int = CHUNK_RECORDS, result_digest: str | None = None,
+                result_name: str = "") -> ReleaseSummary:
     """Release the records of the CSV ``data`` into ``out``, streaming in chunks.
 
     A first pass checks coverage (nothing is written if a record is refused) and
     counts the records; the second draws and writes to a temporary file beside
     ``out``, renamed into place at the end. Both passes show a progress bar
-    (:mod:`rldp_models.progress`: on a terminal, unless quiet).
+    (:mod:`rldp_models.progress`: on a terminal, unless quiet). ``result_digest``
+    (:func:`~rldp_models.release.provenance.result_digest` of the file named
+    ``result_name``) is written in a comment line before the header.
     """
     channel = ReleaseChannel.from_result(result)
     header = _header(data)
@@ -131,19 +136,19 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
     words = random_words(seed)
     with progress(total=seen, desc="releasing", unit="records", unit_scale=True) as bar:
         _write(channel, data, [sensitive, public, *keep], sensitive, public, keep, Path(out),
-               words, seed, chunk_records, bar.update)
+               words, header_lines(result_digest, result_name, seed), chunk_records,
+               bar.update)
     return ReleaseSummary(seen, seed is not None, Path(out))
 
 
 def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensitive: str,
-           public: str, keep: Sequence[str], out: Path, words: RandomWords, seed: int | None,
-           chunk_records: int, advance: Callable[[int], object]) -> None:
+           public: str, keep: Sequence[str], out: Path, words: RandomWords,
+           comments: list[str], chunk_records: int, advance: Callable[[int], object]) -> None:
     handle = tempfile.NamedTemporaryFile("w", dir=out.parent or ".", prefix=f".{out.name}.",
                                          suffix=".part", delete=False, newline="")
     try:
         with handle:
-            if seed is not None:
-                handle.write(NOT_FOR_RELEASE.format(seed=seed) + "\n")
+            handle.writelines(line + "\n" for line in comments)
             first = True
             for chunk in _chunks(data, list(dict.fromkeys(columns)), chunk_records):
                 s, u = _codes(channel, chunk[sensitive], chunk[public])

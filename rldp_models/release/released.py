@@ -8,23 +8,24 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.errors import InputError
+from rldp_models.release.provenance import released_header
 from rldp_models.release.records import RELEASED_COLUMN
 
 
 def released_counts(path: str | Path, outputs: list[str],
                     column: str = RELEASED_COLUMN) -> tuple[np.ndarray, bool]:
     """Counts of every output (label texts ``outputs``) in the released CSV ``path``, and
-    whether the file is marked not for release (its ``#`` first line).
+    whether the file is marked not for release (its ``#`` first line). The comment lines
+    before the header (:mod:`rldp_models.release.provenance`) are skipped.
 
     Raises
     ------
     InputError
         Unreadable file, no ``column``, or values that are not outputs of the channel.
     """
+    header = released_header(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            marked = handle.readline().startswith("#")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skiprows=int(marked),
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skiprows=header.lines,
                             usecols=lambda name: name == column)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as exc:
@@ -39,4 +40,4 @@ def released_counts(path: str | Path, outputs: list[str],
                          f"the result (first: {unknown!r}); was it released with another result?")
     if codes.size == 0:
         raise InputError(f"{path}: no released records")
-    return np.bincount(codes, minlength=len(outputs)), marked
+    return np.bincount(codes, minlength=len(outputs)), header.not_for_release

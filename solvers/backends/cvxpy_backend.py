@@ -1,7 +1,15 @@
 """cvxpy-driven conic solvers: Clarabel, SCS, ECOS and MOSEK.
 
 One adapter class serves every cvxpy solver; the differences are the cvxpy
-solver name, default options and (for MOSEK) a licence check.
+solver name, default options, (for MOSEK) a licence check, and known weak
+spots by cone (``caveats``).
+
+Before solving, :meth:`CvxpyBackend.refusal` asks cvxpy's own test
+(``Solver.can_solve`` on the problem's ``ProblemForm``) whether the solver
+takes the cones the model needs: ECOS has no power cone, so a
+power-divergence program is refused up front with the cones it lacks
+(:func:`solvers.solve` raises :class:`~solvers.UnsupportedModelError` and
+names the solvers that take it), instead of a bare ``error`` after compiling.
 """
 
 from __future__ import annotations
@@ -16,6 +24,10 @@ import numpy as np
 from solvers.model import CvxpyModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
+
+TIME_LIMIT_OPTIONS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+"""cvxpy solver name to its own name of the option :func:`solvers.solve` calls ``time_limit``
+(seconds of solving); a solver without one (ECOS) runs to its own iteration limit."""
 
 _STATUS = {
     "optimal": Status.OPTIMAL,
@@ -45,6 +57,9 @@ class CvxpyBackend:
         Options passed to cvxpy unless the caller overrides them.
     licence_check : callable, optional
         Returns an :class:`Availability`; used for licensed solvers.
+    caveats : dict
+        cvxpy cone name (``"ExpCone"``) to what is known to go wrong with this
+        solver on it; added to the log of a failed solve of a model with that cone.
     """
 
     name: str
@@ -52,6 +67,7 @@ class CvxpyBackend:
     description: str
     defaults: dict[str, Any] = field(default_factory=dict)
     licence_check: Callable[[], Availability] | None = None
+    caveats: dict[str, str] = field(default_factory=dict)
     form: str = "cvxpy"
 
     def availability(self) -> Availability:
@@ -67,10 +83,27 @@ class CvxpyBackend:
             return Availability(False, f"cvxpy cannot find {self.cvxpy_solver}")
         return Availability(True)
 
+    def refusal(self, model: CvxpyModel) -> str | None:
+        """Why this solver cannot take ``model`` (cones it lacks), or ``None`` when it can."""
+        lacking = sorted(set(model_cones(model)) - set(self._supported_cones()))
+        if not lacking:
+            return None
+        return f"{self.name} has no {', '.join(_CONE_WORDS.get(c, c) for c in lacking)}"
+
+    def _supported_cones(self) -> list[str]:
+        """cvxpy's cone names this solver takes natively (``Solver.SUPPORTED_CONSTRAINTS``)."""
+        from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC
+
+        solver = SOLVER_MAP_CONIC.get(self.cvxpy_solver)
+        if solver is None:  # not a conic solver of this cvxpy: let cvxpy decide
+            return list(_CONE_WORDS)
+        return [cone.__name__ for cone in solver.SUPPORTED_CONSTRAINTS]
+
     def solve(self, model: CvxpyModel, /, **options: Any) -> SolveResult:
         import cvxpy
 
         problem = model.problem
+        options = _renamed_time_limit(self.cvxpy_solver, options)
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():
@@ -80,7 +113,7 @@ class CvxpyBackend:
         except cvxpy.error.SolverError as exc:
             elapsed = time.perf_counter() - start
             return SolveResult(Status.ERROR, None, solver=self.name,
-                               timings=Timings(0.0, elapsed), log=str(exc))
+                               timings=Timings(0.0, elapsed), log=self._failure(model, exc))
         elapsed = time.perf_counter() - start
         status = _STATUS.get(problem.status, Status.ERROR)
         compile_seconds = float(getattr(problem, "compilation_time", 0.0) or 0.0)
@@ -93,6 +126,44 @@ class CvxpyBackend:
             timings=Timings(compile_seconds, max(elapsed - compile_seconds, 0.0)),
             log=f"cvxpy status {problem.status}; {problem.solver_stats.solver_name}",
         )
+
+
+    def _failure(self, model: CvxpyModel, exc: Exception) -> str:
+        """The log of a failed solve: cvxpy's message and the caveats of the model's cones."""
+        known = [self.caveats[cone] for cone in model_cones(model) if cone in self.caveats]
+        said = " ".join(str(exc).split()).split(". ")[0].rstrip(".")
+        return "; ".join([f"{self.name} stopped without a solution (cvxpy: {said})", *known])
+
+
+ECOS_CAVEATS = {"ExpCone": (
+    "ECOS's exponential-cone method is known to stall beyond a few dozen cells "
+    "(Adult over kl: 2x6 solves, 2x15 and 5x16 fail)")}
+"""What goes wrong with ECOS by cone (embotech/ecos#134: its nonsymmetric exponential-cone
+steps stall in the line search; measured in NURP, RUNP and RURP over kl: sex x relationship
+solves, sex x occupation and race x education stop with numerical problems, as do some
+random 3x5 tables and most 5x16 ones)."""
+
+_CONE_WORDS = {"Zero": "equality rows", "NonNeg": "inequality rows", "SOC": "second-order cone",
+               "ExpCone": "exponential cone", "PowCone3D": "power cone",
+               "PowConeND": "n-dimensional power cone", "PSD": "semidefinite cone"}
+"""cvxpy's cone names as a user reads them."""
+
+
+def _renamed_time_limit(cvxpy_solver: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``time_limit`` under the solver's own name (dropped if it has none)."""
+    options = dict(options)
+    limit = options.pop("time_limit", None)
+    name = TIME_LIMIT_OPTIONS.get(cvxpy_solver)
+    if limit is not None and name is not None:
+        options[name] = limit
+    return options
+
+
+def model_cones(model: CvxpyModel) -> list[str]:
+    """cvxpy's names of the cones ``model`` needs after canonicalisation (``ProblemForm``)."""
+    from cvxpy.problems.problem_form import ProblemForm
+
+    return sorted(cone.__name__ for cone in ProblemForm(model.problem).cones())
 
 
 def _primal(model: CvxpyModel) -> dict[str, np.ndarray]:

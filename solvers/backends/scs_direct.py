@@ -13,13 +13,16 @@ from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
 
 _STATUS = {
-    "solved": Status.OPTIMAL,
-    "solved_inaccurate": Status.OPTIMAL_INACCURATE,
-    "infeasible": Status.INFEASIBLE,
-    "infeasible_inaccurate": Status.INFEASIBLE,
-    "unbounded": Status.UNBOUNDED,
-    "unbounded_inaccurate": Status.UNBOUNDED,
+    1: Status.OPTIMAL,
+    2: Status.OPTIMAL_INACCURATE,
+    -1: Status.UNBOUNDED,
+    -6: Status.UNBOUNDED,
+    -2: Status.INFEASIBLE,
+    -7: Status.INFEASIBLE,
 }
+"""SCS's ``status_val`` (its integer status; cvxpy's ``SCS.STATUS_MAP`` reads the same) to ours;
+the text ``status`` varies ("solved (inaccurate - reached max_iters)") and is only logged.
+Any other value (failed, indeterminate, interrupted) is an error."""
 
 
 def scs_cones(program: ConicProgram) -> dict[str, Any]:
@@ -55,6 +58,8 @@ class ScsDirectBackend:
 
         build_start = time.perf_counter()
         settings = {"verbose": False, **self.defaults, **options}
+        if "time_limit" in settings:  # the registry's common name (solvers.solve)
+            settings["time_limit_secs"] = settings.pop("time_limit")
         data = {"A": program.A.tocsc(), "b": program.b, "c": program.c}
         solver = scs.SCS(data, scs_cones(program), **settings)
         build = time.perf_counter() - build_start
@@ -62,8 +67,7 @@ class ScsDirectBackend:
         solution = solver.solve()
         elapsed = time.perf_counter() - start
         info = solution["info"]
-        status = _STATUS.get(info["status"], Status.ITERATION_LIMIT
-                             if "iteration" in info["status"] else Status.ERROR)
+        status = _STATUS.get(int(info["status_val"]), Status.ERROR)
         primal, dual = (program.sign * (info[k] + program.offset) for k in ("pobj", "dobj"))
         log = (f"scs {info['status']}: {info['iter']} iterations, "
                f"primal {primal:.10g}, dual {dual:.10g}")

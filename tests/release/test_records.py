@@ -73,7 +73,8 @@ def test_cli_release_writes_marked_seeded_output_in_order(adult, tmp_path, capsy
                  "--seed", "5"]) == 0
     lines = out.read_text().splitlines()
     assert lines[0].startswith("# NOT FOR RELEASE")
-    assert lines[1] == "Y" and len(lines) == 2 + len(pd.read_csv(adult.records))
+    assert lines[1].startswith("# result sha256:")  # tests/release/test_provenance.py
+    assert lines[2] == "Y" and len(lines) == 3 + len(pd.read_csv(adult.records))
     assert "NOT FOR RELEASE" in capsys.readouterr().err
 
 
