@@ -69,22 +69,25 @@ def test_an_unknown_method_is_bad_input() -> None:
 
 
 OLD_RECORDS = [
-    # (file, counts, the repair it must read as)
+    # (file, counts, the repair it must read as, verify's exit code)
     ("round1/solve_RURP_box.json", "round1/counts_2x3.csv",
-     Repair("mix", 8.712960744527947e-08, 0.8395466394970634, 0.8395467077795, "uniform")),
+     Repair("mix", 8.712960744527947e-08, 0.8395466394970634, 0.8395467077795, "uniform"), 0),
     ("schema2/solve_chi2.json", "schema2/counts_3x5_seed2.csv",
-     Repair("mix", 0.03170086516887029, 0.6737771111887803, 0.6737774888007264, "tightened")),
+     Repair("mix", 0.03170086516887029, 0.6737771111887803, 0.6737774888007264, "tightened"),
+     0),
     ("schema2/solve_box.json", "schema2/counts_3x5_seed2.csv",
      Repair("mix", 3.4101394051799794e-05, 1.275423151684953, 1.2754231915345629,
-            "tightened+uniform")),
+            "tightened+uniform"), 0),
+    # the old writer fell back to the constant at eps 0 and its verify passed the certificate
+    # through ``inf <= inf``; the guarantee holds but the LP bound (0.748) is far above U(Q) = 0
     ("schema2/mechanism_lip_eps0.json", None,
-     Repair("fallback", 1.0, 0.748311860733038, 0.0)),
+     Repair("fallback", 1.0, 0.748311860733038, 0.0), 1),
 ]
 
 
-@pytest.mark.parametrize("fixture, counts, expected", OLD_RECORDS)
+@pytest.mark.parametrize("fixture, counts, expected, verify_code", OLD_RECORDS)
 def test_records_already_written_read_and_verify(capsys, fixture: str, counts: str | None,
-                                                 expected: Repair) -> None:
+                                                 expected: Repair, verify_code: int) -> None:
     """The expected repairs are the numbers in the files (written by the old code)."""
     record = json.loads((FIXTURES / fixture).read_text())
     assert from_record(record).repair == expected
@@ -96,4 +99,6 @@ def test_records_already_written_read_and_verify(capsys, fixture: str, counts: s
     if counts is not None:
         args += ["--counts", str(FIXTURES / counts)]
     code = main(args)
-    assert code == 0, capsys.readouterr()
+    output = capsys.readouterr().out
+    assert code == verify_code, output
+    assert "guarantee: holds" in output
