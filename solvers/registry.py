@@ -226,11 +226,10 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
             f"solvers for it: {', '.join(suitable(model, form, exclude=backend.name)) or 'none'}")
     result = backend.solve(form, **options)
     result.timings.build_seconds += emit_seconds
-    if result.status is Status.ERROR:
+    if result.status in (Status.ERROR, Status.ITERATION_LIMIT):
         others = suitable(model, form, exclude=backend.name)
-        result.log = "; ".join(filter(None, [result.log or f"{backend.name} returned an error",
-                                             "solvers that also take this model: "
-                                             + (", ".join(others) or "none")]))
+        said = result.log or f"{backend.name} returned {result.status.value}"
+        result.log = f"{said}; solvers that also take this model: {', '.join(others) or 'none'}"
     return result
 
 

@@ -174,7 +174,7 @@ def test_a_failed_solve_says_why_and_which_solvers_also_take_the_model() -> None
     finally:
         solvers.registry._BACKENDS.pop("failing-test")
     assert result.status is solvers.Status.ERROR
-    assert "failing-test returned an error" in result.log
+    assert "failing-test returned error" in result.log
     assert "solvers that also take this model: " in result.log
     assert "clarabel" in result.log.split("take this model: ")[1]
 
@@ -195,3 +195,11 @@ def test_ecos_failing_on_kl_at_adult_size_says_why_and_a_named_solver_solves_it(
     solved = preset("NURP", table, 1.0, 0.05, uncertainty=named_set("kl", table, 0.05),
                     distortion="hamming").solve(solver="clarabel")
     assert solved.guarantee_holds
+
+
+def test_a_solver_stopped_at_its_iteration_limit_names_the_alternatives() -> None:
+    """ECOS allowed one iteration on the reference LP: iteration_limit, not an answer;
+    the log still says which solvers also take the model."""
+    result = solvers.solve(ReferenceModel(), solver="ecos", max_iters=1)
+    assert result.status is solvers.Status.ITERATION_LIMIT, result.log
+    assert "clarabel" in result.log.split("solvers that also take this model: ")[1]

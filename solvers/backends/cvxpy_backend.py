@@ -124,15 +124,20 @@ class CvxpyBackend:
             dual=_dual(model) if status.has_solution else {},
             solver=self.name,
             timings=Timings(compile_seconds, max(elapsed - compile_seconds, 0.0)),
-            log=f"cvxpy status {problem.status}; {problem.solver_stats.solver_name}",
+            log="; ".join([f"cvxpy status {problem.status}; {problem.solver_stats.solver_name}",
+                           *(self._caveats(model) if status in _STOPPED else [])]),
         )
 
 
     def _failure(self, model: CvxpyModel, exc: Exception) -> str:
         """The log of a failed solve: cvxpy's message and the caveats of the model's cones."""
-        known = [self.caveats[cone] for cone in model_cones(model) if cone in self.caveats]
         said = " ".join(str(exc).split()).split(". ")[0].rstrip(".")
-        return "; ".join([f"{self.name} stopped without a solution (cvxpy: {said})", *known])
+        return "; ".join([f"{self.name} stopped without a solution (cvxpy: {said})",
+                          *self._caveats(model)])
+
+    def _caveats(self, model: CvxpyModel) -> list[str]:
+        """What is known to go wrong with this solver on the cones ``model`` needs."""
+        return [self.caveats[cone] for cone in model_cones(model) if cone in self.caveats]
 
 
 ECOS_CAVEATS = {"ExpCone": (
@@ -142,6 +147,9 @@ ECOS_CAVEATS = {"ExpCone": (
 steps stall in the line search; measured in NURP, RUNP and RURP over kl: sex x relationship
 solves, sex x occupation and race x education stop with numerical problems, as do some
 random 3x5 tables and most 5x16 ones)."""
+
+_STOPPED = (Status.ERROR, Status.ITERATION_LIMIT)
+"""Statuses of a solver that stopped without an answer (not a verdict on the model)."""
 
 _CONE_WORDS = {"Zero": "equality rows", "NonNeg": "inequality rows", "SOC": "second-order cone",
                "ExpCone": "exponential cone", "PowCone3D": "power cone",
