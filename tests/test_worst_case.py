@@ -111,3 +111,19 @@ def test_an_unprovable_ratio_is_inconclusive_not_an_exception(monkeypatch):
     result = worst_case.worst_case_epsilon(protocol, counts, ChiSquareSet.from_counts(counts, 0.05))
     assert result.certified == np.inf and result.attained < np.inf
     assert result.inconclusive and "could be proven" in result.inconclusive
+
+
+
+@pytest.mark.parametrize("name", ["NUNP", "NURP"])
+def test_batch_proofs_are_only_a_shortcut(name: str, demo_crosstab: Crosstab, monkeypatch) -> None:
+    """Ratios are proven in batches (again each time the certified level rises); the
+    bracket is the one scalar interval proofs alone give."""
+    import rldp_models.privacy.worst_case as module
+
+    solution = preset(name, demo_crosstab, 0.5).solve()
+    f = solution.program.uncertainty
+    worst = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
+    monkeypatch.setattr(module, "proven_at", lambda triplets, *args: np.zeros(len(triplets), bool))
+    scalar_only = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
+    assert worst.certified == pytest.approx(scalar_only.certified, rel=1e-9)
+    assert worst.attained == pytest.approx(scalar_only.attained, rel=1e-9)
