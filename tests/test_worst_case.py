@@ -127,3 +127,24 @@ def test_batch_proofs_are_only_a_shortcut(name: str, demo_crosstab: Crosstab, mo
     scalar_only = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
     assert worst.certified == pytest.approx(scalar_only.certified, rel=1e-9)
     assert worst.attained == pytest.approx(scalar_only.attained, rel=1e-9)
+
+
+@pytest.mark.parametrize("float_root", [2.5, 2.5 * (1 + 1e-13), 2.4, 2.6])
+def test_tight_certificate_narrowed_by_the_float_root_stays_proven(float_root: float) -> None:
+    """The float root only guides the search: the answer is proven (>= the provable 2.5) and
+    within the bisection's resolution, and an accurate root saves most proofs."""
+    from rldp_models.privacy.worst_case import _tight_certificate
+
+    proofs: list[float] = []
+
+    def prove(tau: float) -> bool:
+        proofs.append(tau)
+        return tau >= 2.5
+
+    found = _tight_certificate(prove, 2.0, 3.0, lambda tau: float_root - tau)
+    assert 2.5 <= found <= 2.5 * (1 + 1e-11)
+    if float_root in (2.5, 2.5 * (1 + 1e-13)):
+        assert len(proofs) < 10
+    proofs.clear()
+    assert _tight_certificate(prove, 2.0, 3.0) == pytest.approx(found, rel=1e-11)
+    assert len(proofs) > 30
