@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,28 +53,34 @@ def _max_bytes() -> int:
     return int(text) if text and text.isdigit() else MAX_RECORD_BYTES
 
 
+STRING_LITERAL = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+"""A JSON string from its opening quote to its closing one (or to the end when unterminated);
+one linear pass, never backtracking (``"?`` always matches)."""
+
+DEPTH_CHUNK = 2**24
+"""Brackets whose running depth is summed at once (bounds the scan's working memory)."""
+
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
 def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[`` and ``{`` outside strings, by one loop (no recursion)."""
+    """The deepest nesting of ``[`` and ``{`` outside strings, without recursion.
+
+    String literals are removed by one regular-expression pass (escapes handled as
+    JSON does), every other byte but the brackets is dropped, and the running
+    depth is a cumulative sum. Above :data:`MAX_DEPTH` the answer is
+    ``MAX_DEPTH + 1`` (enough to refuse).
+    """
+    outside = STRING_LITERAL.sub(b"", text.encode("utf-8", "surrogatepass"))
+    brackets = np.frombuffer(outside.translate(None, _NOT_BRACKETS), dtype=np.uint8)
     depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_DEPTH:
-                    return deepest
-        elif char in "]}":
-            depth -= 1
+    for start in range(0, brackets.size, DEPTH_CHUNK):
+        part = brackets[start:start + DEPTH_CHUNK]
+        running = depth + np.cumsum(np.where((part == ord("[")) | (part == ord("{")), 1, -1))
+        deepest = max(deepest, int(running.max()))
+        depth = int(running[-1])
+        if deepest > MAX_DEPTH:
+            return MAX_DEPTH + 1
     return deepest
 
 
