@@ -172,9 +172,9 @@ def _support_value(pair, a: np.ndarray, b: np.ndarray, tau: float) -> float:
         return np.nan
 
 
-def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
-              uncertainty: ChiSquareSet) -> np.ndarray:
-    """Which ratios ``P(y|s1)/P(y|s2) <= tau`` over ``F`` are proven, all at once.
+def batch_bounds(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
+                 uncertainty: ChiSquareSet) -> np.ndarray:
+    """Proven upper bounds on ``delta*(a, -tau b | F_{U|s1,s2})`` of many ratios at once.
 
     ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` by Theorem 4 at the vectorised
     multipliers of :func:`pair_support_batch`, evaluated in outward-rounded
@@ -182,7 +182,7 @@ def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
     "not proven this way"; :func:`_proves` is the precise fallback.
     """
     if not triplets:
-        return np.zeros(0, dtype=bool)
+        return np.zeros(0)
     a = np.stack([t.a for t in triplets])
     b = np.stack([t.b for t in triplets])
     pairs = [(t.s1, t.s2) for t in triplets]
@@ -193,21 +193,22 @@ def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
     with np.errstate(all="ignore"):
         batch = pair_support_batch(a, -tau * b, phat[first], phat[second], rho)
     rows = ratio_rows(a, b, (tau, tau), counts, uncertainty.radius, pairs)
-    return theorem4_upper_bounds(rows, batch.c, batch.t.T) <= 0
+    return theorem4_upper_bounds(rows, batch.c, batch.t.T)
 
 
-def _proven_at_once(pending: dict[tuple[int, int, int], "_Triplet"], proven: set,
-                    level: float, counts: np.ndarray, uncertainty: ChiSquareSet) -> set:
-    """Keys of ``pending`` not yet in ``proven`` that :func:`proven_at` proves at ``level``.
-
-    Run again after the certified level rises: the ratios left are then mostly
-    proven in one batch instead of one scalar proof each.
-    """
+def _batch_sorted(pending: dict[tuple[int, int, int], "_Triplet"], settled: set,
+                  level: float, counts: np.ndarray, uncertainty: ChiSquareSet
+                  ) -> tuple[set, list[tuple[int, int, int]]]:
+    """Keys of ``pending`` outside ``settled`` proven at ``level`` in one batch, and the rest,
+    largest bound first (the ratios most likely above ``level``: one of them raising it first
+    leaves fewer for the next batch)."""
     if not np.isfinite(level):
-        return set()
-    left = [key for key in pending if key not in proven]
-    done = proven_at([pending[key] for key in left], level, counts, uncertainty)
-    return {key for key, ok in zip(left, done) if ok}
+        return set(), []
+    left = [key for key in pending if key not in settled]
+    values = batch_bounds([pending[key] for key in left], level, counts, uncertainty)
+    order = np.argsort(-np.where(np.isnan(values), np.inf, values), kind="stable")
+    return ({left[i] for i in np.flatnonzero(values <= 0)},
+            [left[i] for i in order if not values[i] <= 0])
 
 
 def _tight_certificate(prove, low: float, high: float, value=None) -> float:
@@ -377,19 +378,16 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
                for s1, s2, y in candidates
                if bounds[s1, s2, y] > certified and (s1, s2, y) != (top.s1, top.s2, top.y)}
     # proven at once at this level stays proven at every higher one (b >= 0)
-    proven = _proven_at_once(pending, set(), certified, counts, uncertainty)
+    settled, queue = _batch_sorted(pending, set(), certified, counts, uncertainty)
     unproven = None
-    for s1, s2, y in candidates:
-        if not np.isfinite(certified):
-            break
-        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y) \
-                or (s1, s2, y) in proven:
+    while queue and np.isfinite(certified):
+        s1, s2, y = key = queue.pop(0)
+        settled.add(key)
+        other = pending[key]
+        if bounds[s1, s2, y] <= certified or prover(other)(certified):
             continue
-        other = pending[s1, s2, y]
-        if prover(other)(certified):
-            continue
-        if (s1, s2, y) not in examined:  # it may beat the top: estimate it, keep a better witness
-            other = _estimate(sub, pair_data, blocks, int(s1), int(s2), int(y))
+        if key not in examined:  # it may beat the top: estimate it, keep a better witness
+            other = _estimate(sub, pair_data, blocks, s1, s2, y)
             found = witness_distribution(uncertainty, other.s1, other.s2, other.r1, other.r2)
             if found is not None and _ratio_under(found, other) > attained:
                 attained, witness = _ratio_under(found, other), found
@@ -399,7 +397,8 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         high = max(min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9), certified)
         certified = _tight_certificate(prover(other), certified, high, support(other))
         unproven = other
-        proven |= _proven_at_once(pending, proven, certified, counts, uncertainty)
+        proven, queue = _batch_sorted(pending, settled, certified, counts, uncertainty)
+        settled |= proven
     if not np.isfinite(certified):
         t = unproven or top
         note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "
