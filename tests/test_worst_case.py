@@ -111,3 +111,41 @@ def test_an_unprovable_ratio_is_inconclusive_not_an_exception(monkeypatch):
     result = worst_case.worst_case_epsilon(protocol, counts, ChiSquareSet.from_counts(counts, 0.05))
     assert result.certified == np.inf and result.attained < np.inf
     assert result.inconclusive and "could be proven" in result.inconclusive
+
+
+
+@pytest.mark.parametrize("name", ["NUNP", "NURP"])
+def test_batch_proofs_are_only_a_shortcut(name: str, demo_crosstab: Crosstab, monkeypatch) -> None:
+    """Ratios are proven in batches (again each time the certified level rises); the
+    bracket is the one scalar interval proofs alone give."""
+    import rldp_models.privacy.worst_case as module
+
+    solution = preset(name, demo_crosstab, 0.5).solve()
+    f = solution.program.uncertainty
+    worst = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
+    monkeypatch.setattr(module, "batch_bounds",
+                        lambda triplets, *args: np.full(len(triplets), np.inf))
+    scalar_only = worst_case_epsilon(solution.protocol, demo_crosstab.counts, f)
+    assert worst.certified == pytest.approx(scalar_only.certified, rel=1e-9)
+    assert worst.attained == pytest.approx(scalar_only.attained, rel=1e-9)
+
+
+@pytest.mark.parametrize("float_root", [2.5, 2.5 * (1 + 1e-13), 2.4, 2.6])
+def test_tight_certificate_narrowed_by_the_float_root_stays_proven(float_root: float) -> None:
+    """The float root only guides the search: the answer is proven (>= the provable 2.5) and
+    within the bisection's resolution, and an accurate root saves most proofs."""
+    from rldp_models.privacy.worst_case import _tight_certificate
+
+    proofs: list[float] = []
+
+    def prove(tau: float) -> bool:
+        proofs.append(tau)
+        return tau >= 2.5
+
+    found = _tight_certificate(prove, 2.0, 3.0, lambda tau: float_root - tau)
+    assert 2.5 <= found <= 2.5 * (1 + 1e-11)
+    if float_root in (2.5, 2.5 * (1 + 1e-13)):
+        assert len(proofs) < 10
+    proofs.clear()
+    assert _tight_certificate(prove, 2.0, 3.0) == pytest.approx(found, rel=1e-11)
+    assert len(proofs) > 30

@@ -67,6 +67,12 @@ class WorstCaseEpsilon:
 ESTIMATES_BEFORE_PROOF = 8
 """Dinkelbach estimates (largest decoupled bounds first) before the rest are only proven."""
 
+ROOT_RESOLUTION = 2e-12
+"""Relative width to which the float root of the support value is found, and its margin."""
+
+ROOT_STEPS = 30
+"""Illinois steps at most for that root."""
+
 MAX_PROVEN_RATIO = 1e300
 """Ratios the bisection tries before reporting a bound as not proven (certified ``inf``)."""
 
@@ -158,9 +164,17 @@ def _proves(pair, a: np.ndarray, b: np.ndarray, tau: float, rows_exact, rho_iv) 
     return upper(bound) <= 0
 
 
-def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
-              uncertainty: ChiSquareSet) -> np.ndarray:
-    """Which ratios ``P(y|s1)/P(y|s2) <= tau`` over ``F`` are proven, all at once.
+def _support_value(pair, a: np.ndarray, b: np.ndarray, tau: float) -> float:
+    """``delta*(a, -tau b | F_{U|s1,s2})`` in floats (Theorem 4's minimum; ``nan`` if not found)."""
+    try:
+        return float(pair.support_certificate(a, -tau * b).value)
+    except (ArithmeticError, ValueError):
+        return np.nan
+
+
+def batch_bounds(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
+                 uncertainty: ChiSquareSet) -> np.ndarray:
+    """Proven upper bounds on ``delta*(a, -tau b | F_{U|s1,s2})`` of many ratios at once.
 
     ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` by Theorem 4 at the vectorised
     multipliers of :func:`pair_support_batch`, evaluated in outward-rounded
@@ -168,7 +182,7 @@ def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
     "not proven this way"; :func:`_proves` is the precise fallback.
     """
     if not triplets:
-        return np.zeros(0, dtype=bool)
+        return np.zeros(0)
     a = np.stack([t.a for t in triplets])
     b = np.stack([t.b for t in triplets])
     pairs = [(t.s1, t.s2) for t in triplets]
@@ -179,18 +193,39 @@ def proven_at(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
     with np.errstate(all="ignore"):
         batch = pair_support_batch(a, -tau * b, phat[first], phat[second], rho)
     rows = ratio_rows(a, b, (tau, tau), counts, uncertainty.radius, pairs)
-    return theorem4_upper_bounds(rows, batch.c, batch.t.T) <= 0
+    return theorem4_upper_bounds(rows, batch.c, batch.t.T)
 
 
-def _tight_certificate(prove, low: float, high: float) -> float:
+def _batch_sorted(pending: dict[tuple[int, int, int], "_Triplet"], settled: set,
+                  level: float, counts: np.ndarray, uncertainty: ChiSquareSet
+                  ) -> tuple[set, list[tuple[int, int, int]]]:
+    """Keys of ``pending`` outside ``settled`` proven at ``level`` in one batch, and the rest,
+    largest bound first (the ratios most likely above ``level``: one of them raising it first
+    leaves fewer for the next batch)."""
+    if not np.isfinite(level):
+        return set(), []
+    left = [key for key in pending if key not in settled]
+    values = batch_bounds([pending[key] for key in left], level, counts, uncertainty)
+    order = np.argsort(-np.where(np.isnan(values), np.inf, values), kind="stable")
+    return ({left[i] for i in np.flatnonzero(values <= 0)},
+            [left[i] for i in order if not values[i] <= 0])
+
+
+def _tight_certificate(prove, low: float, high: float, value=None) -> float:
     """Smallest proven ratio found by bisection in ``[low, high]``, growing ``high`` if needed.
 
+    With ``value`` (the support value ``delta*(a, -tau b)`` in floats, decreasing
+    in ``tau``) the bracket is first narrowed around its root
+    (:func:`_narrowed_bracket`): a few float evaluations replace most of the
+    bisection's interval proofs. Every ratio returned is proven either way.
     ``inf`` when nothing up to :data:`MAX_PROVEN_RATIO` is proven.
     """
     while not prove(high):
         if high > MAX_PROVEN_RATIO:
             return np.inf
         low, high = high, high * 2 + 1e-300
+    if value is not None:
+        low, high = _narrowed_bracket(prove, value, low, high)
     for _ in range(40):
         if high - low <= 1e-12 * high:
             break
@@ -200,6 +235,46 @@ def _tight_certificate(prove, low: float, high: float) -> float:
         else:
             low = middle
     return high
+
+
+def _support_root(value, low: float, high: float) -> float | None:
+    """Root of the decreasing ``value`` in ``[low, high]`` by Illinois steps (floats only)."""
+    f_low, f_high = value(low), value(high)
+    if not (np.isfinite(f_low) and np.isfinite(f_high)) or f_low <= 0 or f_high > 0:
+        return None
+    side = 0
+    for _ in range(ROOT_STEPS):
+        if high - low <= ROOT_RESOLUTION * high or f_low == f_high:
+            break
+        middle = (low * f_high - high * f_low) / (f_high - f_low)
+        if not low < middle < high:
+            middle = 0.5 * (low + high)
+        f = value(middle)
+        if not np.isfinite(f):
+            return None
+        if f == 0:
+            return middle
+        if f > 0:
+            low, f_low = middle, f
+            f_high, side = (0.5 * f_high if side > 0 else f_high), 1
+        else:
+            high, f_high = middle, f
+            f_low, side = (0.5 * f_low if side < 0 else f_low), -1
+    return 0.5 * (low + high)
+
+
+def _narrowed_bracket(prove, value, low: float, high: float) -> tuple[float, float]:
+    """``[low, high]`` shrunk around the float root of ``value``: ``high`` only to a
+    proven ratio, ``low`` only to one not proven (the bisection's invariants)."""
+    root = _support_root(value, low, high)
+    if root is None:
+        return low, high
+    above, below = root * (1 + ROOT_RESOLUTION), root * (1 - ROOT_RESOLUTION)
+    if low < above < high and prove(above):
+        high = above
+    if low < below < high and not prove(below):
+        low = below
+    return low, high
 
 
 @dataclass
@@ -291,28 +366,28 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
         pair, rows_exact, rho_iv = pair_data(t.s1, t.s2)
         return lambda tau: _proves(pair, t.a, t.b, tau, rows_exact, rho_iv)
 
-    certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9))
+    def support(t: _Triplet):
+        pair = pair_data(t.s1, t.s2)[0]
+        return lambda tau: _support_value(pair, t.a, t.b, tau)
+
+    certified = _tight_certificate(prover(top), max(attained, 1.0), top.tau * (1 + 1e-9),
+                                   support(top))
     examined = {(t.s1, t.s2, t.y): t for t in triplets}
     pending = {(int(s1), int(s2), int(y)): examined.get((s1, s2, y))
                or _unestimated(blocks, int(s1), int(s2), int(y), float(bounds[s1, s2, y]))
                for s1, s2, y in candidates
                if bounds[s1, s2, y] > certified and (s1, s2, y) != (top.s1, top.s2, top.y)}
     # proven at once at this level stays proven at every higher one (b >= 0)
-    at_once = proven_at(list(pending.values()), certified, counts, uncertainty) \
-        if np.isfinite(certified) else np.zeros(len(pending), dtype=bool)
-    proven = {key for key, done in zip(pending, at_once) if done}
+    settled, queue = _batch_sorted(pending, set(), certified, counts, uncertainty)
     unproven = None
-    for s1, s2, y in candidates:
-        if not np.isfinite(certified):
-            break
-        if bounds[s1, s2, y] <= certified or (s1, s2, y) == (top.s1, top.s2, top.y) \
-                or (s1, s2, y) in proven:
+    while queue and np.isfinite(certified):
+        s1, s2, y = key = queue.pop(0)
+        settled.add(key)
+        other = pending[key]
+        if bounds[s1, s2, y] <= certified or prover(other)(certified):
             continue
-        other = pending[s1, s2, y]
-        if prover(other)(certified):
-            continue
-        if (s1, s2, y) not in examined:  # it may beat the top: estimate it, keep a better witness
-            other = _estimate(sub, pair_data, blocks, int(s1), int(s2), int(y))
+        if key not in examined:  # it may beat the top: estimate it, keep a better witness
+            other = _estimate(sub, pair_data, blocks, s1, s2, y)
             found = witness_distribution(uncertainty, other.s1, other.s2, other.r1, other.r2)
             if found is not None and _ratio_under(found, other) > attained:
                 attained, witness = _ratio_under(found, other), found
@@ -320,8 +395,10 @@ def worst_case_epsilon(protocol: np.ndarray, counts: np.ndarray,
             if not np.isfinite(other.tau):
                 return WorstCaseEpsilon(np.inf, _log_at_least_zero(attained), where, witness)
         high = max(min(other.tau, float(bounds[s1, s2, y])) * (1 + 1e-9), certified)
-        certified = _tight_certificate(prover(other), certified, high)
+        certified = _tight_certificate(prover(other), certified, high, support(other))
         unproven = other
+        proven, queue = _batch_sorted(pending, settled, certified, counts, uncertainty)
+        settled |= proven
     if not np.isfinite(certified):
         t = unproven or top
         note = (f"no finite bound on P(y={t.y}|s{t.s1}) / P(y={t.y}|s{t.s2}) over F could be "

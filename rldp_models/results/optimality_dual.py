@@ -352,14 +352,18 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
     rows = np.stack([phat[s1], phat[s2]])
     limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
 
+    counted = rows > 0
+    squared = rows**2
+
     def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
-        spread = np.array([np.sum(np.divide(w**2, p, out=np.zeros_like(p), where=w > 0))
-                           for w, p in zip(rows, member)])
+        # both sides at once, the same operations as side by side (``where=`` skips no-count cells)
+        spread = np.sum(np.divide(squared, member, out=np.zeros_like(member), where=counted),
+                        axis=1)
         roots = np.sqrt(spread)
-        gradient = np.array([-np.divide(w**2, p**2, out=np.zeros_like(p), where=w > 0) /
-                             (2 * r) if r > 0 else np.zeros_like(p)
-                             for w, p, r in zip(rows, member, roots)])
-        return float(roots.sum() - limit), gradient
+        slope = -np.divide(squared, member**2, out=np.zeros_like(member), where=counted)
+        halved = np.divide(slope, 2 * roots[:, None], out=np.zeros_like(member),
+                           where=roots[:, None] > 0)
+        return float(roots.sum() - limit), halved
 
     start = np.stack([_distribution(side) for side in sides])
     if gains is not None:
