@@ -151,6 +151,8 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
 # 0.85), hence lam = 1.4 / sqrt(Phat_s). Measured (solve + optimality certificate, one
 # process each): 10x20 49 -> 45 iterations, proven gap 4.2e-5 -> 1.2e-5; education x
 # occupation 68 -> 60, 1.0e-3 -> 6.0e-4; race x education 66 -> 58, 7.8e-5 -> 9.4e-5.
+# Capping lam (education x occupation reaches 35) at 5 or 7 loosened race x education's gap
+# to 1.9e-4 / 2.3e-4, and kappa = 1 or 2 to 2.3e-4 / 1.8e-4; not kept.
 SIDE_BOOST_CONSTANT = 1.4
 
 
