@@ -52,6 +52,15 @@ class ConicProgram:
     the group ``into`` (e.g. a definition simplified with ``sum_y P[x, y] = 1``); the
     duals are reported for the declared rows (``into``'s gains ``weights * z_group``).
 
+    A pair ``(rows, lam)`` in ``soc_boosts`` offers a conditioning hint: each 3-d
+    second-order cone whose first row is ``rows[i]`` may be handed to a solver
+    boosted, ``(u, v, w) -> (ch u - sh w, v, ch w - sh u)`` with
+    ``ch, sh = (lam + 1/lam) / 2, (lam - 1/lam) / 2`` (:meth:`boost`). The map is
+    an automorphism of the cone (a Lorentz boost, so ``(c + g, 2r, c - g)`` becomes
+    ``(c/lam + lam g, 2r, c/lam - lam g)``), not a diagonal scaling that a
+    solver's equilibration would undo. ``A``, ``b`` and the duals stay the declared
+    rows'; a backend that boosts maps its dual back with the same (symmetric) map.
+
     ``keep_solver`` asks backends to keep their solver in ``solver_cache``
     (for sweeps): a builder changes only the numbers of ``A``, ``b``, ``c`` of
     an existing object (a new structure is a new object), so a kept solver
@@ -70,6 +79,7 @@ class ConicProgram:
     keep_solver: bool = False
     mixed_groups: tuple[str, ...] = ()
     folded_groups: tuple[tuple[str, str, np.ndarray], ...] = ()
+    soc_boosts: tuple[np.ndarray, np.ndarray] | None = None
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +87,23 @@ class ConicProgram:
         if self.c.shape != (n,) or self.b.shape != (m,) or self.cones.rows != m:
             raise ValueError(f"inconsistent conic program: A is {m}x{n}, c {self.c.shape}, "
                              f"b {self.b.shape}, cones cover {self.cones.rows} rows")
+
+    def boost(self) -> sp.csr_matrix | None:
+        """The symmetric row map of ``soc_boosts`` (``None`` without boosts).
+
+        ``T K = K``, so ``T (b - A x) in K`` is the declared program, and a dual
+        ``z`` of the boosted rows is ``T z`` for the declared rows.
+        """
+        if self.soc_boosts is None or self.soc_boosts[0].size == 0:
+            return None
+        rows, lam = self.soc_boosts
+        ch, sh = (lam + 1.0 / lam) / 2.0, (lam - 1.0 / lam) / 2.0
+        m = self.A.shape[0]
+        diagonal = np.ones(m)
+        diagonal[rows], diagonal[rows + 2] = ch, ch
+        return sp.csr_matrix((np.concatenate([diagonal, -sh, -sh]),
+                              (np.concatenate([np.arange(m), rows, rows + 2]),
+                               np.concatenate([np.arange(m), rows + 2, rows]))), shape=(m, m))
 
     def objective(self, x: np.ndarray) -> float:
         """The objective in the model's own sense at ``x``."""

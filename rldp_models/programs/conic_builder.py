@@ -78,6 +78,7 @@ class ConicBuilder:
     groups: dict[str, list[tuple[str, np.ndarray]]] = field(default_factory=dict)
     mixed_groups: list[str] = field(default_factory=list)
     folds: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
+    boosts: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     stochastic_group: str | None = None
     objective_name: str | None = None
     protocol: np.ndarray = field(init=False)
@@ -142,6 +143,12 @@ class ConicBuilder:
         self.counts[kind] += n_rows
         self.nnz[kind] += row.size
 
+    def boost_last_cones(self, n_cones: int, lam: float | np.ndarray) -> None:
+        """Offer the last ``n_cones`` 3-d second-order cones added boosted by ``lam``
+        (``soc_boosts`` of :class:`solvers.conic.ConicProgram`)."""
+        first = self.counts["soc"] - 3 * n_cones + 3 * np.arange(n_cones)
+        self.boosts.append((first, np.broadcast_to(np.asarray(lam, dtype=float), (n_cones,))))
+
     def assemble(self) -> tuple[ConicProgram, "Refill"]:
         """The conic program and the plan to refill its data (:class:`Refill`)."""
         offsets, total, nnz_offsets, nnz = {}, 0, {}, 0
@@ -168,8 +175,15 @@ class ConicBuilder:
         conic = ConicProgram(cost, A, b, cones, variable_blocks=dict(self.blocks),
                              row_blocks=row_blocks, values=values,
                              mixed_groups=tuple(self.mixed_groups),
-                             folded_groups=tuple(self.folds))
+                             folded_groups=tuple(self.folds), soc_boosts=self._soc_boosts(
+                                 offsets["soc"]))
         return conic, refill
+
+    def _soc_boosts(self, offset: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if not self.boosts:
+            return None
+        rows, lam = (np.concatenate(p) for p in zip(*self.boosts))
+        return rows + offset, lam
 
 
 @dataclass

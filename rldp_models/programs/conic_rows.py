@@ -108,6 +108,8 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
     ``r^2 <= c (t - v(u))`` only says ``t >= v(u)`` (``c >= 0`` follows from the
     side's counted cells): it is written as that linear row, unless the program is
     ``parametric`` (new counts may fill the cell; the model is refilled, not rebuilt).
+    The side cones of a program that is not parametric are offered boosted
+    (:meth:`ConicBuilder.boost_last_cones`, by :func:`_side_boost`).
     """
     protocol, power = builder.protocol, builder.power
     n_s, n_u = builder.data.phat.shape
@@ -135,8 +137,28 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
             _upper_rows(builder, group, t[i], np.delete(cells, counted, axis=0), scale)
             r = builder.variable(f"{group}.r{i + 1}", (counted.size, n_y))
             _side_cones(builder, group, c, t[i], r, cells[counted], scale)
+            if not builder.program.parametric:
+                builder.boost_last_cones(r.size, _side_boost(builder.data.phat[s].sum()))
             _cube_cone(builder, (group, i + 1), c, q[i], r,
                        DataSource("phat", np.tile(s * n_u + counted, n_y), -1.0), power)
+
+
+# Theorem 4's side cones r^2 <= c g (g = t - scale P) are offered to the solver boosted by
+# lam = sqrt(c / g) as the optimum has it, so that c / lam and lam g are O(1) there. At the
+# optimum of RURP (Hamming, eps 1) on Adult race x education, sqrt(c / g) * sqrt(Phat_s) has
+# median 1.37-1.45 on the high side and 0.9-1.45 on the low side over all 20 pairs (c is
+# 6-17 on every pair; g grows with the side's mass Phat_s, 0.04 at Phat_s = 0.01 to 3-6 at
+# 0.85), hence lam = 1.4 / sqrt(Phat_s). Measured (solve + optimality certificate, one
+# process each): 10x20 49 -> 45 iterations, proven gap 4.2e-5 -> 1.2e-5; education x
+# occupation 68 -> 60, 1.0e-3 -> 6.0e-4; race x education 66 -> 58, 7.8e-5 -> 9.4e-5.
+# Capping lam (education x occupation reaches 35) at 5 or 7 loosened race x education's gap
+# to 1.9e-4 / 2.3e-4, and kappa = 1 or 2 to 2.3e-4 / 1.8e-4; not kept.
+SIDE_BOOST_CONSTANT = 1.4
+
+
+def _side_boost(mass: float) -> float:
+    """``lam`` for the side cones of a secret with mass ``Phat_s`` (see above)."""
+    return SIDE_BOOST_CONSTANT / float(np.sqrt(mass))
 
 
 def _counted_cells(builder: ConicBuilder, s: int) -> np.ndarray:
