@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import multiprocessing
 import re
 import resource
 import time
@@ -52,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from joblib.externals.loky import ProcessPoolExecutor
 
 import solvers
 from timing import best_of
@@ -342,18 +342,13 @@ def _form_figures(make_program: Callable, form: Callable) -> dict:
 
 
 def _in_child(function: Callable[[], dict]) -> dict:
-    """``function()`` in a forked child (its own peak memory), its result sent back."""
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
+    """``function()`` in a fresh child process (its own peak memory), its result sent back.
 
-    def run() -> None:
-        send.send(function())
-
-    child = context.Process(target=run)
-    child.start()
-    figures = receive.recv()
-    child.join()
-    return figures
+    A spawned (loky) worker, not a fork: forking a process whose solver thread
+    pools hold a lock deadlocks the child (seen in the full suite).
+    """
+    with ProcessPoolExecutor(max_workers=1) as executor:
+        return executor.submit(function).result()
 
 
 def _compare_forms(benchmark, record_ratio, make_program: Callable,
