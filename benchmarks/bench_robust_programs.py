@@ -351,10 +351,16 @@ def _in_child(function: Callable[[], dict]) -> dict:
         return executor.submit(function).result()
 
 
-def _compare_forms(benchmark, record_ratio, make_program: Callable,
-                   before_form: Callable = _form_before_issue_22_b,
-                   label: str = "the form before (dense Hamming rows, cones on empty cells)"
-                   ) -> None:
+BASELINE_FORMS = {
+    "form": (_form_before_issue_22_b,
+             "the form before (dense Hamming rows, cones on empty cells)"),
+    "side-boost": (_form_without_side_boost, "the side cones as declared (no boost)"),
+}
+
+
+def _compare_forms(benchmark, record_ratio, make_program: Callable, baseline: str) -> None:
+    """Today's form against ``BASELINE_FORMS[baseline]``, each in its own child of one run."""
+    before_form, label = BASELINE_FORMS[baseline]
     before = _in_child(lambda: _form_figures(make_program, before_form))
     after = benchmark.pedantic(
         lambda: _in_child(lambda: _form_figures(make_program, contextlib.nullcontext)),
@@ -374,43 +380,22 @@ def _adult_maker(problem: str, sensitive: str, public: str) -> Callable:
     return lambda: preset(problem, crosstab, EPS, 0.05, distortion="hamming")
 
 
-def test_form_race_education(benchmark, record_ratio) -> None:
-    _compare_forms(benchmark, record_ratio, _adult_maker("RURP", "race", "education"))
+@pytest.mark.parametrize("baseline", list(BASELINE_FORMS))
+def test_form_race_education(benchmark, record_ratio, baseline) -> None:
+    _compare_forms(benchmark, record_ratio, _adult_maker("RURP", "race", "education"), baseline)
 
 
 @pytest.mark.slow
-def test_form_rurp_10x20(benchmark, record_ratio) -> None:
+@pytest.mark.parametrize("baseline", list(BASELINE_FORMS))
+def test_form_rurp_10x20(benchmark, record_ratio, baseline) -> None:
     crosstab = jeffreys_instance(10, 20, 10_000, seed=7).crosstab
     _compare_forms(benchmark, record_ratio,
-                   lambda: preset("RURP", crosstab, EPS, 0.05, distortion="hamming"))
+                   lambda: preset("RURP", crosstab, EPS, 0.05, distortion="hamming"), baseline)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("baseline", list(BASELINE_FORMS))
 @pytest.mark.parametrize("problem", ["RURP", "NURP"])
-def test_form_education_occupation(benchmark, record_ratio, problem) -> None:
-    _compare_forms(benchmark, record_ratio, _adult_maker(problem, "education", "occupation"))
-
-
-# ------------------------------------------------------- Theorem 4's side cones boosted or not
-
-
-def _compare_side_boost(benchmark, record_ratio, make_program: Callable) -> None:
-    _compare_forms(benchmark, record_ratio, make_program, _form_without_side_boost,
-                   "the side cones as declared (no boost)")
-
-
-def test_side_boost_race_education(benchmark, record_ratio) -> None:
-    _compare_side_boost(benchmark, record_ratio, _adult_maker("RURP", "race", "education"))
-
-
-@pytest.mark.slow
-def test_side_boost_rurp_10x20(benchmark, record_ratio) -> None:
-    crosstab = jeffreys_instance(10, 20, 10_000, seed=7).crosstab
-    _compare_side_boost(benchmark, record_ratio,
-                        lambda: preset("RURP", crosstab, EPS, 0.05, distortion="hamming"))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("problem", ["RURP", "NURP"])
-def test_side_boost_education_occupation(benchmark, record_ratio, problem) -> None:
-    _compare_side_boost(benchmark, record_ratio, _adult_maker(problem, "education", "occupation"))
+def test_form_education_occupation(benchmark, record_ratio, problem, baseline) -> None:
+    _compare_forms(benchmark, record_ratio, _adult_maker(problem, "education", "occupation"),
+                   baseline)

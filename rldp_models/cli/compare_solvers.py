@@ -57,6 +57,7 @@ import numpy as np
 from rldp_models.results import optimality_bounds
 from rldp_models.results.optimality_dual import conic_instance, solution_optimality
 from rldp_models.cli.common import load_crosstab
+from rldp_models.cli.preflight import seconds
 from rldp_models.cli.solve import add_program_arguments, program_from_args
 from rldp_models.errors import InputError
 from rldp_models.programs.protocol_program import ProtocolProgram
@@ -103,22 +104,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "solves, preferring clarabel)")
     parser.add_argument("--out", default=None, metavar="FILE.csv|FILE.json",
                         help="also write the table (format from the suffix)")
-    parser.add_argument("--budget", type=positive_seconds, default=None, metavar="SECONDS",
+    parser.add_argument("--budget", type=seconds, default=None, metavar="SECONDS",
                         help="seconds of solving each solver after the default may take "
                              f"(default: {BUDGET_FACTOR:g}x the default solver's time, at least "
                              f"{MIN_BUDGET_SECONDS:g} s); a solver stopped there says so")
     parser.set_defaults(func=run)
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: a positive finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"seconds must be positive and finite, got {text!r}")
-    return value
 
 
 def solve_with(name: str, args: argparse.Namespace, crosstab: Any,
