@@ -47,12 +47,18 @@ class SublinearUtility(ABC):
         """``mu`` of every column of ``Q`` (shape ``(size, m)``), as a vector of length ``m``.
 
         ``Q`` need not be stochastic: any nonnegative matrix of columns (for
-        example the extreme rays of a privacy cone) is accepted.
+        example the extreme rays of a privacy cone) is accepted. Each column
+        is evaluated as ``mu(q) = s mu(q / s)`` with ``s = max(q)`` (positive
+        homogeneity, Definition 1), so columns of tiny entries do not
+        underflow: ``p1 . q`` rounding to 0 while ``p0 . q > 0`` would turn
+        KL's finite value into ``inf``.
         """
         Q = as_nonnegative_array(Q, 2, "Q")
         if Q.shape[0] != self.size:
             raise InputError(f"columns must have length {self.size}, got {Q.shape[0]}")
-        return self._columns(Q)
+        scale = Q.max(axis=0, initial=0.0)
+        scale[scale == 0] = 1.0
+        return scale * self._columns(Q / scale)
 
     def __call__(self, q: ArrayLike) -> float:
         """``mu(q)`` for one column ``q`` of length ``size``."""

@@ -154,6 +154,14 @@ def test_positive_homogeneity(w0: np.ndarray, w1: np.ndarray, q: np.ndarray, a: 
         assert mu(a * q) == pytest.approx(a * mu(q), rel=1e-9, abs=1e-12)
 
 
+def test_tiny_columns_do_not_underflow() -> None:
+    # p1 . q underflows to 0 for q = 5e-324 (the smallest subnormal) while p0 . q does not;
+    # homogeneity says mu(q) = 5e-324 mu(1), which is finite (found by hypothesis in CI)
+    w0, w1 = np.array([1.0, 0.25, 0.25, 0.25]), np.ones(4)
+    for mu in utilities(w0, w1):
+        assert mu(np.full(4, 5e-324)) == pytest.approx(5e-324 * mu(np.ones(4)), abs=1e-300)
+
+
 @settings(max_examples=60, deadline=None)
 @given(w0=weights, w1=weights, q1=columns, q2=columns)
 def test_subadditivity(w0: np.ndarray, w1: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> None:
