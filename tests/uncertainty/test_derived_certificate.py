@@ -17,13 +17,6 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from rldp_models.uncertainty import (
-    BoxSet,
-    ChiSquareSet,
-    KLBallSet,
-    PolyhedralSet,
-    TotalVariationSet,
-)
 from rldp_models.uncertainty.derived import (
     DerivedSet,
     conic_description,
@@ -34,29 +27,13 @@ from rldp_models.uncertainty.derived_certificate import (
     derived_certified_bound,
     interior_direction,
 )
-from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
+from tests.uncertainty.derived_cases import random_phat, sets
+
+SOME_LAMBDAS = (-0.5, 0.0, 2.0)
+"""The power divergences these (slower) certificate tests cover."""
 
 PRIMAL_TOLERANCE = 1e-9
 """How far the primal solver's maximiser may overshoot the set (its feasibility tolerance)."""
-
-
-def random_phat(seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    counts = rng.integers(0, 15, size=(3, 4)).astype(float)
-    counts[0, 1] = 0.0  # a cell without records
-    if seed % 2:
-        counts[2] = 0.0  # a secret without records
-    counts[1, 2] += 1.0
-    return counts / counts.sum()
-
-
-def sets(phat: np.ndarray) -> list:
-    flat = phat.ravel()
-    rows = np.vstack([np.eye(flat.size), -np.repeat([[1.0, 0.0, 0.0]], 4, axis=1)])
-    bounds = np.concatenate([flat + 0.1, [-0.2]])
-    return [ChiSquareSet(phat, 0.4), KLBallSet(phat, 0.15), TotalVariationSet(phat, 0.3),
-            BoxSet.around(phat, 0.05), PolyhedralSet(phat, rows, bounds),
-            *(PowerDivergenceSet(phat, 0.12, lam) for lam in (-0.5, 0.0, 2.0))]
 
 
 CASES = [(seed, index) for seed in (0, 1, 2, 3) for index in range(7)]
@@ -64,7 +41,7 @@ CASES = [(seed, index) for seed in (0, 1, 2, 3) for index in range(7)]
 
 def label(case: tuple[int, int]) -> str:
     seed, index = case
-    uncertainty = sets(random_phat(seed))[index]
+    uncertainty = sets(random_phat(seed), SOME_LAMBDAS)[index]
     return f"seed{seed}-{uncertainty.name}{getattr(uncertainty, 'lam', '')}"
 
 
@@ -90,7 +67,7 @@ def proved_member_value(uncertainty, p: np.ndarray, v: np.ndarray) -> Fraction |
 @pytest.fixture(scope="module", params=CASES, ids=label)
 def instance(request):
     seed, index = request.param
-    uncertainty = sets(random_phat(seed))[index]
+    uncertainty = sets(random_phat(seed), SOME_LAMBDAS)[index]
     v = np.random.default_rng(seed + 10).normal(size=uncertainty.phat.size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
