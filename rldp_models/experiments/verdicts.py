@@ -123,14 +123,17 @@ def universal_claim(claim: str, worst: float, bound: float, instances: int,
 
 
 def every_instance_claim(claim: str, failures: int, instances: int, paper_instances: int,
-                         detail: str = "") -> Claim:
+                         detail: str = "",
+                         reason: str = "counterexamples among our instances (the paper's are "
+                                       "not given)", fails: str = "fails") -> Claim:
     """The claim "``claim`` holds for every instance" given how many ``failures`` were seen;
-    ``detail`` (e.g. the first or the worst failure) is quoted when there are failures."""
-    measured = (f"fails in {failures}/{instances} instances"
+    ``detail`` (e.g. the first or the worst failure) is quoted when there are failures,
+    ``reason`` says why they refute the claim and ``fails`` names a failure in the measured
+    text."""
+    measured = (f"{fails} in {failures}/{instances} instances"
                 + (f" ({detail})" if failures and detail else ""))
     if failures:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
-                     "counterexamples among our instances (the paper's are not given)")
+        return Claim(claim, measured, Verdict.NOT_REPRODUCED, reason)
     if instances >= paper_instances:
         return Claim(claim, measured, Verdict.REPRODUCED)
     return Claim(claim, measured, Verdict.NOT_RESOLVED,
