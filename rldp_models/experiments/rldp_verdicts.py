@@ -233,7 +233,7 @@ def fig3_verdict(table: pd.DataFrame) -> Finding:
     ue_margin = last[["ir", "grr-cr"]].min(axis=1) - last["ue-cr"]
     checks["ue-cr worst at largest eps"] = measured_claim(
         "UE-CR the worst of IR, GRR-CR and UE-CR at the largest eps on every shape",
-        bool((ue_margin >= 0).all()),
+        bool((ue_margin >= -TOLERANCE).all()),
         f"least margin of the lesser of IR and GRR-CR over UE-CR: {ue_margin.min():.3g}")
     gap = (means["ir"] - means["grr-cr"]).abs().max()
     text = ("Paper: SRR best for large eps, from a larger eps for larger a_1, a_2; GRR slightly "
@@ -375,12 +375,12 @@ def fig9_verdict(table: pd.DataFrame) -> Finding:
         checks[f"{m}_difference_shrinks_with_n"] = mean_sign_claim(
             f"{LABELS[m]}: |I_Phat - I_P*|/H(X) is smaller at n = {ns[-1]} than at n = {ns[0]}",
             change, True, f"per distribution, mean over eps of |difference| at n = {ns[-1]} "
-                          f"minus at n = {ns[0]}")
+                          f"minus at n = {ns[0]}", TOLERANCE)
     for m in ("grr-cr", "ue-cr"):
         checks[f"true_utility_higher_on_average_for_{m}_at_smallest_n"] = mean_sign_claim(
             f"{LABELS[m]}: I_P* is on average higher than I_Phat at small n (n = {ns[0]})",
             _per_seed(table, ns[0], m, table["difference"]).dropna(), True,
-            "per distribution, mean over eps of (I_Phat - I_P*)/H(X)")
+            "per distribution, mean over eps of (I_Phat - I_P*)/H(X)", TOLERANCE)
     small = means.xs(ns[0], level="n")
     text = (f"Paper: I_P* is on average often higher than I_Phat, especially for small n; the "
             f"difference becomes negligible for larger n. Measured over "
@@ -409,7 +409,7 @@ def fig11_verdict(table: pd.DataFrame) -> Finding:
         panel = means.xs((6, 42), level=["a1", "a2"])
         checks["ir above grr-cr"] = measured_claim(
             f"6x42: IR above GRR-CR at the largest eps ({panel.index[-1]:g})",
-            bool(panel["ir"].iloc[-1] > panel["grr-cr"].iloc[-1]),
+            bool(panel["ir"].iloc[-1] > panel["grr-cr"].iloc[-1] + TOLERANCE),
             f"IR {panel['ir'].iloc[-1]:.3f}, GRR-CR {panel['grr-cr'].iloc[-1]:.3f}")
     text = ("Paper: synthetic data of the Adult shapes ranks the protocols as the real data "
             "(Fig. 10), except that IR beats GRR-CR at 6x42. Measured over "

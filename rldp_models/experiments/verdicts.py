@@ -44,36 +44,42 @@ def mean_interval(values: ArrayLike, confidence: float = CONFIDENCE
     return mean, mean - half, mean + half
 
 
-def mean_sign_claim(claim: str, values: ArrayLike, negative: bool, what: str) -> Claim:
+def mean_sign_claim(claim: str, values: ArrayLike, negative: bool, what: str,
+                    precision: float = 0.0) -> Claim:
     """The claim "the mean of ``values`` is negative" (``negative=True``) or positive.
 
     ``values`` must be independent (e.g. one per distribution); ``what`` names
-    them in the measured text.
+    them in the measured text; ``precision`` is their numerical precision (a sign
+    is resolved only beyond it, so rounding noise cannot decide a claim).
     """
     sample = np.asarray(values, dtype=float)
     sample = sample[np.isfinite(sample)]
     mean, low, high = mean_interval(sample)
     measured = (f"{what}: mean {mean:.3g}, 95% interval [{low:.3g}, {high:.3g}] over "
                 f"{sample.size} independent values")
-    return interval_sign_claim(claim, low, high, negative, measured, f"{sample.size} values")
+    return interval_sign_claim(claim, low, high, negative, measured, f"{sample.size} values",
+                               precision)
 
 
 def interval_sign_claim(claim: str, low: float, high: float, negative: bool, measured: str,
-                        size: str) -> Claim:
-    """The claim "the quantity is negative" (or positive) from its 95% interval."""
+                        size: str, precision: float = 0.0) -> Claim:
+    """The claim "the quantity is negative" (or positive) from its 95% interval, resolved
+    only when the interval lies beyond ``precision`` on one side of 0."""
     sign = "positive" if negative else "negative"
+    within = f" (+- {precision:g}, the values' precision)" if precision else ""
     return _side_claim(claim, measured, low, high, 0.0, not negative,
-                       f"the interval lies entirely on the {sign} side",
-                       f"the interval contains 0: {size} cannot resolve the sign")
+                       f"the interval lies entirely on the {sign} side{within}",
+                       f"the interval contains 0{within}: {size} cannot resolve the sign",
+                       precision)
 
 
 def _side_claim(claim: str, measured: str, low: float, high: float, reference: float,
-                above: bool, refuted: str, unresolved: str) -> Claim:
-    """Reproduced when ``[low, high]`` lies entirely on the claimed side of ``reference``
-    (above it when ``above``), not reproduced (``refuted``) when entirely on the other side,
-    else not resolved (``unresolved``)."""
-    wanted, other = (low > reference, high < reference) if above else \
-        (high < reference, low > reference)
+                above: bool, refuted: str, unresolved: str, margin: float = 0.0) -> Claim:
+    """Reproduced when ``[low, high]`` lies entirely on the claimed side of
+    ``reference +- margin`` (above it when ``above``), not reproduced (``refuted``) when
+    entirely on the other side, else not resolved (``unresolved``)."""
+    wanted, other = (low > reference + margin, high < reference - margin) if above else \
+        (high < reference - margin, low > reference + margin)
     if wanted:
         return Claim(claim, measured, Verdict.REPRODUCED)
     if other:

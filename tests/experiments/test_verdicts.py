@@ -34,6 +34,17 @@ def test_sign_reproduced_refuted_and_unresolved() -> None:
     assert open_claim.verdict is Verdict.NOT_RESOLVED and "contains 0" in open_claim.reason
 
 
+def test_sign_is_not_decided_by_rounding_noise_below_the_precision() -> None:
+    rounding = np.full(200, 1e-17)  # a zero-width interval at 1e-17: "positive" without it
+    assert mean_sign_claim("c", rounding, False, "x").verdict is Verdict.REPRODUCED
+    within = mean_sign_claim("c", rounding, False, "x", precision=1e-9)
+    assert within.verdict is Verdict.NOT_RESOLVED and "1e-09" in within.reason
+    beyond = mean_sign_claim("c", np.linspace(2e-9, 4e-9, 50), False, "x", precision=1e-9)
+    assert beyond.verdict is Verdict.REPRODUCED
+    refuted = mean_sign_claim("c", -np.linspace(2e-9, 4e-9, 50), False, "x", precision=1e-9)
+    assert refuted.verdict is Verdict.NOT_REPRODUCED
+
+
 def test_proportion_interval_is_clopper_pearson() -> None:
     low, high = proportion_interval(0, 30)
     assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 30))  # closed form at 0
