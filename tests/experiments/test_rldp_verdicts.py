@@ -19,8 +19,9 @@ from rldp_models.experiments.base import Verdict
 from rldp_models.experiments.rldp_figures import TOLERANCE, first_winning_eps, mean_curves
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.rldp_parameters import fig5_verdict, fig6_verdict
-from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, fig8_verdict,
-                                                   ir_alpha_claim, later_for_larger_claim)
+from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, alpha_loss_claim,
+                                                   fig8_verdict, ir_alpha_claim,
+                                                   later_for_larger_claim)
 from rldp_models.instances import jeffreys_instance
 from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
                                                               theorem15_level, theorem15_spread)
@@ -33,7 +34,7 @@ seed 0; d < 2 at alpha 0.1 for seed 25 (the only one of the 200)."""
 
 def ir_rows(seed: int, eps: float, alphas: tuple[float, ...]) -> list[dict]:
     crosstab = jeffreys_instance(5, 5, 1000, seed).crosstab
-    return [{"seed": seed, **row} for alpha in alphas
+    return [{"seed": seed, "a1": 5, "a2": 5, "n": 1000, **row} for alpha in alphas
             for row in utility_rows(crosstab, eps, alpha, ["ir"])]
 
 
@@ -124,12 +125,36 @@ def test_alpha_cost_not_reproduced_when_flat_or_rising_as_alpha_falls() -> None:
 def test_fig8_verdict_of_the_full_forms_instances_states_the_reason() -> None:
     """IR from the toolkit at the two instances, GRR-CR and UE-CR constructed to lose."""
     rows = ir_rows(EQUAL_SEED, 6.0, ALPHAS) + ir_rows(CHANGING_SEED, 6.0, ALPHAS)
-    rows += [{"seed": seed, "method": m, "eps": 6.0, "alpha": a, "normalised": 0.5 + a}
+    rows += [{"seed": seed, "a1": 5, "a2": 5, "n": 1000, "method": m, "eps": 6.0, "alpha": a,
+              "normalised": 0.5 + a}
              for seed in (EQUAL_SEED, CHANGING_SEED) for m in ("grr-cr", "ue-cr")
              for a in ALPHAS]
     finding = fig8_verdict(pd.DataFrame(rows))
-    assert [c.verdict for c in finding.claims] == [Verdict.NOT_REPRODUCED, Verdict.REPRODUCED,
-                                                   Verdict.REPRODUCED]
+    assert [c.verdict for c in finding.claims] == [
+        Verdict.NOT_REPRODUCED, Verdict.REPRODUCED, Verdict.REPRODUCED,
+        Verdict.NOT_RESOLVED, Verdict.NOT_RESOLVED]  # no eps 0.1: the losses are not judged
+
+
+def loss_table(losses: np.ndarray, shape: tuple[int, int] = (5, 5)) -> pd.DataFrame:
+    """GRR-CR at eps 0.1 losing ``losses[i]`` of its utility from alpha 0.1 to 1e-4."""
+    return pd.DataFrame([{"seed": i, "a1": shape[0], "a2": shape[1], "n": 1000,
+                          "method": "grr-cr", "eps": 0.1, "alpha": a, "normalised": v}
+                         for i, loss in enumerate(losses)
+                         for a, v in ((0.1, 1e-3 * (1 + i % 3)),
+                                      (1e-4, 1e-3 * (1 + i % 3) * (1 - loss)))])
+
+
+def test_alpha_loss_against_the_papers_whole_percent() -> None:
+    rng = np.random.default_rng(1)
+    assert alpha_loss_claim(loss_table(0.36 + rng.normal(0, 0.002, 200)),
+                            "grr-cr").verdict is Verdict.REPRODUCED
+    ours = alpha_loss_claim(loss_table(0.397 + rng.normal(0, 0.002, 200)), "grr-cr")
+    assert ours.verdict is Verdict.NOT_REPRODUCED and "not sampling noise" in ours.reason
+    assert ours.measured.startswith("39.7%")
+    wide = alpha_loss_claim(loss_table(0.36 + rng.normal(0, 0.2, 20)), "grr-cr")
+    assert wide.verdict is Verdict.NOT_RESOLVED
+    other_shape = alpha_loss_claim(loss_table(np.full(2, 0.36), (4, 4)), "grr-cr")
+    assert other_shape.verdict is Verdict.NOT_RESOLVED and "full form" in other_shape.reason
 
 
 def test_srr_later_for_larger_alphabets_reads_the_papers_order_of_shapes() -> None:
