@@ -20,7 +20,7 @@ from rldp_models.experiments.rldp_figures import TOLERANCE, first_winning_eps, m
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.rldp_parameters import fig5_verdict, fig6_verdict
 from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, alpha_loss_claim,
-                                                   fig8_verdict, ir_alpha_claim,
+                                                   fig7_verdict, fig8_verdict, ir_alpha_claim,
                                                    later_for_larger_claim)
 from rldp_models.instances import jeffreys_instance
 from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
@@ -209,3 +209,16 @@ def test_fig5_whole_budget_means_the_end_point_up_to_the_searches_precision() ->
 
     assert on_u(1.0 - 1e-9) is Verdict.REPRODUCED
     assert on_u(1.0 - 1e-4) is Verdict.NOT_REPRODUCED  # an interior optimum, however close
+
+
+def test_fig7_a_fall_with_n_names_the_change_of_the_protocols_without_f() -> None:
+    values = {100: {"ir": 0.50, "grr-cr": 0.40, "ue-cr": 0.30, "srr": 0.60, "grr": 0.55},
+              1000: {"ir": 0.48, "grr-cr": 0.45, "ue-cr": 0.40, "srr": 0.59, "grr": 0.54}}
+    table = pd.DataFrame([{"seed": 0, "n": n, "method": m, "eps": 5.0, "normalised": v}
+                          for n, row in values.items() for m, v in row.items()])
+    claims = {c.claim: c for c in fig7_verdict(table).claims}
+    ir = claims["IR improves with n (n = 100 to 1000) at every eps"]
+    assert ir.verdict is Verdict.NOT_REPRODUCED and "-0.02" in ir.measured
+    assert "change by -0.01 and -0.01" in ir.reason
+    assert claims["GRR-CR improves with n (n = 100 to 1000) at every eps"].verdict \
+        is Verdict.REPRODUCED
