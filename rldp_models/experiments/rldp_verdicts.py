@@ -374,8 +374,10 @@ def alpha_loss_claim(table: pd.DataFrame, method: str) -> Claim:
                                confidence_level=0.95, n_resamples=2000,
                                rng=np.random.default_rng(0)).confidence_interval
     band = (paper - 0.005, paper + 0.005)
+    each = 1 - low / high
     measured = (f"{float(loss(low, high)):.1%}, 95% bootstrap interval [{interval.low:.1%}, "
-                f"{interval.high:.1%}] over {len(wide)} distributions")
+                f"{interval.high:.1%}] over {len(wide)} distributions (each loses "
+                f"{each.min():.1%} to {each.max():.1%})")
     if interval.high < band[0] or interval.low > band[1]:
         return Claim(claim, measured, Verdict.NOT_REPRODUCED,
                      f"the interval misses the paper's {paper:.0%} (read: [{band[0]:.1%}, "
