@@ -1,11 +1,13 @@
 """Verdicts of Figs. 3, 5, 6 and 8 of ``rldp-privacy-utility-tradeoff.txt`` (Sec. VIII) on
 constructed tables.
 
-The claim "for IR there is no difference at all [between the alphas]" is judged per
-instance against :data:`~rldp_models.experiments.rldp_figures.TOLERANCE`; these tests
+The claim "for IR there is no difference at all [between the alphas]" (Fig. 8) is judged
+per instance against :data:`~rldp_models.experiments.rldp_figures.TOLERANCE`; these tests
 check that the tolerance lies above the precision of IR's ``eps_2`` search (brute force
 over a dense grid), that the toolkit's IR really changes with alpha where Theorem 15's
-``d`` falls below 2, and that each verdict comes out of the table it should.
+``d`` falls below 2, and that each verdict comes out of the table it should. The other
+thresholds (Fig. 3's crossover, Fig. 5's "whole budget", Fig. 6's "equal utility", Fig. 8's
+losses) are tested on tables built on both sides of them.
 """
 
 from __future__ import annotations
