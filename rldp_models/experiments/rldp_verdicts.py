@@ -261,11 +261,13 @@ def fig7_verdict(table: pd.DataFrame) -> Finding:
     gain = (large - small).sum()
     change = ((large - small).abs() / small).max()
     least = (large - small).min()
+
     def reason(m: str) -> str:
-        eps = (large[m] - small[m]).idxmin()
-        return (f"the mean falls at eps = {eps:g}; SRR and GRR, which do not use F, change by "
-                f"{large.loc[eps, 'srr'] - small.loc[eps, 'srr']:.3g} and "
-                f"{large.loc[eps, 'grr'] - small.loc[eps, 'grr']:.3g} there: Phat differs "
+        """Why ``m``'s fall with n does not isolate F: the F-free protocols move too."""
+        steps = large - small
+        at = steps[steps[m] == steps[m].min()].iloc[0]
+        return (f"the mean falls at eps = {at.name:g}; SRR and GRR, which do not use F, change "
+                f"by {at['srr']:.3g} and {at['grr']:.3g} there: Phat differs "
                 f"between n = {ns[0]} and {ns[-1]} and moves every utility, so the table "
                 "does not isolate the effect of F")
 
