@@ -235,3 +235,8 @@ def test_fig7_a_fall_with_n_names_the_change_of_the_protocols_without_f() -> Non
     assert "change by -0.01 and -0.01" in ir.reason
     assert claims["GRR-CR improves with n (n = 100 to 1000) at every eps"].verdict \
         is Verdict.REPRODUCED
+
+
+def test_alpha_loss_unresolved_on_a_single_distribution() -> None:
+    claim = alpha_loss_claim(loss_table(np.full(1, 0.36)), "grr-cr")
+    assert claim.verdict is Verdict.NOT_RESOLVED and claim.measured.startswith("1 5x5")
