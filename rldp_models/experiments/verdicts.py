@@ -6,7 +6,7 @@ whose verdict is ``reproduced`` or ``not reproduced`` only when the sample
 decides it, and ``not resolved at this size`` otherwise:
 
 * a sign of a mean (:func:`mean_sign_claim`): resolved when the 95% Student-t
-  interval of the mean excludes zero;
+  interval of the mean excludes zero by more than the values' numerical precision;
 * a rate against a reference (:func:`rate_claim`): resolved when the 95%
   Clopper-Pearson interval excludes the reference;
 * "in every instance at least ``b``" (:func:`universal_claim`) or "in every
