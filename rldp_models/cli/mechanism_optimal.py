@@ -37,10 +37,15 @@ passed as it was, or its basic solution recomputed in exact rationals,
 uniform mechanism, with weight ``repair_weight``) or ``fallback`` (replaced
 by the one-output mechanism, weight 1: ``ldp-s`` and ``lip`` at ``eps = 0``
 when the exact basis needs more than doubles, as for most joints given in
-doubles). The summary's certificate verdict is that of ``rldp verify`` on the
-returned ``Q`` (:func:`rldp_models.results.mechanism_result.returned_verdict`,
-also the record's ``certificate.verified``): a
-fallback far below the LP's bound is reported NOT verified. Files written
+doubles). The summary's certificate verdict is ``rldp verify``'s, from the
+same check on the record about to be written
+(:func:`rldp_models.cli.mechanism_io.optimality_verdict`). A result whose
+certificate is NOT verified (a fallback far below the LP's bound; a
+column-generation staircase stopped short of the tolerance) is not written:
+the verdict's lines are printed, one line on stderr says why, and the exit
+code is 1 (``ExitCode.FAILED``), although its privacy guarantee holds. The
+record's ``certificate.verified`` is the float form of the same test
+(:func:`rldp_models.results.mechanism_result.returned_verdict`). Files written
 before the one repair record (:class:`rldp_models.finish.Repair`) say
 ``mix-uniform`` and ``constant``. For ``srlip`` both are lists over the
 attributes, and ``product_repair``
