@@ -48,6 +48,8 @@ def test_the_child_is_killed_at_the_limit(tmp_path: Path) -> None:
     start = time.perf_counter()
     assert seconds_within(partial(_sleep_past_any_limit, pid_file), limit=5.0) is None
     assert time.perf_counter() - start < 60.0
+    if not pid_file.exists():  # killed while still starting (a loaded machine)
+        return
     pid = int(pid_file.read_text())
     deadline = time.perf_counter() + 30.0
     while _running(pid):
