@@ -310,7 +310,24 @@ def test_eps_zero_fallback_below_an_informative_optimum_is_refused(
     assert "certificate NOT verified" in captured.out and "certificate: FAILS" in captured.out
     assert captured.err.count("\n") == 1
     assert captured.err.startswith(f"rldp: {name}: not written:")
-    assert "does not prove Q optimal" in captured.err and "try eps > 0" in captured.err
+    assert "certificate of optimality is not verified" in captured.err
+    assert "try eps > 0" in captured.err
+
+
+MASTER_INFEASIBLE = np.random.default_rng(2).integers(1, 60, size=(5, 11))
+"""5 secrets, 11 inputs: ldp-s at eps 0 generates columns, and its master LP is infeasible."""
+
+
+def test_a_solver_giving_up_on_valid_input_is_inconclusive(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not bad input (2): exit 3, one line naming the solver's failure, nothing written."""
+    joint = write_joint(tmp_path / "j.csv", MASTER_INFEASIBLE, [f"x{i}" for i in range(11)])
+    out = tmp_path / "o.json"
+    code = rldp(["ldp-s", "--eps", "0", "--joint", str(joint), "--out", str(out)])
+    error = capsys.readouterr().err
+    assert code == ExitCode.INCONCLUSIVE and not out.exists()
+    assert error.startswith("rldp: ldp-s: the cone LP's solver gave up (")
+    assert error.count("\n") == 1
 
 
 def test_a_verified_optimum_exits_0_and_says_so(files: dict[str, str],

@@ -73,9 +73,10 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
               f"{result.repair.weight:.3g})")
     if certificate is not None and not certificate.holds:
         print("\n".join("  " + line for line in certificate.lines("certificate")))
+        reason = "its check above fails" if certificate.details else certificate.headline
         sys.stderr.write(f"rldp: {args.name}: not written: {check['notion']} holds but the "
-                         f"certificate does not prove Q optimal (rldp verify would reject it)"
-                         f"{_why_unproven(result)}\n")
+                         f"certificate of optimality is not verified ({reason}; rldp verify "
+                         f"would reject it){_why_unproven(result)}\n")
         return ExitCode.FAILED
     return write_result(result, args.out, args.name)
 

@@ -75,12 +75,15 @@ adds Theorem 3's float per-attribute levels ``attribute_levels``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rldp_models.cli import one_line
 from rldp_models.cli.common import epsilon
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_io import read_prior, write_and_report
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
@@ -139,8 +142,15 @@ def run(args: argparse.Namespace) -> int:
     if args.name != "staircase":
         _reject(args, STAIRCASE_OPTIONS, "staircase")
     problem = _problem(args)
-    result = _srlip_result(args, problem) if args.name == "srlip" else \
-        _single_result(args, problem)
+    from solvers import SolverError
+
+    try:
+        result = _srlip_result(args, problem) if args.name == "srlip" else \
+            _single_result(args, problem)
+    except SolverError as exc:  # no --solver here: a failure on valid input, not bad input
+        sys.stderr.write(f"rldp: {args.name}: the cone LP's solver gave up ({one_line(exc)}); "
+                         f"nothing was certified or written\n")
+        return ExitCode.INCONCLUSIVE
     return write_and_report(result, args)
 
 
