@@ -12,6 +12,7 @@ from tests.shared_data import result_fields
 import itertools
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 import rldp_models.cli as cli
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_optimal import read_joint
 from rldp_models.errors import InputError
 from rldp_models.privacy import (certify_ldp, ldp_wrt_secret_epsilon, lip_epsilon, srlip_epsilon,
@@ -271,15 +273,69 @@ def test_bad_input_exits_2_with_one_line(files: dict[str, str], tmp_path: Path,
     assert not Path(files["out"]).exists()
 
 
+def informative_zero_private_mechanism(joint: np.ndarray) -> np.ndarray:
+    """A two-output mechanism, 0-LDP w.r.t. S (two secrets) exactly, with ``I(X;Y) > 0``.
+
+    At eps = 0 the columns ``q`` must have ``c.q = 0``, ``c = p(1) p(0, .) - p(0) p(1, .)``
+    (``P(y | s)`` equal for both secrets); ``c.1 = 0``, so with ``q`` on the ray
+    ``|c_j| e_i + c_i e_j`` (``c_i > 0 > c_j``) scaled into [0, 1], ``1 - q`` is in the
+    cone too. Decided in exact rationals on the doubles of ``joint``.
+    """
+    exact = [[Fraction(float(v)) for v in row] for row in joint]
+    mass = [sum(row) for row in exact]
+    c = [mass[1] * a - mass[0] * b for a, b in zip(*exact)]
+    i = next(x for x in range(len(c)) if c[x] > 0)
+    j = next(x for x in range(len(c)) if c[x] < 0)
+    q = [Fraction(0)] * len(c)
+    q[i], q[j] = -c[j], c[i]
+    q = [v / max(q) for v in q]
+    for column in (q, [1 - v for v in q]):
+        assert sum(a * b for a, b in zip(c, column)) == 0
+    return np.array([[float(v), float(1 - v)] for v in q])
+
+
 @pytest.mark.parametrize("name", ["ldp-s", "lip"])
-def test_eps_zero_reports_the_one_output_repair(files: dict[str, str], name: str,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Full support, two secrets: the LP's mechanism is 0-private only to rounding."""
-    record = solve(files, name, "--joint", files["srlip"], eps=0.0)
-    assert record["repair_method"] == "fallback" and record["repair_weight"] == 1.0
-    assert assert_stochastic(record).shape == (SRLIP_JOINT.shape[1], 1)
-    assert record["privacy_check"]["holds"] and record["privacy_check"]["level"] == 0.0
-    assert "repaired to pass the exact check: Q: constant" in capsys.readouterr().out
+def test_eps_zero_fallback_below_an_informative_optimum_is_refused(
+        files: dict[str, str], name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Full support, two secrets: the LP's optimum needs more than doubles, the one-output
+    fallback is far from optimal, so the certificate cannot be verified: exit 1, nothing
+    written (a record ``rldp verify`` would reject is never written)."""
+    witness = informative_zero_private_mechanism(normalised(SRLIP_JOINT.astype(float)))
+    prior = normalised(SRLIP_JOINT.astype(float)).sum(axis=0)
+    assert MutualInformation(prior).total(witness) > 0.01  # the constant mechanism has 0
+    code = rldp([name, "--eps", "0", "--joint", files["srlip"], "--out", files["out"]])
+    captured = capsys.readouterr()
+    assert code == ExitCode.FAILED and not Path(files["out"]).exists()
+    assert "repaired to pass the exact check: Q: constant" in captured.out
+    assert "certificate NOT verified" in captured.out and "certificate: FAILS" in captured.out
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"rldp: {name}: not written:")
+    assert "certificate of optimality is not verified" in captured.err
+    assert "try eps > 0" in captured.err
+
+
+MASTER_INFEASIBLE = np.random.default_rng(2).integers(1, 60, size=(5, 11))
+"""5 secrets, 11 inputs: ldp-s at eps 0 generates columns, and its master LP is infeasible."""
+
+
+def test_a_solver_giving_up_on_valid_input_is_inconclusive(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not bad input (2): exit 3, one line naming the solver's failure, nothing written."""
+    joint = write_joint(tmp_path / "j.csv", MASTER_INFEASIBLE, [f"x{i}" for i in range(11)])
+    out = tmp_path / "o.json"
+    code = rldp(["ldp-s", "--eps", "0", "--joint", str(joint), "--out", str(out)])
+    error = capsys.readouterr().err
+    assert code == ExitCode.INCONCLUSIVE and not out.exists()
+    assert error.startswith("rldp: ldp-s: the cone LP's solver gave up (")
+    assert error.count("\n") == 1
+
+
+def test_a_verified_optimum_exits_0_and_says_so(files: dict[str, str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    record = solve(files, "ldp-s", "--joint", files["joint"])
+    captured = capsys.readouterr()
+    assert "certificate verified" in captured.out and captured.err == ""
+    assert record["certificate"]["verified"]
 
 
 def test_through_a_subprocess(files: dict[str, str]) -> None:

@@ -13,7 +13,13 @@ repair by mixing if rounding broke it); OUT.json, the one result record
 The optimal names staircase, ldp-s, lip and srlip solve a cone LP and take
 their own options (see :mod:`rldp_models.cli.mechanism_optimal`): staircase
 reads --prior (or --prior0/--prior1 for --utility kl|tv|chi2); ldp-s, lip and
-srlip read an S x X --joint crosstab; lip and srlip maximise I(X;Y).
+srlip read an S x X --joint crosstab; lip and srlip maximise I(X;Y). Their
+OUT.json is written only when the LP dual also proves ``Q`` optimal, as
+``rldp verify`` checks it.
+
+Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 written; 1 the guarantee or,
+for an optimal name, the certificate is not verified (named; nothing written);
+2 bad input; 3 the cone LP's solver gave up on valid input (nothing written).
 """
 
 from __future__ import annotations

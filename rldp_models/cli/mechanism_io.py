@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rldp_models.cli.common import write_result
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
+    from rldp_models.certificates.verdict import Verdict
     from rldp_models.results.certified import CertifiedResult
 
 
@@ -46,22 +49,62 @@ def read_prior(path: str | Path) -> tuple[list[str], np.ndarray]:
 
 
 def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int:
-    """Print the summary of a mechanism result and write it when its guarantee holds."""
+    """Print the summary of a mechanism result and write it when it is verified.
+
+    A result is written (exit ``OK``) only when its guarantee holds and, for
+    a cone LP's optimum, its certificate passes the check ``rldp verify``
+    makes (:func:`optimality_verdict`); otherwise nothing is written and the
+    exit code is ``FAILED`` (:mod:`rldp_models.cli.exit_codes`), with one
+    line on stderr naming what failed.
+    """
     if result.matrix is None:  # closed forms and cone LPs always write their dense matrix
         raise TypeError(f"{args.name}: the result has no dense matrix")
     check = result.details["privacy_check"]
     value = result.value["value"]
     utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
-    certificate = result.certificate.get("verified")
+    certificate = optimality_verdict(result) if result.holds else None
     verified = "" if certificate is None else \
-        f"; certificate {'verified' if np.all(certificate) else 'NOT verified'}"
+        f"; certificate {'verified' if certificate.holds else 'NOT verified'}"
     print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
           f"{utility}; {check['notion']} at eps = {args.eps} "
           f"{'holds' if result.holds else 'FAILS'}{verified}")
     if result.repair.method != "none":
         print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
               f"{result.repair.weight:.3g})")
+    if certificate is not None and not certificate.holds:
+        print("\n".join("  " + line for line in certificate.lines("certificate")))
+        reason = "its check above fails" if certificate.details else certificate.headline
+        sys.stderr.write(f"rldp: {args.name}: not written: {check['notion']} holds but the "
+                         f"certificate of optimality is not verified ({reason}; rldp verify "
+                         f"would reject it){_why_unproven(result)}\n")
+        return ExitCode.FAILED
     return write_result(result, args.out, args.name)
+
+
+def optimality_verdict(result: "CertifiedResult") -> "Verdict | None":
+    """What ``rldp verify`` finds of the result's certificate; ``None`` when it claims nothing.
+
+    The same check on the same record (:func:`rldp_models.certificates.verification.
+    mechanism_certificate`: a cone LP's dual over every ray in exact rationals,
+    staircases past 12 inputs by the independent pattern checker), so a
+    written mechanism is one ``rldp verify`` accepts.
+    """
+    if result.certificate.get("kind", "none") == "none":  # closed forms claim no optimality
+        return None
+    from rldp_models.certificates.verification import mechanism_certificate
+    from rldp_models.results.migration import producer_fields
+
+    return mechanism_certificate(producer_fields(result.to_record()))
+
+
+def _why_unproven(result: "CertifiedResult") -> str:
+    """The likely reason, when the repair explains it."""
+    if result.repair.method == "fallback":
+        return ("; the LP's optimum failed the exact check and was replaced by the one-output "
+                "mechanism (at eps = 0 its exact rationals need more than doubles: try eps > 0)")
+    if result.repair.method != "none":
+        return "; the repair that made Q pass the exact check cost more than the tolerance"
+    return ""
 
 
 def _repair_name(result: "CertifiedResult") -> str:

@@ -37,10 +37,15 @@ passed as it was, or its basic solution recomputed in exact rationals,
 uniform mechanism, with weight ``repair_weight``) or ``fallback`` (replaced
 by the one-output mechanism, weight 1: ``ldp-s`` and ``lip`` at ``eps = 0``
 when the exact basis needs more than doubles, as for most joints given in
-doubles). The summary's certificate verdict is that of ``rldp verify`` on the
-returned ``Q`` (:func:`rldp_models.results.mechanism_result.returned_verdict`,
-also the record's ``certificate.verified``): a
-fallback far below the LP's bound is reported NOT verified. Files written
+doubles). The summary's certificate verdict is ``rldp verify``'s, from the
+same check on the record about to be written
+(:func:`rldp_models.cli.mechanism_io.optimality_verdict`). A result whose
+certificate is NOT verified (a fallback far below the LP's bound; a
+column-generation staircase stopped short of the tolerance) is not written:
+the verdict's lines are printed, one line on stderr says why, and the exit
+code is 1 (``ExitCode.FAILED``), although its privacy guarantee holds. The
+record's ``certificate.verified`` is the float form of the same test
+(:func:`rldp_models.results.mechanism_result.returned_verdict`). Files written
 before the one repair record (:class:`rldp_models.finish.Repair`) say
 ``mix-uniform`` and ``constant``. For ``srlip`` both are lists over the
 attributes, and ``product_repair``
@@ -70,12 +75,15 @@ adds Theorem 3's float per-attribute levels ``attribute_levels``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rldp_models.cli import one_line
 from rldp_models.cli.common import epsilon
+from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_io import read_prior, write_and_report
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError
@@ -134,8 +142,15 @@ def run(args: argparse.Namespace) -> int:
     if args.name != "staircase":
         _reject(args, STAIRCASE_OPTIONS, "staircase")
     problem = _problem(args)
-    result = _srlip_result(args, problem) if args.name == "srlip" else \
-        _single_result(args, problem)
+    from solvers import SolverError
+
+    try:
+        result = _srlip_result(args, problem) if args.name == "srlip" else \
+            _single_result(args, problem)
+    except SolverError as exc:  # no --solver here: a failure on valid input, not bad input
+        sys.stderr.write(f"rldp: {args.name}: the cone LP's solver gave up ({one_line(exc)}); "
+                         f"nothing was certified or written\n")
+        return ExitCode.INCONCLUSIVE
     return write_and_report(result, args)
 
 
