@@ -38,12 +38,11 @@ import itertools
 import math
 import time
 import warnings
-from typing import Any, Literal
+from typing import Any
 
 import flint
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from rldp_models.programs.components import (
     NominalDistortion,
@@ -55,6 +54,7 @@ from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                    claim, normalised, not_claimed)
+from rldp_models.results.optimality_reweighting import LPMethod, ReweightingLP
 from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
@@ -80,12 +80,9 @@ ARGMAX_STEPS = 40
 """Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
 a tilted start far from the maximiser it takes ~20-40)."""
 ROUNDS = 1
-LP_OPTIONS: Any = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-"""HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
 """Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
 enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
 more time; Adult race x education: +2e-6 relative with a second)."""
-LPMethod = Literal["highs", "highs-ds", "highs-ipm"]
 CONIC_LP_METHOD: LPMethod = "highs-ipm"
 """The re-weighting LP of a conic dual by HiGHS's interior point (with crossover) rather than
 its simplex: 10x20 RURP 0.55 s against 0.95 s per LP, education x occupation 0.6 s against
@@ -154,16 +151,15 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
     if instance.robust_utility:
         members = _objective_members(instance, charges.on_block(
             program.objective.name, f"{program.objective.name}.v"), None)
-    weights, shares, _ = polished_weights(instance, terms, weights, sides, members,
-                                          CONIC_LP_METHOD)
+    lp = reweighting_lp(instance, members is not None, CONIC_LP_METHOD)
+    weights, shares, _ = polished_weights(instance, terms, weights, sides, members, lp=lp)
     at = protocol if instance.robust_privacy or instance.robust_utility else None
     for _ in range(ROUNDS):
         if at is None:
             break
         terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
                                                   members, shares)
-        weights, shares, at = polished_weights(instance, terms, weights, sides, members,
-                                               CONIC_LP_METHOD)
+        weights, shares, at = polished_weights(instance, terms, weights, sides, members, lp=lp)
     weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
     if members is not None and shares is not None:
@@ -207,12 +203,12 @@ def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: 
 
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
                      sides: np.ndarray | None, members: np.ndarray | None,
-                     method: LPMethod = "highs"
+                     method: LPMethod = "highs", lp: ReweightingLP | None = None
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
     ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
-    ``p0``, no ``a``).
+    ``p0``, no ``a``) (:class:`~.optimality_reweighting.ReweightingLP`).
 
     Its value is the Lagrangian bound of :mod:`.optimality` with the members
     held fixed, so the solver's multipliers are only a start: an interior-point
@@ -222,7 +218,9 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     function). Any ``lambda, a`` are valid, so the LP needs no certificate of
     its own; the solver's multipliers (and equal shares) are kept if it fails.
 
-    ``method`` is scipy's HiGHS method (:data:`CONIC_LP_METHOD` for a conic dual).
+    ``method`` is HiGHS's method (:data:`CONIC_LP_METHOD` for a conic dual). ``lp``
+    (from :func:`reweighting_lp`) carries an earlier call's LP, whose terms and members
+    are leading rows of these: only the rest are added, and HiGHS starts from its basis.
 
     Returns
     -------
@@ -233,30 +231,31 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
         The LP's dual: a row-stochastic protocol minimising the Lagrangian (where
         the next members are taken, :func:`_refined`).
     """
-    charges, objective = _float_lagrangian(instance, terms, sides, members)
     m = 0 if members is None else members.shape[0]
     fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
-    n_x, n_y = instance.counts.size, instance.distortion.shape[1]
-    k = terms.shape[0]
-    if k + m == 0:
+    if terms.shape[0] + m == 0:
         return fallback
-    rows: Any = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))],
-                          format="csc")
-    fixed = np.zeros(n_x * n_y)
-    if members is None:
+    lp = reweighting_lp(instance, members is not None, method) if lp is None else lp
+    charges, objective = _float_lagrangian(
+        instance, terms[lp.terms:], None if sides is None else sides[lp.terms:],
+        None if members is None else members[lp.member_count:])
+    lp.add(charges, objective)
+    found = lp.solve(10.0 * float(np.max(weights, initial=0.0)) + 1.0)
+    if found is None:
+        return fallback
+    return found.weights, found.shares, found.point
+
+
+def reweighting_lp(instance: Instance, with_members: bool,
+                   method: LPMethod = "highs") -> ReweightingLP:
+    """An empty re-weighting LP of ``instance`` (:func:`polished_weights` fills it): the
+    fixed charges are the nominal objective's ``Phat[x] d[x, y]`` without objective members."""
+    n_s = instance.counts.shape[0]
+    fixed = np.zeros((instance.counts.size, instance.distortion.shape[1]))
+    if not with_members:
         fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
-            np.tile(instance.distortion, (instance.counts.shape[0], 1))
-    bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
-    shares = np.concatenate([np.zeros(k), np.ones(m), np.zeros(n_x)])[None, :] if m else None
-    limits: Any = [(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x
-    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows,
-                    b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
-                    method=method, options=LP_OPTIONS, bounds=limits)
-    if found.status != 0 or found.x is None:
-        return fallback
-    solution = np.clip(found.x[:k + m], 0.0, None)
-    point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
-    return solution[:k], (solution[k:] if m else None), point
+            np.tile(instance.distortion, (n_s, 1))
+    return ReweightingLP(fixed, with_members, method)
 
 
 def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
