@@ -196,6 +196,30 @@ def test_vectorised_theorem4_solves_each_row_on_its_own() -> None:
         assert np.array_equal(alone.t[0], batch.t[i]) and np.array_equal(alone.r1[0], batch.r1[i])
     assert np.max(batch.upper - batch.lower) < 1e-10
 
+
+def test_vectorised_theorem4_answers_a_repeated_batch_from_the_last_call(monkeypatch) -> None:
+    from rldp_models.uncertainty import pair_support_batch as module
+
+    rng = np.random.default_rng(5)
+    f = ChiSquareSet.from_counts(random_counts(rng, 3, 4, 30), 0.05)
+    pairs = [(0, 1), (1, 2), (2, 0)]
+    v1, v2 = rng.random((3, 4)), -rng.random((3, 4))
+    rows1 = np.array([f.phat[s1] for s1, _ in pairs])
+    rows2 = np.array([f.phat[s2] for _, s2 in pairs])
+    rho = np.array([f.pair(s1, s2).rho for s1, s2 in pairs])
+    computed = []
+    original = module._pair_support_batch
+    monkeypatch.setattr(module, "_pair_support_batch",
+                        lambda *args: computed.append(1) or original(*args))
+    first = module.pair_support_batch(v1, v2, rows1, rows2, rho)
+    expected = first.upper.copy()
+    first.upper[:] = 0.0  # the caller's arrays are its own
+    again = module.pair_support_batch(v1.copy(), v2, rows1, rows2, rho)
+    assert len(computed) == 1 and np.array_equal(again.upper, expected)
+    v1[0, 0] += 1e-9  # any change of the inputs is a new batch
+    module.pair_support_batch(v1, v2, rows1, rows2, rho)
+    assert len(computed) == 2
+
 def test_worst_case_distribution_attains_the_support_function() -> None:
     for f, rng in _sets(31, 4):
         v = rng.normal(size=f.phat.size)

@@ -23,6 +23,8 @@ the maximiser bounds it from below. Their gap measures the accuracy.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,6 +169,12 @@ def theorem4_expression(c, t1, t2, v1, v2, p1, p2, rho, k) -> np.ndarray:
     return t1 + t2 + c * rho - k * c ** (2 / 3) * (h1 ** (2 / 3) + h2 ** (2 / 3))
 
 
+_LAST: tuple[bytes, BatchPairSupport] | None = None
+"""The last call's inputs (digest) and answer: ``rldp verify`` asks for the same batch twice
+(the privacy check's multipliers and the certificate's attained worst cases, 0.13 s each at
+10x20), the second time it is a copy of the first."""
+
+
 def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.ndarray,
                        rho: np.ndarray) -> BatchPairSupport:
     """Vectorised Theorem 4 (eq. 29) with certificates and maximisers.
@@ -178,10 +186,36 @@ def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.nd
         Joint empirical rows ``Phat_{s1,u}``, ``Phat_{s2,u}``.
     rho : ndarray (T,)
         ``sqrt(B+1) - 1 + Phat_{s1} + Phat_{s2}``.
+
+    The same inputs twice in a row are answered from the last call (:data:`_LAST`), with
+    arrays of their own.
     """
+    global _LAST
+    key = _digest(v1, v2, p1, p2, rho)
+    if _LAST is not None and _LAST[0] == key:
+        return _copied(_LAST[1])
     # infinities mark counted cells at t (h' = inf) and are masked out on purpose
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _pair_support_batch(v1, v2, p1, p2, rho)
+        found = _pair_support_batch(v1, v2, p1, p2, rho)
+    _LAST = (key, _copied(found))
+    return found
+
+
+
+def _digest(*arrays: np.ndarray) -> bytes:
+    """A digest of the arrays' shapes, types and values (equal inputs, equal digests)."""
+    digest = hashlib.blake2b(digest_size=32)
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.digest()
+
+
+def _copied(batch: BatchPairSupport) -> BatchPairSupport:
+    """The batch with its own arrays (a caller may change what it was given)."""
+    return BatchPairSupport(*(np.array(getattr(batch, field.name), copy=True)
+                              for field in dataclasses.fields(batch)))
 
 
 def _pair_support_batch(v1, v2, p1, p2, rho) -> BatchPairSupport:
