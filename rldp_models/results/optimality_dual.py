@@ -34,6 +34,7 @@ same LP choose the multipliers, with cutting planes (see its section below).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -319,7 +320,8 @@ def _privacy_terms(instance: Instance, charges: _Charges,
 
 def _robust_terms(instance: Instance, charges: _Charges,
                   name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output."""
+    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output (the
+    outputs of one pair projected together, each member proved on its own)."""
     n_s, n_u = instance.counts.shape
     factor = math.exp(instance.eps)
     terms, weights, sides = [], [], []
@@ -331,15 +333,44 @@ def _robust_terms(instance: Instance, charges: _Charges,
             high = charge[s1 * n_u:(s1 + 1) * n_u]
             low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
             scale = float(np.max(high.sum(axis=0), initial=0.0))
-            for y in np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale)):
-                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
-                                      (centre[s1], centre[s2]), None)
+            outputs = np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale))
+            if not outputs.size:
+                continue
+            excess = _pair_excess(balls.instance, s1, s2)
+            prove = functools.partial(balls.in_pair_projection, s1, s2)
+            middle = np.stack([centre[s1], centre[s2]])
+            starts = _distribution(np.stack([high[:, outputs].T, low[:, outputs].T], axis=1))
+            for y, start in zip(outputs.tolist(), _projected(starts, excess)):
+                member = _proved_member(start, middle, prove, excess)
                 if member is not None:
                     terms.append((s1, s2, int(y), -1, -1))
                     weights.append(float(high[:, y].sum()))
                     sides.append(member)
     return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
             np.asarray(sides).reshape(-1, 2, n_u))
+
+
+def _pair_excess(instance: Instance, s1: int, s2: int) -> Any:
+    """Theorem 3's membership constraint of the pair ``(s1, s2)`` in floats, over a stack of
+    members ``(..., 2, |U|)``: ``sum_i sqrt(sum_u Phat_iu^2 / p_iu) - (sqrt(B + 1) - 1 +
+    Phat_s1 + Phat_s2)`` (``<= 0`` inside) and its gradient."""
+    phat = instance.counts / instance.counts.sum()
+    rows = np.stack([phat[s1], phat[s2]])
+    limit = math.sqrt(instance.radius + 1) - 1 + rows.sum()
+    counted = rows > 0
+    squared = rows**2
+
+    def excess(member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # both sides at once (``where=`` skips no-count cells)
+        spread = np.sum(np.divide(squared, member, out=np.zeros_like(member), where=counted),
+                        axis=-1)
+        roots = np.sqrt(spread)
+        slope = -np.divide(squared, member**2, out=np.zeros_like(member), where=counted)
+        halved = np.divide(slope, 2 * roots[..., None], out=np.zeros_like(member),
+                           where=roots[..., None] > 0)
+        return roots.sum(axis=-1) - limit, halved
+
+    return excess
 
 
 def _pair_member(balls: InstanceBalls, s1: int, s2: int,
@@ -350,25 +381,11 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
     phat = balls.instance.counts / balls.instance.counts.sum()
     rows = np.stack([phat[s1], phat[s2]])
     limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
-
-    counted = rows > 0
-    squared = rows**2
-
-    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
-        # both sides at once, the same operations as side by side (``where=`` skips no-count cells)
-        spread = np.sum(np.divide(squared, member, out=np.zeros_like(member), where=counted),
-                        axis=1)
-        roots = np.sqrt(spread)
-        slope = -np.divide(squared, member**2, out=np.zeros_like(member), where=counted)
-        halved = np.divide(slope, 2 * roots[:, None], out=np.zeros_like(member),
-                           where=roots[:, None] > 0)
-        return float(roots.sum() - limit), halved
-
-    start = np.stack([_distribution(side) for side in sides])
+    excess = _pair_excess(balls.instance, s1, s2)
+    start = _distribution(np.stack(sides))
     if gains is not None:
         start = _argmax_member(start, gains, rows, limit)
-    start = _projected(start, excess)
-    return _proved_member(start, np.stack(centre),
+    return _proved_member(_projected(start[None], excess)[0], np.stack(centre),
                           lambda rows: balls.in_pair_projection(s1, s2, rows), excess)
 
 
@@ -494,11 +511,11 @@ def _objective_members(instance: Instance, start: np.ndarray,
     counts = instance.counts.ravel().astype(float)
     phat = counts / counts.sum()
 
-    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
-        p = member[0]
+    def excess(member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = member[..., 0, :]
         ratio = np.divide(phat**2, p, out=np.zeros_like(p), where=phat > 0)
         gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
-        return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
+        return ratio.sum(axis=-1) - (instance.radius + 1), gradient[..., None, :]
 
     begin = _distribution(start)[None, :]
     if gains is not None:
@@ -506,33 +523,45 @@ def _objective_members(instance: Instance, start: np.ndarray,
                                math.sqrt(instance.radius + 1) + 2 * TARGET)
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
-        member = _proved_member(_projected(begin, excess), phat[None, :],
+        member = _proved_member(_projected(begin[None], excess)[0], phat[None, :],
                                 lambda rows: balls.in_chi_square_set(rows[0]), excess)
     return np.zeros((0, phat.size)) if member is None else member
 
 
-def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
+def _projected(members: np.ndarray, excess: Any) -> np.ndarray:
     """Newton steps on ``excess(member) <= -TARGET`` along its gradient projected onto
     ``sum = 0`` per row: the smallest move, so the bound barely changes (a move toward
-    the centre would cost ``1 / margin`` times more)."""
+    the centre would cost ``1 / margin`` times more).
+
+    ``members`` is a stack ``(T, rows, n)`` and ``excess`` works on stacks; each member
+    takes its own steps (the same operations as one at a time) and stops on its own test.
+    """
+    members = members.copy()
+    live = np.arange(members.shape[0])
     for _ in range(NEWTON_STEPS):
-        value, gradient = excess(member)
-        if not np.isfinite(value) or value <= -TARGET:
+        if not live.size:
             break
-        direction = gradient - gradient.mean(axis=1, keepdims=True)
-        norm = float(np.sum(direction**2))
-        if norm == 0:
+        value, gradient = excess(members[live])
+        direction = gradient - gradient.mean(axis=-1, keepdims=True)
+        norm = np.sum(direction.reshape(live.size, -1)**2, axis=1)
+        going = np.isfinite(value) & (value > -TARGET) & (norm != 0)
+        live, value, direction, norm = live[going], value[going], direction[going], norm[going]
+        if not live.size:
             break
-        step = -(value + 2 * TARGET) / norm * direction
+        step = (-(value + 2 * TARGET) / norm)[:, None, None] * direction
+        moved, kept = step.copy(), np.zeros(live.size, dtype=bool)
+        trying = np.arange(live.size)
         for _ in range(BACKTRACKS):  # a full step may leave the simplex: shorten it
-            moved = member + step
-            if not np.any(moved < 0):
+            trial = members[live[trying]] + step[trying]
+            inside = ~np.any((trial < 0).reshape(trying.size, -1), axis=1)
+            moved[trying[inside]], kept[trying[inside]] = trial[inside], True
+            trying = trying[~inside]
+            if not trying.size:
                 break
-            step = step / 2
-        else:
-            break
-        member = moved
-    return member
+            step[trying] = step[trying] / 2
+        members[live[kept]] = moved[kept]
+        live = live[kept]  # a member whose every shortened step leaves the simplex stops
+    return members
 
 
 def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any,
@@ -584,9 +613,11 @@ def _conditionals(counts: np.ndarray) -> np.ndarray:
 
 
 def _distribution(values: np.ndarray) -> np.ndarray:
+    """``values`` clipped at 0 and normalised along the last axis (uniform where all are 0)."""
     clipped = np.clip(np.asarray(values, dtype=float), 0.0, None)
-    total = clipped.sum()
-    return clipped / total if total > 0 else np.full(clipped.shape, 1.0 / clipped.size)
+    total = clipped.sum(axis=-1, keepdims=True)
+    uniform = np.full(clipped.shape, 1.0 / clipped.shape[-1])
+    return np.where(total > 0, clipped / np.where(total > 0, total, 1.0), uniform)
 
 
 def _rounded(values: np.ndarray) -> np.ndarray:
