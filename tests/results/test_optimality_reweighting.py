@@ -85,3 +85,31 @@ def test_without_members_the_fixed_charges_are_the_objective() -> None:
         pytest.approx(_by_hand(fixed, charges, empty, 1.0), abs=1e-9)
     with pytest.raises(ValueError):
         lp.add(charges[:0], objective)
+
+
+def test_members_projected_together_equal_members_projected_alone() -> None:
+    """The certificate projects a pair's members as one stack (``_projected``): each must be
+    exactly what projecting it alone gives; members slightly outside Theorem 3's set end
+    inside, none moves outward, and one already inside is left as it is."""
+    from types import SimpleNamespace
+
+    from rldp_models.results.optimality_dual import TARGET, _pair_excess, _projected
+
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 30, size=(3, 6)).astype(float)
+    counts[1, 2] = 0.0
+    instance = SimpleNamespace(counts=counts, radius=0.02)
+    excess = _pair_excess(instance, 0, 1)  # type: ignore[arg-type]
+    centre = counts[:2] / counts[:2].sum(axis=1, keepdims=True)
+    weight = rng.uniform(0.0, 0.2, size=(25, 1, 1))  # around the set's boundary
+    starts = (1 - weight) * centre + weight * rng.dirichlet(np.full(6, 0.7), size=(25, 2))
+    starts[3] = centre  # inside: left as it is
+    together = _projected(starts, excess)
+    for start, member in zip(starts, together):
+        assert np.array_equal(_projected(start[None], excess)[0], member)
+    values, _ = excess(together)
+    assert np.array_equal(together[3], starts[3])
+    before = excess(starts)[0]
+    assert np.all(together >= 0) and np.all(values <= np.maximum(before, -TARGET))
+    near = before < 1e-4  # a solver's member is outside by its tolerance at most
+    assert near.sum() >= 15 and np.all(values[near] <= -TARGET)
