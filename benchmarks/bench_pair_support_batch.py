@@ -101,7 +101,7 @@ def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch:
     inputs = (rows.v1, rows.v2, rows.p1, rows.p2, rows.rho)
 
     def batch() -> Any:
-        module._LAST = None  # time the computation, not the repeat
+        module._RECENT.clear()  # time the computation, not the repeat
         return module.pair_support_batch(*inputs)
 
     with monkeypatch.context() as patch:

@@ -197,7 +197,7 @@ def test_vectorised_theorem4_solves_each_row_on_its_own() -> None:
     assert np.max(batch.upper - batch.lower) < 1e-10
 
 
-def test_vectorised_theorem4_answers_a_repeated_batch_from_the_last_call(monkeypatch) -> None:
+def test_vectorised_theorem4_answers_a_recent_batch_again(monkeypatch) -> None:
     from rldp_models.uncertainty import pair_support_batch as module
 
     rng = np.random.default_rng(5)
@@ -216,9 +216,16 @@ def test_vectorised_theorem4_answers_a_repeated_batch_from_the_last_call(monkeyp
     first.upper[:] = 0.0  # the caller's arrays are its own
     again = module.pair_support_batch(v1.copy(), v2, rows1, rows2, rho)
     assert len(computed) == 1 and np.array_equal(again.upper, expected)
-    v1[0, 0] += 1e-9  # any change of the inputs is a new batch
-    module.pair_support_batch(v1, v2, rows1, rows2, rho)
+    changed = v1.copy()
+    changed[0, 0] += 1e-9  # any change of the inputs is a new batch
+    module.pair_support_batch(changed, v2, rows1, rows2, rho)
     assert len(computed) == 2
+    module.pair_support_batch(v1, v2, rows1, rows2, rho)  # another in between: still kept
+    assert len(computed) == 2
+    for shift in range(1, module.CACHED_BATCHES + 1):  # until it is the oldest of too many
+        module.pair_support_batch(v1 + shift, v2, rows1, rows2, rho)
+    module.pair_support_batch(v1, v2, rows1, rows2, rho)
+    assert len(computed) == 3 + module.CACHED_BATCHES
 
 def test_worst_case_distribution_attains_the_support_function() -> None:
     for f, rng in _sets(31, 4):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,10 +170,11 @@ def theorem4_expression(c, t1, t2, v1, v2, p1, p2, rho, k) -> np.ndarray:
     return t1 + t2 + c * rho - k * c ** (2 / 3) * (h1 ** (2 / 3) + h2 ** (2 / 3))
 
 
-_LAST: tuple[bytes, BatchPairSupport] | None = None
-"""The last call's inputs (digest) and answer: ``rldp verify`` asks for the same batch twice
-(the privacy check's multipliers and the certificate's attained worst cases, 0.13 s each at
-10x20), the second time it is a copy of the first."""
+CACHED_BATCHES = 8
+"""How many recent batches (by a digest of their inputs) are kept: ``rldp verify`` asks for
+the same batch twice (the privacy check's multipliers and the certificate's attained worst
+cases, 0.1 s each at 10x20), with the worst-case eps's batches (4 at 10x20) in between."""
+_RECENT: OrderedDict[bytes, BatchPairSupport] = OrderedDict()
 
 
 def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.ndarray,
@@ -187,17 +189,19 @@ def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.nd
     rho : ndarray (T,)
         ``sqrt(B+1) - 1 + Phat_{s1} + Phat_{s2}``.
 
-    The same inputs twice in a row are answered from the last call (:data:`_LAST`), with
+    Inputs seen in one of the last :data:`CACHED_BATCHES` calls are answered from it, with
     arrays of their own.
     """
-    global _LAST
     key = _digest(v1, v2, p1, p2, rho)
-    if _LAST is not None and _LAST[0] == key:
-        return _copied(_LAST[1])
+    if key in _RECENT:
+        _RECENT.move_to_end(key)
+        return _copied(_RECENT[key])
     # infinities mark counted cells at t (h' = inf) and are masked out on purpose
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         found = _pair_support_batch(v1, v2, p1, p2, rho)
-    _LAST = (key, _copied(found))
+    _RECENT[key] = _copied(found)
+    while len(_RECENT) > CACHED_BATCHES:
+        _RECENT.popitem(last=False)
     return found
 
 
