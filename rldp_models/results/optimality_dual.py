@@ -87,8 +87,10 @@ more time; Adult race x education: +2e-6 relative with a second)."""
 CONIC_LP_METHOD: LPMethod = "highs-ipm"
 """The re-weighting LP of a conic dual by HiGHS's interior point (with crossover) rather than
 its simplex: 10x20 RURP 0.55 s against 0.95 s per LP, education x occupation 0.6 s against
-1.0 s, the same proven gap to 1e-9 relative (race x education: identical). The polyhedral
-sets' cutting planes (:func:`protocol_dual`) keep the default."""
+1.0 s, the same proven gap to 1e-9 relative (race x education: identical). That is the first
+solve; the LP with the refined members is re-solved from its basis
+(:mod:`.optimality_reweighting`). The polyhedral sets' cutting planes (:func:`protocol_dual`)
+keep the default."""
 DROP_RELATIVE = 1e-7
 """Dual terms below this fraction of their pair's largest are left out from the start."""
 CONIC_GROUP = "protocol>=0"
