@@ -413,26 +413,26 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     p = start.ravel()[index].copy()
     sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
     target = np.array([1.0 - fixed[i] for i in sides])
+    # each side's entries are one run of ``index`` (sorted): slices, not masks
+    runs = [slice(int(np.searchsorted(side_of, i)), int(np.searchsorted(side_of, i, "right")))
+            for i in sides]
 
     def parts(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         value, gradient, hessian = -(limit - 2 * TARGET), np.zeros_like(p), np.zeros((p.size,) * 2)
-        for i in sides:
-            at = side_of == i
+        for at in runs:
             spread = float(np.sum(w[at]**2 / p[at]))
             root = math.sqrt(spread)
             d_spread = -w[at]**2 / p[at]**2
             value += root
             gradient[at] = d_spread / (2 * root)
-            block = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
+            hessian[at, at] = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
                 - np.outer(d_spread, d_spread) / (4 * spread * root)
-            hessian[np.ix_(at, at)] = block
         return value, gradient, hessian
 
     def value_of(p: np.ndarray) -> float:
         """``parts(p)[0]`` (the same operations), without the derivatives: for line searches."""
         value = -(limit - 2 * TARGET)
-        for i in sides:
-            at = side_of == i
+        for at in runs:
             value += math.sqrt(float(np.sum(w[at]**2 / p[at])))
         return value
 
@@ -498,6 +498,8 @@ def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndar
         return p
     for _ in range(60):
         middle = 0.5 * (low + high)
+        if not low < middle < high:  # adjacent doubles: further steps would keep ``low``
+            break
         if excess(at(middle)) < 0:
             low = middle
         else:
