@@ -34,16 +34,16 @@ same LP choose the multipliers, with cutting planes (see its section below).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import time
 import warnings
-from typing import Any, Literal
+from typing import Any
 
 import flint
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from rldp_models.programs.components import (
     NominalDistortion,
@@ -55,6 +55,7 @@ from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                    claim, normalised, not_claimed)
+from rldp_models.results.optimality_reweighting import LPMethod, ReweightingLP
 from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.chi_square import ChiSquareSet
@@ -80,17 +81,16 @@ ARGMAX_STEPS = 40
 """Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
 a tilted start far from the maximiser it takes ~20-40)."""
 ROUNDS = 1
-LP_OPTIONS: Any = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-"""HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
 """Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
 enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
 more time; Adult race x education: +2e-6 relative with a second)."""
-LPMethod = Literal["highs", "highs-ds", "highs-ipm"]
 CONIC_LP_METHOD: LPMethod = "highs-ipm"
 """The re-weighting LP of a conic dual by HiGHS's interior point (with crossover) rather than
 its simplex: 10x20 RURP 0.55 s against 0.95 s per LP, education x occupation 0.6 s against
-1.0 s, the same proven gap to 1e-9 relative (race x education: identical). The polyhedral
-sets' cutting planes (:func:`protocol_dual`) keep the default."""
+1.0 s, the same proven gap to 1e-9 relative (race x education: identical). That is the first
+solve; the LP with the refined members is re-solved from its basis
+(:mod:`.optimality_reweighting`). The polyhedral sets' cutting planes (:func:`protocol_dual`)
+keep the default."""
 DROP_RELATIVE = 1e-7
 """Dual terms below this fraction of their pair's largest are left out from the start."""
 CONIC_GROUP = "protocol>=0"
@@ -154,16 +154,15 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
     if instance.robust_utility:
         members = _objective_members(instance, charges.on_block(
             program.objective.name, f"{program.objective.name}.v"), None)
-    weights, shares, _ = polished_weights(instance, terms, weights, sides, members,
-                                          CONIC_LP_METHOD)
+    lp = reweighting_lp(instance, members is not None, CONIC_LP_METHOD)
+    weights, shares, _ = polished_weights(instance, terms, weights, sides, members, lp=lp)
     at = protocol if instance.robust_privacy or instance.robust_utility else None
     for _ in range(ROUNDS):
         if at is None:
             break
         terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
                                                   members, shares)
-        weights, shares, at = polished_weights(instance, terms, weights, sides, members,
-                                               CONIC_LP_METHOD)
+        weights, shares, at = polished_weights(instance, terms, weights, sides, members, lp=lp)
     weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
     if members is not None and shares is not None:
@@ -207,12 +206,12 @@ def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: 
 
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
                      sides: np.ndarray | None, members: np.ndarray | None,
-                     method: LPMethod = "highs"
+                     method: LPMethod = "highs", lp: ReweightingLP | None = None
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
     ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
-    ``p0``, no ``a``).
+    ``p0``, no ``a``) (:class:`~.optimality_reweighting.ReweightingLP`).
 
     Its value is the Lagrangian bound of :mod:`.optimality` with the members
     held fixed, so the solver's multipliers are only a start: an interior-point
@@ -222,7 +221,9 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     function). Any ``lambda, a`` are valid, so the LP needs no certificate of
     its own; the solver's multipliers (and equal shares) are kept if it fails.
 
-    ``method`` is scipy's HiGHS method (:data:`CONIC_LP_METHOD` for a conic dual).
+    ``method`` is HiGHS's method (:data:`CONIC_LP_METHOD` for a conic dual). ``lp``
+    (from :func:`reweighting_lp`) carries an earlier call's LP, whose terms and members
+    are leading rows of these: only the rest are added, and HiGHS starts from its basis.
 
     Returns
     -------
@@ -233,30 +234,31 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
         The LP's dual: a row-stochastic protocol minimising the Lagrangian (where
         the next members are taken, :func:`_refined`).
     """
-    charges, objective = _float_lagrangian(instance, terms, sides, members)
     m = 0 if members is None else members.shape[0]
     fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
-    n_x, n_y = instance.counts.size, instance.distortion.shape[1]
-    k = terms.shape[0]
-    if k + m == 0:
+    if terms.shape[0] + m == 0:
         return fallback
-    rows: Any = sp.hstack([-charges.T, -objective.T, sp.kron(sp.eye(n_x), np.ones((n_y, 1)))],
-                          format="csc")
-    fixed = np.zeros(n_x * n_y)
-    if members is None:
+    lp = reweighting_lp(instance, members is not None, method) if lp is None else lp
+    charges, objective = _float_lagrangian(
+        instance, terms[lp.terms:], None if sides is None else sides[lp.terms:],
+        None if members is None else members[lp.member_count:])
+    lp.add(charges, objective)
+    found = lp.solve(10.0 * float(np.max(weights, initial=0.0)) + 1.0)
+    if found is None:
+        return fallback
+    return found.weights, found.shares, found.point
+
+
+def reweighting_lp(instance: Instance, with_members: bool,
+                   method: LPMethod = "highs") -> ReweightingLP:
+    """An empty re-weighting LP of ``instance`` (:func:`polished_weights` fills it): the
+    fixed charges are the nominal objective's ``Phat[x] d[x, y]`` without objective members."""
+    n_s = instance.counts.shape[0]
+    fixed = np.zeros((instance.counts.size, instance.distortion.shape[1]))
+    if not with_members:
         fixed = (instance.counts.ravel() / instance.counts.sum())[:, None] * \
-            np.tile(instance.distortion, (instance.counts.shape[0], 1))
-    bound = 10.0 * float(np.max(weights, initial=0.0)) + 1.0
-    shares = np.concatenate([np.zeros(k), np.ones(m), np.zeros(n_x)])[None, :] if m else None
-    limits: Any = [(0.0, bound)] * k + [(0.0, 1.0)] * m + [(None, None)] * n_x
-    found = linprog(np.concatenate([np.zeros(k + m), -np.ones(n_x)]), A_ub=rows,
-                    b_ub=np.ravel(fixed), A_eq=shares, b_eq=[1.0] if m else None,
-                    method=method, options=LP_OPTIONS, bounds=limits)
-    if found.status != 0 or found.x is None:
-        return fallback
-    solution = np.clip(found.x[:k + m], 0.0, None)
-    point = np.clip(-found.ineqlin.marginals, 0.0, None).reshape(n_x, n_y)
-    return solution[:k], (solution[k:] if m else None), point
+            np.tile(instance.distortion, (n_s, 1))
+    return ReweightingLP(fixed, with_members, method)
 
 
 def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray | None,
@@ -320,7 +322,8 @@ def _privacy_terms(instance: Instance, charges: _Charges,
 
 def _robust_terms(instance: Instance, charges: _Charges,
                   name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output."""
+    """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output (the
+    outputs of one pair projected together, each member proved on its own)."""
     n_s, n_u = instance.counts.shape
     factor = math.exp(instance.eps)
     terms, weights, sides = [], [], []
@@ -332,15 +335,44 @@ def _robust_terms(instance: Instance, charges: _Charges,
             high = charge[s1 * n_u:(s1 + 1) * n_u]
             low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
             scale = float(np.max(high.sum(axis=0), initial=0.0))
-            for y in np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale)):
-                member = _pair_member(balls, s1, s2, (high[:, y], low[:, y]),
-                                      (centre[s1], centre[s2]), None)
+            outputs = np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale))
+            if not outputs.size:
+                continue
+            excess = _pair_excess(balls.instance, s1, s2)
+            prove = functools.partial(balls.in_pair_projection, s1, s2)
+            middle = np.stack([centre[s1], centre[s2]])
+            starts = _distribution(np.stack([high[:, outputs].T, low[:, outputs].T], axis=1))
+            for y, start in zip(outputs.tolist(), _projected(starts, excess)):
+                member = _proved_member(start, middle, prove, excess)
                 if member is not None:
                     terms.append((s1, s2, int(y), -1, -1))
                     weights.append(float(high[:, y].sum()))
                     sides.append(member)
     return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
             np.asarray(sides).reshape(-1, 2, n_u))
+
+
+def _pair_excess(instance: Instance, s1: int, s2: int) -> Any:
+    """Theorem 3's membership constraint of the pair ``(s1, s2)`` in floats, over a stack of
+    members ``(..., 2, |U|)``: ``sum_i sqrt(sum_u Phat_iu^2 / p_iu) - (sqrt(B + 1) - 1 +
+    Phat_s1 + Phat_s2)`` (``<= 0`` inside) and its gradient."""
+    phat = instance.counts / instance.counts.sum()
+    rows = np.stack([phat[s1], phat[s2]])
+    limit = math.sqrt(instance.radius + 1) - 1 + rows.sum()
+    counted = rows > 0
+    squared = rows**2
+
+    def excess(member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # both sides at once (``where=`` skips no-count cells)
+        spread = np.sum(np.divide(squared, member, out=np.zeros_like(member), where=counted),
+                        axis=-1)
+        roots = np.sqrt(spread)
+        slope = -np.divide(squared, member**2, out=np.zeros_like(member), where=counted)
+        halved = np.divide(slope, 2 * roots[..., None], out=np.zeros_like(member),
+                           where=roots[..., None] > 0)
+        return roots.sum(axis=-1) - limit, halved
+
+    return excess
 
 
 def _pair_member(balls: InstanceBalls, s1: int, s2: int,
@@ -351,25 +383,11 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
     phat = balls.instance.counts / balls.instance.counts.sum()
     rows = np.stack([phat[s1], phat[s2]])
     limit = math.sqrt(balls.instance.radius + 1) - 1 + rows.sum()
-
-    counted = rows > 0
-    squared = rows**2
-
-    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
-        # both sides at once, the same operations as side by side (``where=`` skips no-count cells)
-        spread = np.sum(np.divide(squared, member, out=np.zeros_like(member), where=counted),
-                        axis=1)
-        roots = np.sqrt(spread)
-        slope = -np.divide(squared, member**2, out=np.zeros_like(member), where=counted)
-        halved = np.divide(slope, 2 * roots[:, None], out=np.zeros_like(member),
-                           where=roots[:, None] > 0)
-        return float(roots.sum() - limit), halved
-
-    start = np.stack([_distribution(side) for side in sides])
+    excess = _pair_excess(balls.instance, s1, s2)
+    start = _distribution(np.stack(sides))
     if gains is not None:
         start = _argmax_member(start, gains, rows, limit)
-    start = _projected(start, excess)
-    return _proved_member(start, np.stack(centre),
+    return _proved_member(_projected(start[None], excess)[0], np.stack(centre),
                           lambda rows: balls.in_pair_projection(s1, s2, rows), excess)
 
 
@@ -395,26 +413,26 @@ def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     p = start.ravel()[index].copy()
     sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
     target = np.array([1.0 - fixed[i] for i in sides])
+    # each side's entries are one run of ``index`` (sorted): slices, not masks
+    runs = [slice(int(np.searchsorted(side_of, i)), int(np.searchsorted(side_of, i, "right")))
+            for i in sides]
 
     def parts(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         value, gradient, hessian = -(limit - 2 * TARGET), np.zeros_like(p), np.zeros((p.size,) * 2)
-        for i in sides:
-            at = side_of == i
+        for at in runs:
             spread = float(np.sum(w[at]**2 / p[at]))
             root = math.sqrt(spread)
             d_spread = -w[at]**2 / p[at]**2
             value += root
             gradient[at] = d_spread / (2 * root)
-            block = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
+            hessian[at, at] = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
                 - np.outer(d_spread, d_spread) / (4 * spread * root)
-            hessian[np.ix_(at, at)] = block
         return value, gradient, hessian
 
     def value_of(p: np.ndarray) -> float:
         """``parts(p)[0]`` (the same operations), without the derivatives: for line searches."""
         value = -(limit - 2 * TARGET)
-        for i in sides:
-            at = side_of == i
+        for at in runs:
             value += math.sqrt(float(np.sum(w[at]**2 / p[at])))
         return value
 
@@ -480,6 +498,8 @@ def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndar
         return p
     for _ in range(60):
         middle = 0.5 * (low + high)
+        if not low < middle < high:  # adjacent doubles: further steps would keep ``low``
+            break
         if excess(at(middle)) < 0:
             low = middle
         else:
@@ -495,11 +515,11 @@ def _objective_members(instance: Instance, start: np.ndarray,
     counts = instance.counts.ravel().astype(float)
     phat = counts / counts.sum()
 
-    def excess(member: np.ndarray) -> tuple[float, np.ndarray]:
-        p = member[0]
+    def excess(member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = member[..., 0, :]
         ratio = np.divide(phat**2, p, out=np.zeros_like(p), where=phat > 0)
         gradient = -np.divide(ratio, p, out=np.zeros_like(p), where=phat > 0)
-        return float(ratio.sum() - (instance.radius + 1)), gradient[None, :]
+        return ratio.sum(axis=-1) - (instance.radius + 1), gradient[..., None, :]
 
     begin = _distribution(start)[None, :]
     if gains is not None:
@@ -507,33 +527,45 @@ def _objective_members(instance: Instance, start: np.ndarray,
                                math.sqrt(instance.radius + 1) + 2 * TARGET)
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
-        member = _proved_member(_projected(begin, excess), phat[None, :],
+        member = _proved_member(_projected(begin[None], excess)[0], phat[None, :],
                                 lambda rows: balls.in_chi_square_set(rows[0]), excess)
     return np.zeros((0, phat.size)) if member is None else member
 
 
-def _projected(member: np.ndarray, excess: Any) -> np.ndarray:
+def _projected(members: np.ndarray, excess: Any) -> np.ndarray:
     """Newton steps on ``excess(member) <= -TARGET`` along its gradient projected onto
     ``sum = 0`` per row: the smallest move, so the bound barely changes (a move toward
-    the centre would cost ``1 / margin`` times more)."""
+    the centre would cost ``1 / margin`` times more).
+
+    ``members`` is a stack ``(T, rows, n)`` and ``excess`` works on stacks; each member
+    takes its own steps (the same operations as one at a time) and stops on its own test.
+    """
+    members = members.copy()
+    live = np.arange(members.shape[0])
     for _ in range(NEWTON_STEPS):
-        value, gradient = excess(member)
-        if not np.isfinite(value) or value <= -TARGET:
+        if not live.size:
             break
-        direction = gradient - gradient.mean(axis=1, keepdims=True)
-        norm = float(np.sum(direction**2))
-        if norm == 0:
+        value, gradient = excess(members[live])
+        direction = gradient - gradient.mean(axis=-1, keepdims=True)
+        norm = np.sum(direction.reshape(live.size, -1)**2, axis=1)
+        going = np.isfinite(value) & (value > -TARGET) & (norm != 0)
+        live, value, direction, norm = live[going], value[going], direction[going], norm[going]
+        if not live.size:
             break
-        step = -(value + 2 * TARGET) / norm * direction
+        step = (-(value + 2 * TARGET) / norm)[:, None, None] * direction
+        moved, kept = step.copy(), np.zeros(live.size, dtype=bool)
+        trying = np.arange(live.size)
         for _ in range(BACKTRACKS):  # a full step may leave the simplex: shorten it
-            moved = member + step
-            if not np.any(moved < 0):
+            trial = members[live[trying]] + step[trying]
+            inside = ~np.any((trial < 0).reshape(trying.size, -1), axis=1)
+            moved[trying[inside]], kept[trying[inside]] = trial[inside], True
+            trying = trying[~inside]
+            if not trying.size:
                 break
-            step = step / 2
-        else:
-            break
-        member = moved
-    return member
+            step[trying] = step[trying] / 2
+        members[live[kept]] = moved[kept]
+        live = live[kept]  # a member whose every shortened step leaves the simplex stops
+    return members
 
 
 def _proved_member(start: np.ndarray, centre: np.ndarray, proved: Any,
@@ -585,9 +617,11 @@ def _conditionals(counts: np.ndarray) -> np.ndarray:
 
 
 def _distribution(values: np.ndarray) -> np.ndarray:
+    """``values`` clipped at 0 and normalised along the last axis (uniform where all are 0)."""
     clipped = np.clip(np.asarray(values, dtype=float), 0.0, None)
-    total = clipped.sum()
-    return clipped / total if total > 0 else np.full(clipped.shape, 1.0 / clipped.size)
+    total = clipped.sum(axis=-1, keepdims=True)
+    uniform = np.full(clipped.shape, 1.0 / clipped.shape[-1])
+    return np.where(total > 0, clipped / np.where(total > 0, total, 1.0), uniform)
 
 
 def _rounded(values: np.ndarray) -> np.ndarray:
