@@ -29,6 +29,10 @@
   education by default; synthetic RURP 10x20 and Adult education x occupation
   (RURP and NURP) are ``slow``.
 
+* Grouped linking rows (``M = I + B``, all-ones blocks; qdldl) against fully
+  mixed ones (``M = I + 1 1^T``; faer), with the same figures and instances
+  (``test_form_*[grouped-linking]``).
+
 * Theorem 4's side cones offered to Clarabel boosted by ``1.4 / sqrt(Phat_s)``
   (``ConicProgram.soc_boosts``) against the same form solved as declared, with
   the same figures and instances (``test_side_boost_*``).
@@ -62,7 +66,7 @@ from rldp_models.exact import interval, iv, upper
 from rldp_models.instances import jeffreys_instance
 from rldp_models.privacy import worst_case
 from rldp_models.privacy.guarantees import check_robust_privacy, theorem4_upper_bound
-from rldp_models.programs import conic_rows, preset
+from rldp_models.programs import conic_form, conic_rows, preset
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.uncertainty import ChiSquareSet
@@ -326,6 +330,17 @@ def _form_without_side_boost() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def _form_fully_mixed() -> Iterator[None]:
+    """The linking rows of every robust program fully mixed (``M = I + 1 1^T``), as before
+    grouped linking; Clarabel then factors with faer, as it did."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(conic_form, "_default_linking",
+                      lambda program: "mixed" if any(f.robust for f in program.constraints)
+                      else "plain")
+        yield
+
+
 def _form_figures(make_program: Callable, form: Callable) -> dict:
     """Solve (exact finish included) and certify optimality in this process; the figures."""
     program = make_program()
@@ -358,6 +373,7 @@ BASELINE_FORMS = {
     "form": (_form_before_issue_22_b,
              "the form before (dense Hamming rows, cones on empty cells)"),
     "side-boost": (_form_without_side_boost, "the side cones as declared (no boost)"),
+    "grouped-linking": (_form_fully_mixed, "the linking rows fully mixed, faer"),
 }
 
 

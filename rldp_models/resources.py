@@ -74,20 +74,21 @@ NOMINAL_MEMORY_SHARE = 0.05
 baseline) against 874 s and 2,053 MB."""
 
 DIRECT_CONE_ENTRIES_AT_CALIBRATION = 57600.0
-DIRECT_CPU_SECONDS_AT_CALIBRATION = 27.2
-DIRECT_TIME_EXPONENT = 0.88
-DIRECT_BYTES_AT_CALIBRATION = 573e6
+DIRECT_CPU_SECONDS_AT_CALIBRATION = 19.2
+DIRECT_TIME_EXPONENT = 0.80
+DIRECT_BYTES_AT_CALIBRATION = 462e6
 DIRECT_MEMORY_EXPONENT = 1.17
 """The direct conic path (the default backend of the robust presets), end to end (``rldp
 solve``, Hamming distortion, eps 1, CPU seconds of ``/usr/bin/time``, the optimality
-certificate included; Theorem 4's side cones boosted): RURP on education x occupation
-(16x15, 57,600 entries) 27.2 s and 793 MB peak resident (573 MB above the baseline); on race
-x education (5x16, 6,400 entries) 3.9 s and 284 MB: entries^0.88 for the time (before the
+certificate included; Theorem 4's side cones boosted, linking rows grouped): RURP on
+education x occupation (16x15, 57,600 entries) 19.2 s and 682 MB peak resident (462 MB above
+the baseline); on race x education (5x16, 6,400 entries) 3.3 s and 275 MB: entries^0.80 for
+the time (before grouped linking rows: 27.2 s and 793 MB, 3.9 s and 284 MB; before the
 boost: 31.5 s and 756 MB, 4.0 s and 280 MB). Memory grows faster at the large end:
 education x native-country (16x42, 451,584 entries) took 7.3 GB with the earlier form, ~15%
-less is expected now (as measured at 16x15), so entries^1.17 (estimate 6.2 GB; 260 MB at
-5x16). Check: synthetic 10x20 RURP (40,000 entries) 15.4 s and 599 MB (estimate 20 s,
-~600 MB). Clarabel's iterations are ~3/4 of the time (60 of them at 16x15). The form
+less is expected now (as measured at 16x15), so entries^1.17 (estimate 5.3 GB; 255 MB at
+5x16). Check: synthetic 10x20 RURP (40,000 entries) 13.5 s and 500 MB (estimate 14 s,
+~520 MB). Clarabel's iterations are ~3/4 of the time (60 of them at 16x15). The form
 written since issue 22 (Hamming rows plain, no cones on empty cells), the 1e-9 tolerance of
 large programs and the certificate moved the earlier calibration (23.0 s, 865 MB at 16x15)
 to these figures. A loaded

@@ -43,9 +43,11 @@ class ConicProgram:
     epigraph eliminated from the model); each maps to ``(coefficients, constant)``
     so that its value is ``coefficients @ x + constant``.
 
-    A group in ``mixed_groups`` holds rows ``G x = h`` written as
-    ``(I + 1 1^T) G x = (I + 1 1^T) h``; its dual is reported for ``G x = h``
-    (``(I + 1 1^T) z``).
+    A pair ``(group, block)`` in ``mixed_groups`` says that the group's rows
+    ``G x = h`` are written as ``M G x = M h`` with ``M = I + B``, ``B`` block
+    diagonal with all-ones blocks of ``block`` consecutive rows (the last one
+    shorter; ``block`` = the group's size is ``I + 1 1^T``). ``M`` is invertible
+    and symmetric, so the dual is reported for ``G x = h`` as ``M z``.
 
     A triple ``(group, into, weights)`` in ``folded_groups`` says that the rows of
     ``group`` were written as the declared rows plus ``weights[i]`` times row ``i`` of
@@ -77,7 +79,7 @@ class ConicProgram:
     row_blocks: dict[str, np.ndarray] = field(default_factory=dict)
     values: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)
     keep_solver: bool = False
-    mixed_groups: tuple[str, ...] = ()
+    mixed_groups: tuple[tuple[str, int], ...] = ()
     folded_groups: tuple[tuple[str, str, np.ndarray], ...] = ()
     soc_boosts: tuple[np.ndarray, np.ndarray] | None = None
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -87,6 +89,11 @@ class ConicProgram:
         if self.c.shape != (n,) or self.b.shape != (m,) or self.cones.rows != m:
             raise ValueError(f"inconsistent conic program: A is {m}x{n}, c {self.c.shape}, "
                              f"b {self.b.shape}, cones cover {self.cones.rows} rows")
+
+    @property
+    def grouped_linking(self) -> bool:
+        """Whether a mixed group is mixed by blocks shorter than the group (``mixed_groups``)."""
+        return any(block < self.row_blocks[name].size for name, block in self.mixed_groups)
 
     def boost(self) -> sp.csr_matrix | None:
         """The symmetric row map of ``soc_boosts`` (``None`` without boosts).
@@ -119,11 +126,20 @@ class ConicProgram:
     def named_dual(self, z: np.ndarray) -> dict[str, np.ndarray]:
         """The multipliers of the named row groups (``z in K*``: ``>= 0`` on ``<=`` rows)."""
         duals = {name: z[rows] for name, rows in self.row_blocks.items()}
-        for name in self.mixed_groups:
-            duals[name] = duals[name] + duals[name].sum()
+        for name, block in self.mixed_groups:
+            duals[name] = duals[name] + block_sums(duals[name], block)
         for name, into, weights in self.folded_groups:
             duals[into] = duals[into] + weights * duals[name]
         return duals
+
+
+def block_sums(values: np.ndarray, block: int) -> np.ndarray:
+    """``B values``: each entry replaced by the sum of its block of ``block`` consecutive
+    entries (the last block may be shorter); ``B`` as in ``ConicProgram.mixed_groups``."""
+    if values.size == 0:
+        return values
+    starts = np.arange(0, values.size, block)
+    return np.repeat(np.add.reduceat(values, starts), np.diff(np.append(starts, values.size)))
 
 
 def conic_from_linear_program(lp: LinearProgram) -> ConicProgram:

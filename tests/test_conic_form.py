@@ -225,3 +225,59 @@ def test_boosted_solve_reports_the_declared_rows_duals(
     for group, dual in without.dual.items():
         np.testing.assert_allclose(with_boost.dual[group], dual, rtol=1e-3, atol=1e-6,
                                    err_msg=group)
+
+
+def test_mixing_blocks_unmix_to_the_declared_rows_dual() -> None:
+    """``named_dual`` of rows written ``(I + B) G x = (I + B) h`` is ``(I + B) z``, with ``B``
+    block diagonal of all-ones blocks (the last one shorter), checked against the matrix."""
+    z = np.arange(1.0, 8.0)
+    conic = solvers.ConicProgram(np.zeros(1), sp.csc_matrix((7, 1)), np.zeros(7),
+                                 solvers.ConeDims(zero=7), row_blocks={"g": np.arange(7)},
+                                 mixed_groups=(("g", 3),))
+    B = sp.block_diag([np.ones((3, 3)), np.ones((3, 3)), np.ones((1, 1))]).toarray()
+    np.testing.assert_array_equal(conic.named_dual(z)["g"], (np.eye(7) + B) @ z)
+    assert conic.grouped_linking
+    assert not dataclasses.replace(conic, mixed_groups=(("g", 7),)).grouped_linking
+
+
+def test_grouped_rows_touch_twice_as_many_variables_as_there_are_rows() -> None:
+    program = preset("RURP", jeffreys_instance(3, 4, 60, seed=2).crosstab, 0.7, 0.05,
+                     distortion="hamming")
+    conic = conic_program(program, "grouped")
+    rows = conic.A.tocsr()[conic.row_blocks["stochastic"]]
+    n_x, n_y = conic.variable_blocks["protocol"].shape  # 12 rows of 4 entries: blocks of 6
+    assert conic.mixed_groups == (("stochastic", 6),)
+    np.testing.assert_array_equal(np.diff(rows.indptr), 6 * n_y)
+    assert 6 * n_y == 2 * n_x
+
+
+@pytest.mark.parametrize("distortion", ["hamming", "squared"])
+def test_grouped_linking_gives_the_mixed_forms_optimum_and_declared_duals(
+        crosstab: Crosstab, distortion: str) -> None:
+    """The grouped form has the fully mixed form's optimum and, for every declared row group,
+    its duals (RURP's dual is unique here), both solved as declared (no boost) with the same
+    settings; with squared distortion the ``v`` rows are grouped as well."""
+    mixed, grouped = (conic_program(preset("RURP", crosstab, 0.7, 0.05, distortion=distortion),
+                                    linking) for linking in ("mixed", "grouped"))
+    assert grouped.grouped_linking and not mixed.grouped_linking
+    assert len(grouped.mixed_groups) == (2 if distortion == "squared" else 1)
+    settings = {**clarabel_direct.GROUPED_PROGRAM_SETTINGS, "tol_gap_abs": 1e-10,
+                "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+    reference, result = (solvers.solve(dataclasses.replace(conic, soc_boosts=None,
+                                                           solver_cache={}),
+                                       solver="clarabel-direct", **settings)
+                         for conic in (mixed, grouped))
+    assert result.objective == pytest.approx(reference.objective, rel=1e-9)
+    for group, dual in reference.dual.items():
+        np.testing.assert_allclose(result.dual[group], dual, rtol=1e-4, atol=1e-7,
+                                   err_msg=group)
+
+
+def test_large_robust_programs_default_to_grouped_linking() -> None:
+    small = preset("RURP", jeffreys_instance(3, 4, 60, seed=2).crosstab, 0.7, 0.05)
+    large = preset("RURP", jeffreys_instance(5, 16, 2000, seed=2).crosstab, 0.7, 0.05)
+    nominal = preset("NUNP", jeffreys_instance(5, 16, 2000, seed=2).crosstab, 0.7, 0.05)
+    assert conic_program(small).mixed_groups == (("stochastic", 12),  # fully mixed
+                                                 ("robust_utility.v", 12))
+    assert conic_program(large).grouped_linking
+    assert conic_program(nominal).mixed_groups == ()
