@@ -55,10 +55,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from joblib.externals.loky import ProcessPoolExecutor
 
 import solvers
-from timing import best_of
+from timing import best_of, in_child
 from rldp_models.certificates import worst_case as attained_worst_cases
 from rldp_models.certificates.conic import privacy_bounds
 from rldp_models.data import Crosstab
@@ -359,16 +358,6 @@ def _form_figures(make_program: Callable, form: Callable) -> dict:
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _in_child(function: Callable[[], dict]) -> dict:
-    """``function()`` in a fresh child process (its own peak memory), its result sent back.
-
-    A spawned (loky) worker, not a fork: forking a process whose solver thread
-    pools hold a lock deadlocks the child (seen in the full suite).
-    """
-    with ProcessPoolExecutor(max_workers=1) as executor:
-        return executor.submit(function).result()
-
-
 BASELINE_FORMS = {
     "form": (_form_before_issue_22_b,
              "the form before (dense Hamming rows, cones on empty cells)"),
@@ -380,9 +369,9 @@ BASELINE_FORMS = {
 def _compare_forms(benchmark, record_ratio, make_program: Callable, baseline: str) -> None:
     """Today's form against ``BASELINE_FORMS[baseline]``, each in its own child of one run."""
     before_form, label = BASELINE_FORMS[baseline]
-    before = _in_child(lambda: _form_figures(make_program, before_form))
+    before = in_child(lambda: _form_figures(make_program, before_form))
     after = benchmark.pedantic(
-        lambda: _in_child(lambda: _form_figures(make_program, contextlib.nullcontext)),
+        lambda: in_child(lambda: _form_figures(make_program, contextlib.nullcontext)),
         rounds=1, iterations=1)
     record_ratio(label, before["wall_seconds"])
     benchmark.extra_info.update({f"before_{k}": v for k, v in before.items()})
