@@ -2,7 +2,10 @@
 
 The builders and support functions do not type these formulas in: they take
 them from the functions below, which derive them from the statements in the
-robust-optimization paper and cache numeric versions.
+robust-optimization paper and cache numeric versions. The three values the
+default solve path needs (Theorem 4's constant, Lemma 2 at ``eps``, Theorem 2's
+elimination) are also written out in :mod:`rldp_models.symbolic_values`, so that
+path does not import sympy; its tests check they are what these derivations give.
 
 * :func:`affine_conjugate` -- the partial concave conjugate of a function
   affine in the uncertain parameter (Lemmas 1 and 2, eqs. 20 and 27).
@@ -10,6 +13,7 @@ robust-optimization paper and cache numeric versions.
   Theorem 2 (eq. 21).
 * :func:`theorem4_c_elimination` -- the minimisation over ``c >= 0`` in
   Theorem 4 (eq. 29), and the constant ``K = 2^(-2/3) + 2^(1/3)``.
+* :func:`lemma2_conjugate` -- Lemma 2 (eq. 27) at a given ``eps``.
 * :func:`lemma9_bounds` -- the roots of eq. (41) of the RLDP paper, which are
   the coordinate bounds of Lemma 9 (eqs. 36-37).
 """
@@ -22,6 +26,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 import sympy as sp
+
+from rldp_models.symbolic_values import BlockConjugate
+
+__all__ = ["AffineConjugate", "BlockConjugate", "CElimination", "PowerConjugate",
+           "affine_conjugate", "lemma2_conjugate", "lemma9_bounds", "power_divergence_conjugate",
+           "power_gamma_elimination", "theorem2_c_elimination",
+           "theorem4_c_elimination", "theorem4_constant"]
 
 
 @dataclass(frozen=True)
@@ -62,20 +73,6 @@ def affine_conjugate(expression: sp.Expr, parameters: Sequence[sp.Symbol]) -> Af
             raise ValueError("expression is not affine in the parameters")
     at_zero = expression.subs({a: 0 for a in parameters})
     return AffineConjugate(gradient=gradient, value=sp.simplify(-at_zero))
-
-
-@dataclass(frozen=True)
-class BlockConjugate:
-    """Lemma 2 (eq. 27) in the form the builders use.
-
-    The conjugate of ``L~ = P(y|s1,.).R1 - e^eps P(y|s2,.).R2`` is finite only at
-    ``v1 = scale1 * P(y|s1,.)`` and ``v2 = scale2 * P(y|s2,.)``, where it equals
-    ``value``; the robust constraint (eq. 30) is ``delta*(v1, v2) <= value``.
-    """
-
-    scale1: float
-    scale2: float
-    value: float
 
 
 @functools.lru_cache(maxsize=64)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import cvxpy as cp
 import numpy as np
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 from rldp_models.errors import InputError
 from rldp_models.privacy.guarantees import (
     GuaranteeCheck,
@@ -317,7 +317,7 @@ class RobustSecretPrivacy(GuaranteeFamily):
             return
         phat = context.value("phat")
         rho = context.value("rho")
-        lemma2 = symbolic.lemma2_conjugate(self.eps)
+        lemma2 = symbolic_values.lemma2_conjugate(self.eps)
         columns = self._columns(context)
         for s1, s2 in self.chosen(context.n_s, len(context.outputs))[1]:
             rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
@@ -402,7 +402,7 @@ class RobustSecretPrivacy(GuaranteeFamily):
         t1, t2 = np.maximum(t[0], rows.v1.max(axis=1)), np.maximum(t[1], rows.v2.max(axis=1))
         with np.errstate(divide="ignore", invalid="ignore"):
             values = theorem4_expression(c, t1, t2, rows.v1, rows.v2, rows.p1, rows.p2, rows.rho,
-                                         float(symbolic.theorem4_constant()))
+                                         symbolic_values.THEOREM4_CONSTANT)
         worst = float(np.max(values))
         return worst if np.isfinite(worst) else None
 

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 import scipy.sparse as sp
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 from rldp_models.programs.conic_builder import ConicBuilder, DataSource
 from rldp_models.programs.context import ordered_secret_pairs
 
@@ -95,9 +95,9 @@ def _row_modes(rows: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _lemma2(eps: float) -> symbolic.BlockConjugate:
-    """Lemma 2's scales at ``eps``, derived symbolically once per eps (it takes ~0.5 s)."""
-    return symbolic.lemma2_conjugate(eps)
+def _lemma2(eps: float) -> symbolic_values.BlockConjugate:
+    """Lemma 2's scales at ``eps`` (:func:`rldp_models.symbolic_values.lemma2_conjugate`)."""
+    return symbolic_values.lemma2_conjugate(eps)
 
 
 def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
@@ -115,7 +115,7 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
     n_s, n_u = builder.data.phat.shape
     n_y = protocol.shape[1]
     lemma2 = _lemma2(eps)
-    k = float(symbolic.theorem4_constant())
+    k = symbolic_values.THEOREM4_CONSTANT
     ys = np.arange(n_y)
     for s1, s2 in ordered_secret_pairs(n_s):
         group = f"{name}[{s1},{s2}]"

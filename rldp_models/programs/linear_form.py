@@ -39,10 +39,14 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 import solvers
 from rldp_models.programs.conic_form import program_blocks
 from rldp_models.programs.contract import block_label
+from rldp_models.programs.lp_values import load_cvxpy_values, variable_key
 from rldp_models.uncertainty.base import Capability
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram
+
+__all__ = ["LinearRows", "load_cvxpy_values", "missing_linear_form", "pyomo_model",
+           "variable_key"]
 
 
 @dataclass(frozen=True)
@@ -52,21 +56,6 @@ class LinearRows:
     A: sp.csr_matrix
     a: np.ndarray
     equal: np.ndarray
-
-
-def variable_key(variable: cp.Variable) -> str:
-    """The name a cvxpy variable's value is reported under by the Pyomo model."""
-    return f"cvxpy:{variable.name()}#{variable.id}"
-
-
-def load_cvxpy_values(program: "ProtocolProgram", primal: dict[str, np.ndarray]) -> bool:
-    """Set the cvxpy model's variables to an LP solution's values; False if it has none."""
-    variables = program.to_cvxpy().problem.variables()
-    if not variables or variable_key(variables[0]) not in primal:
-        return False
-    for variable in variables:
-        variable.value = np.reshape(primal[variable_key(variable)], variable.shape)
-    return True
 
 
 def missing_linear_form(program: "ProtocolProgram") -> list[str]:

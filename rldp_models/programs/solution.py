@@ -49,7 +49,7 @@ from rldp_models.finish import Finished, GuaranteeError, Repair, finish, mixing_
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
 from rldp_models.programs.contract import Block, Multipliers, as_objective
-from rldp_models.programs.linear_form import load_cvxpy_values
+from rldp_models.programs.lp_values import load_cvxpy_values
 from solvers import SolveResult, Status
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _multiplier_values(program: "ProtocolProgram",
     """The robust blocks' multipliers: from a conic-form result's ``"<group>.<name>"``
     primal entries when present (:mod:`rldp_models.programs.conic_form`), else from
     the cvxpy model's variables (given an LP solver's values first,
-    :func:`~rldp_models.programs.linear_form.load_cvxpy_values`)."""
+    :func:`~rldp_models.programs.lp_values.load_cvxpy_values`)."""
     from_result = _conic_multipliers(result)
     if from_result:
         return from_result

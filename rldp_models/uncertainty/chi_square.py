@@ -20,7 +20,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 from scipy.stats import chi2
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv, upper
 from rldp_models.precision import high_precision, upper_mpf
@@ -135,24 +135,25 @@ class ChiSquareSet:
         return self.support_certificate(v).value
 
     def support_certificate(self, v: np.ndarray) -> SupportValue:
-        """Theorem 2 with ``w = t`` in every cell and ``c`` eliminated symbolically.
+        """Theorem 2 with ``w = t`` in every cell and ``c`` eliminated in closed form.
+
+        The elimination is :func:`rldp_models.symbolic_values.theorem2_value` (``c*`` is
+        :func:`~rldp_models.symbolic_values.theorem2_c`).
 
         ``delta*(v|F) = min_{t >= max v} t - (sum_x Phat_x sqrt(t - v_x))^2 / (B+1)``,
         a convex problem in one scalar.
         """
         v = np.asarray(v, dtype=float).ravel()
         phat = self.phat.ravel()
-        elimination = symbolic.theorem2_c_elimination()
-
         def objective(t: float) -> float:
             s = float(phat @ np.sqrt(np.maximum(t - v, 0.0)))
-            return t + float(elimination.value_function(s, self.radius))
+            return t + symbolic_values.theorem2_value(s, self.radius)
 
         top = float(v.max())
         scale = max(float(np.ptp(v)), abs(top), 1.0) / max(self.radius, 1e-12)
         t, value = minimise_convex_on_half_line(objective, top, scale)
         s = float(phat @ np.sqrt(np.maximum(t - v, 0.0)))
-        return SupportValue(value=value, t=t, c=float(elimination.c_function(s, self.radius)))
+        return SupportValue(value=value, t=t, c=symbolic_values.theorem2_c(s, self.radius))
 
     def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, SupportValue]:
         """A distribution in the set (near-)maximising ``v.P``, and Theorem 2's bound.
@@ -258,6 +259,10 @@ class ChiSquareSet:
     # ------------------------------------------------------------------ bounds
     def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """``min_{P in F} P_x`` and ``max_{P in F} P_x`` for every cell (Lemma 9, eqs. 36-37)."""
+        # Lemma 9's roots are derived by sympy (rldp_models.symbolic); importing it here, where
+        # they are needed, keeps sympy (~0.3 s CPU) off the solve/verify path, which never is.
+        from rldp_models import symbolic
+
         lower, upper = symbolic.lemma9_bounds()
         phat = self.phat
         return (np.clip(lower(phat, self.radius), 0.0, 1.0),

@@ -27,7 +27,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 
 
 @dataclass
@@ -89,7 +89,7 @@ def pair_support_at_most(v1: cp.Expression, v2: cp.Expression, rhs: Any, rows: A
         out the degenerate cones keeps the problem strictly feasible.
     """
     n_u, n_y = v1.shape
-    k = float(symbolic.theorem4_constant())
+    k = symbolic_values.THEOREM4_CONSTANT
     c = cp.Variable(n_y, nonneg=True, name="c")
     t = cp.Variable((2, n_y), name="t")
     q = cp.Variable((2, n_y), nonneg=True, name="q")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 from rldp_models.uncertainty.scalar_search import (
     direct_solver_options,
     minimise_convex_on_half_line,
@@ -121,7 +121,7 @@ class PairProjection:
         ``t_i`` per conditional; the outer problem in ``c`` is convex too.
         """
         vs = (np.asarray(v1, dtype=float), np.asarray(v2, dtype=float))
-        k = float(symbolic.theorem4_constant())
+        k = symbolic_values.THEOREM4_CONSTANT
         scale = max(sum(float(np.ptp(v)) + abs(float(v.max())) for v in vs), 1e-12)
 
         def inner(c: float) -> tuple[float, tuple[float, float]]:

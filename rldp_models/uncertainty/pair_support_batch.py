@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rldp_models import symbolic
+from rldp_models import symbolic_values
 
 OUTER_STEPS = 100
 BISECTIONS = 9
@@ -163,7 +163,7 @@ def theorem4_expression(c, t1, t2, v1, v2, p1, p2, rho, k) -> np.ndarray:
     """The objective of Theorem 4's minimisation (eq. 29) at ``(c, t1, t2)``, batched.
 
     Any ``c >= 0`` and ``t_i >= max_u v_i(u)`` give an upper bound on the pair
-    support; ``k`` is Theorem 4's constant (:func:`rldp_models.symbolic.theorem4_constant`).
+    support; ``k`` is Theorem 4's constant (:data:`rldp_models.symbolic_values.THEOREM4_CONSTANT`).
     """
     h1 = _h_terms(t1, v1, p1)[0]
     h2 = _h_terms(t2, v2, p2)[0]
@@ -223,7 +223,7 @@ def _copied(batch: BatchPairSupport) -> BatchPairSupport:
 
 
 def _pair_support_batch(v1, v2, p1, p2, rho) -> BatchPairSupport:
-    k = float(symbolic.theorem4_constant())
+    k = symbolic_values.THEOREM4_CONSTANT
     scale = np.maximum(np.abs(v1).max(1) + np.abs(v2).max(1), 1e-300) / rho
     c = _envelope_root(lambda c, starts, rows: _envelope_slope(c, v1[rows], v2[rows], p1[rows],
                                                                p2[rows], rho[rows], k, starts),

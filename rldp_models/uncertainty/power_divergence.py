@@ -67,9 +67,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import cvxpy as cp
 import mpmath
 import numpy as np
-import sympy as sp
 
-from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
@@ -128,17 +126,34 @@ def validated_order(order: float) -> float:
     return value
 
 
-@functools.lru_cache(maxsize=1)
-def _numeric_conjugate() -> Callable[..., Any]:
-    c = symbolic.power_divergence_conjugate()
-    return sp.lambdify((c.u, c.lam), c.conjugate, "numpy")
+@dataclass(frozen=True)
+class _DerivedFormulas:
+    """The set's formulas as numeric functions of the sympy derivations (module docstring).
+
+    ``conjugate(u, lambda)`` is ``phi*``; ``interval_conjugate(W, lambda)`` is ``phi*`` in
+    ``W = u^(lambda/(lambda+1))`` (affine in ``W``) for mpmath intervals; ``gamma(A, B, p)``
+    is the scale multiplier minimising ``A g + B g^p``.
+    """
+
+    conjugate: Callable[..., Any]
+    interval_conjugate: Callable[..., Any]
+    gamma: Callable[..., Any]
 
 
 @functools.lru_cache(maxsize=1)
-def _interval_conjugate() -> Callable[..., Any]:
-    """``phi*`` in ``(W, lambda)``, ``W = u^(lambda/(lambda+1))`` (affine in ``W``)."""
+def _derived() -> _DerivedFormulas:
+    """Derive the set's formulas with sympy, once per process."""
+    # The one place this set's support function is derived: importing sympy (~0.3 s CPU) here
+    # rather than at the top keeps it off every command that never uses a power-divergence set.
+    import sympy as sp
+
+    from rldp_models import symbolic
+
     c = symbolic.power_divergence_conjugate()
-    return sp.lambdify((c.power, c.lam), c.affine_conjugate, "mpmath")
+    return _DerivedFormulas(
+        conjugate=sp.lambdify((c.u, c.lam), c.conjugate, "numpy"),
+        interval_conjugate=sp.lambdify((c.power, c.lam), c.affine_conjugate, "mpmath"),
+        gamma=symbolic.power_gamma_elimination().c_function)
 
 
 def interval_power(u: Any, exponent: Any) -> Any:
@@ -326,8 +341,7 @@ class PowerDivergenceSet:
         if b_coef == 0 or not np.isfinite(b_coef) or p * (p - 1) * b_coef <= 0 \
                 or a_coef * p * b_coef >= 0:
             return 0.0
-        elimination = symbolic.power_gamma_elimination()
-        return float(elimination.c_function(a_coef, b_coef, p))
+        return float(_derived().gamma(a_coef, b_coef, p))
 
     def _dual_value(self, mu: float, gamma: float, v: np.ndarray) -> float:
         """The dual objective at ``(mu, gamma)`` in floating point (``inf`` off its domain)."""
@@ -347,9 +361,9 @@ class PowerDivergenceSet:
             else:
                 u = -(lam + 1) * s
                 if lam < -1:
-                    conjugate = _numeric_conjugate()(np.maximum(u, 0.0), lam)
+                    conjugate = _derived().conjugate(np.maximum(u, 0.0), lam)
                 else:
-                    conjugate = np.where(u >= 0, _numeric_conjugate()(np.maximum(u, 0.0), lam),
+                    conjugate = np.where(u >= 0, _derived().conjugate(np.maximum(u, 0.0), lam),
                                          np.inf)
                     if lam < 0:
                         conjugate = np.where(u > 0, conjugate, np.inf)
@@ -453,7 +467,7 @@ class PowerDivergenceSet:
                         return top
                     u = iv.mpf([max(u.a, 0), max(u.b, 0)])
                     power = interval_power(u, lam_iv / (lam_iv + 1))
-                    conjugate = _interval_conjugate()(power, lam_iv)
+                    conjugate = _derived().interval_conjugate(power, lam_iv)
                 total += gamma_iv * interval(float(w)) * conjugate
             return min(upper_mpf(total), top)
 

@@ -35,7 +35,6 @@ from functools import cache
 
 import numpy as np
 
-from rldp_models import symbolic
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
@@ -143,6 +142,11 @@ def l1_default(centres: np.ndarray, n: int, alpha: float) -> np.ndarray:
 
 @cache
 def _lemma9() -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
+    """Lemma 9's roots, derived by sympy (:func:`rldp_models.symbolic.lemma9_bounds`)."""
+    # Imported where the roots are derived: sympy (~0.3 s CPU) stays off every command that
+    # only registers these statistics (solve and verify import this module via calibration).
+    from rldp_models import symbolic
+
     return symbolic.lemma9_bounds()
 
 
