@@ -181,6 +181,9 @@ def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.nd
                        rho: np.ndarray) -> BatchPairSupport:
     """Vectorised Theorem 4 (eq. 29) with certificates and maximisers.
 
+    Inputs seen in one of the last :data:`CACHED_BATCHES` calls are answered from it, with
+    arrays of their own.
+
     Parameters
     ----------
     v1, v2 : ndarray (T, U)
@@ -188,9 +191,6 @@ def pair_support_batch(v1: np.ndarray, v2: np.ndarray, p1: np.ndarray, p2: np.nd
         Joint empirical rows ``Phat_{s1,u}``, ``Phat_{s2,u}``.
     rho : ndarray (T,)
         ``sqrt(B+1) - 1 + Phat_{s1} + Phat_{s2}``.
-
-    Inputs seen in one of the last :data:`CACHED_BATCHES` calls are answered from it, with
-    arrays of their own.
     """
     key = _digest(v1, v2, p1, p2, rho)
     if key in _RECENT:
