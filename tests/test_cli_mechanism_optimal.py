@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import rldp_models.cli as cli
+from rldp_models.results import mechanism_result
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_optimal import read_joint
 from rldp_models.errors import InputError
@@ -349,3 +350,14 @@ def test_through_a_subprocess(files: dict[str, str]) -> None:
     assert record["privacy_check"]["notion"] == "LIP w.r.t. S"
     assert record["privacy_check"]["holds"]
     assert_stochastic(record)
+
+
+def test_a_written_certificate_says_verified_by_the_exact_check(
+        files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The producer's float test says unverified (forced here, as it may be within rounding
+    of its tolerance); the writer's exact check, the one ``rldp verify`` makes, passes, and
+    the record says what that check found."""
+    monkeypatch.setattr(mechanism_result, "returned_verdict", lambda *args: False)
+    record = solve(files, "ldp-s", "--joint", files["joint"])
+    assert record["certificate"]["verified"] is True
+    assert cli.main(["verify", files["out"]]) == ExitCode.OK
