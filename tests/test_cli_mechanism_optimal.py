@@ -7,8 +7,9 @@ LIP and SRLIP cones built from their definitions.
 """
 
 from __future__ import annotations
-from tests.shared_data import result_fields
+from tests.shared_data import ADULT, result_fields
 
+import csv
 import itertools
 import subprocess
 import sys
@@ -361,3 +362,28 @@ def test_a_written_certificate_says_verified_by_the_exact_check(
     record = solve(files, "ldp-s", "--joint", files["joint"])
     assert record["certificate"]["verified"] is True
     assert cli.main(["verify", files["out"]]) == ExitCode.OK
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not here")
+@pytest.mark.parametrize("name", ["lip", "ldp-s"])
+def test_a_cone_too_large_to_certify_is_refused_before_solving(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Adult race x native-country at eps 1: the exact ray listing gives up past its cap (the
+    float double description of ``lip`` ran for more than 10 minutes): exit 2, one line,
+    nothing written, within seconds."""
+    table: dict[str, dict[str, int]] = {}
+    with ADULT.open() as data:
+        for row in csv.reader(data, skipinitialspace=True):
+            if len(row) == 15:
+                cells = table.setdefault(row[8], {})
+                cells[row[13]] = cells.get(row[13], 0) + 1
+    countries = sorted({country for cells in table.values() for country in cells})
+    joint = write_joint(tmp_path / "race_country.csv",
+                        np.array([[table[race].get(c, 0) for c in countries]
+                                  for race in sorted(table)]), countries)
+    out = tmp_path / "o.json"
+    code = rldp([name, "--eps", "1", "--joint", str(joint), "--out", str(out)])
+    error = capsys.readouterr().err
+    assert code == ExitCode.BAD_INPUT and not out.exists()
+    assert f"{name}: refused before solving" in error and "more than 16384 rays" in error
+    assert error.count("\n") == 1
