@@ -95,3 +95,12 @@ def test_mutual_information_at_large_k(tmp_path: Path, capsys, k: int, seed: int
         lines = capsys.readouterr().out.splitlines()
         assert code == 1 and not path.exists(), lines
         assert any(line.startswith("  certificate: FAILS") for line in lines), lines
+
+
+@pytest.mark.slow
+def test_a_k_24_staircase_refused_before_now_verifies(tmp_path: Path, capsys) -> None:
+    """k = 24, seed 2 was refused (its pricing stopped at its node limit with a loose bound);
+    priced by subset sums it exits 0, and rldp verify accepts the record. 10 s CPU."""
+    code, path = _run_staircase(tmp_path, 24, 2)
+    assert code == 0, capsys.readouterr().out
+    _check(capsys, path, "by the independent checker")
