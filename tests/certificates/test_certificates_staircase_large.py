@@ -62,12 +62,12 @@ def test_mutual_information_at_k_13_by_brute_force(tmp_path: Path, capsys) -> No
 
 @pytest.fixture(scope="module")
 def k17(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The least k past the brute-force limit (16): the knapsack branch and bound decides."""
+    """The least k past the brute-force limit (16): a prior of counts, priced by subset sums."""
     return _staircase(tmp_path_factory.mktemp("k17"), 17, 2)
 
 
-def test_mutual_information_at_k_17_by_the_knapsack(k17: Path, capsys) -> None:
-    _check(capsys, k17, "knapsack branch and bound")
+def test_mutual_information_at_k_17_by_subset_sums(k17: Path, capsys) -> None:
+    _check(capsys, k17, "subset sums of the prior's counts")
 
 
 def test_no_independent_check_past_16_for_other_utilities(k17: Path, capsys) -> None:
