@@ -84,9 +84,9 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
         return ExitCode.FAILED
     if certificate is not None:  # one verdict: the exact check's, not the float test's
         claimed = result.certificate.get("verified")
-        verified = [True] * len(claimed) if isinstance(claimed, list) else True  # srlip: each
+        holds = [True] * len(claimed) if isinstance(claimed, list) else True  # srlip: each
         result = dataclasses.replace(result, certificate={**result.certificate,
-                                                          "verified": verified})
+                                                          "verified": holds})
     return write_result(result, args.out, args.name)
 
 
