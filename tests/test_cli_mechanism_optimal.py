@@ -7,8 +7,9 @@ LIP and SRLIP cones built from their definitions.
 """
 
 from __future__ import annotations
-from tests.shared_data import result_fields
+from tests.shared_data import ADULT, result_fields
 
+import csv
 import itertools
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import numpy as np
 import pytest
 
 import rldp_models.cli as cli
+from rldp_models.results import mechanism_result
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_optimal import read_joint
 from rldp_models.errors import InputError
@@ -315,7 +317,9 @@ def test_eps_zero_fallback_below_an_informative_optimum_is_refused(
 
 
 MASTER_INFEASIBLE = np.random.default_rng(2).integers(1, 60, size=(5, 11))
-"""5 secrets, 11 inputs: ldp-s at eps 0 generates columns, and its master LP is infeasible."""
+"""5 secrets, 11 inputs: ldp-s at eps 1e-9 generates columns, and HiGHS finds its
+(preconditioned, condition number about 1e9) master LP infeasible. At eps 0 the master is
+feasible since the seed holds ``1`` (``tests/conelp/test_conelp_secret.py``)."""
 
 
 def test_a_solver_giving_up_on_valid_input_is_inconclusive(
@@ -323,7 +327,7 @@ def test_a_solver_giving_up_on_valid_input_is_inconclusive(
     """Not bad input (2): exit 3, one line naming the solver's failure, nothing written."""
     joint = write_joint(tmp_path / "j.csv", MASTER_INFEASIBLE, [f"x{i}" for i in range(11)])
     out = tmp_path / "o.json"
-    code = rldp(["ldp-s", "--eps", "0", "--joint", str(joint), "--out", str(out)])
+    code = rldp(["ldp-s", "--eps", "1e-9", "--joint", str(joint), "--out", str(out)])
     error = capsys.readouterr().err
     assert code == ExitCode.INCONCLUSIVE and not out.exists()
     assert error.startswith("rldp: ldp-s: the cone LP's solver gave up (")
@@ -347,3 +351,39 @@ def test_through_a_subprocess(files: dict[str, str]) -> None:
     assert record["privacy_check"]["notion"] == "LIP w.r.t. S"
     assert record["privacy_check"]["holds"]
     assert_stochastic(record)
+
+
+def test_a_written_certificate_says_verified_by_the_exact_check(
+        files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The producer's float test says unverified (forced here, as it may be within rounding
+    of its tolerance); the writer's exact check, the one ``rldp verify`` makes, passes, and
+    the record says what that check found."""
+    monkeypatch.setattr(mechanism_result, "returned_verdict", lambda *args: False)
+    record = solve(files, "ldp-s", "--joint", files["joint"])
+    assert record["certificate"]["verified"] is True
+    assert cli.main(["verify", files["out"]]) == ExitCode.OK
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not here")
+@pytest.mark.parametrize("name", ["lip", "ldp-s"])
+def test_a_cone_too_large_to_certify_is_refused_before_solving(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Adult race x native-country at eps 1: the exact ray listing gives up past its cap (the
+    float double description of ``lip`` ran for more than 10 minutes): exit 2, one line,
+    nothing written, within seconds."""
+    table: dict[str, dict[str, int]] = {}
+    with ADULT.open() as data:
+        for row in csv.reader(data, skipinitialspace=True):
+            if len(row) == 15:
+                cells = table.setdefault(row[8], {})
+                cells[row[13]] = cells.get(row[13], 0) + 1
+    countries = sorted({country for cells in table.values() for country in cells})
+    joint = write_joint(tmp_path / "race_country.csv",
+                        np.array([[table[race].get(c, 0) for c in countries]
+                                  for race in sorted(table)]), countries)
+    out = tmp_path / "o.json"
+    code = rldp([name, "--eps", "1", "--joint", str(joint), "--out", str(out)])
+    error = capsys.readouterr().err
+    assert code == ExitCode.BAD_INPUT and not out.exists()
+    assert f"{name}: refused before solving" in error and "more than 16384 rays" in error
+    assert error.count("\n") == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,7 +56,10 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     a cone LP's optimum, its certificate passes the check ``rldp verify``
     makes (:func:`optimality_verdict`); otherwise nothing is written and the
     exit code is ``FAILED`` (:mod:`rldp_models.cli.exit_codes`), with one
-    line on stderr naming what failed.
+    line on stderr naming what failed. A written certificate's ``verified`` is
+    that check's verdict, not the producer's float test
+    (:func:`~rldp_models.results.mechanism_result.returned_verdict`), which can
+    differ from it within rounding of a tolerance.
     """
     if result.matrix is None:  # closed forms and cone LPs always write their dense matrix
         raise TypeError(f"{args.name}: the result has no dense matrix")
@@ -78,6 +82,11 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
                          f"certificate of optimality is not verified ({reason}; rldp verify "
                          f"would reject it){_why_unproven(result)}\n")
         return ExitCode.FAILED
+    if certificate is not None:  # one verdict: the exact check's, not the float test's
+        claimed = result.certificate.get("verified")
+        holds = [True] * len(claimed) if isinstance(claimed, list) else True  # srlip: each
+        result = dataclasses.replace(result, certificate={**result.certificate,
+                                                          "verified": holds})
     return write_result(result, args.out, args.name)
 
 

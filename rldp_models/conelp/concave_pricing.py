@@ -53,6 +53,10 @@ GAP_TOLERANCE = 2e-10
 """A node whose bound exceeds the best value found (or 0) by at most this is closed
 (a certificate needs ``<= 1e-9`` per unit mass, and ``1.v >= 1`` on ``p.v = 1``)."""
 
+SEED_ROUNDING = 1e-14
+"""A unit row of the cone may be this far below ``0`` on ``1 / sqrt(d)`` for ``1`` to seed
+the master (:meth:`ConcavePricing.seed`): rounding of rows that are exactly ``0`` on it."""
+
 EARLY_STOP_FACTOR = 2.0
 """Pricing stops early only once it holds a ray whose reduced cost per unit mass is
 above this multiple of ``entering`` (column generation's threshold), so that the ray
@@ -221,10 +225,19 @@ class ConcavePricing:
         return self.prior.size
 
     def seed(self) -> np.ndarray:
-        """The vertices of ``P`` found while bounding each coordinate, plus ``1`` if in ``C``."""
+        """The vertices of ``P`` found while bounding each coordinate, plus ``1`` if in ``C``.
+
+        ``1`` (exactly, a multiple of the right-hand side of a mechanism's
+        master, so the master is feasible in floating point too) is taken when
+        no row is below ``-SEED_ROUNDING`` on it: the rows of a ratio cone at
+        ``eps = 0`` are ``0`` on ``1`` exactly, but about ``-3e-17`` in doubles,
+        and without ``1`` the vertices alone need not hold ``1`` in their cone
+        (``ldp-s`` on ``5 x 11`` secrets and inputs: the master was Infeasible).
+        """
         columns = [self._vertices]
-        if np.all(self.rows @ np.ones(self.dimension) >= 0):
-            columns.append(np.full((self.dimension, 1), 1.0 / self.dimension))
+        ones = np.ones((self.dimension, 1))
+        if np.all(self.rows @ ones >= -SEED_ROUNDING * np.sqrt(self.dimension)):
+            columns.append(ones)
         return _distinct(np.hstack(columns))
 
     def price(self, dual: np.ndarray, count: int) -> PricingResult:

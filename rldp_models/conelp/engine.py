@@ -535,8 +535,13 @@ def _row_transform(seed: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.nd
     keeping the largest scale. Each row's sign makes ``T rhs >= 0`` (so the
     master is a valid :class:`ConeLP` over the columns ``T v``) and ``c`` makes
     ``|T rhs| = |rhs|``, so absolute tolerances weigh the right-hand side as
-    before. Otherwise ``T`` is the identity. The dual of the original rows is
-    ``T^T`` times that of the new ones.
+    before. ``T rhs`` is the product by the final ``T`` (a sign flip is exact),
+    the same product as the columns': in a thin direction ``T`` has entries
+    near ``1 / s`` and a product cancels to a relative error near ``1e-16 / s``
+    (``1e-7`` at ``eps = 1e-9``), so a separately rounded ``T rhs`` left a seed
+    column ``c rhs`` (e.g. ``1``) infeasible by more than HiGHS's tolerance.
+    Otherwise ``T`` is the identity. The dual of the original rows is ``T^T``
+    times that of the new ones.
     """
     d = seed.shape[0]
     if _clearly_well_conditioned(seed):
@@ -547,10 +552,10 @@ def _row_transform(seed: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.nd
     if not np.any(signal) or largest <= CONDITION_LIMIT * singular[signal].min():
         return np.eye(d), rhs
     transform = U.T / np.where(signal, singular, largest)[:, None]
+    transform *= np.linalg.norm(rhs) / np.linalg.norm(transform @ rhs)
     image = transform @ rhs
-    factor = np.linalg.norm(rhs) / np.linalg.norm(image)
     signs = np.where(image < 0, -1.0, 1.0)
-    return transform * (factor * signs)[:, None], np.abs(image) * factor
+    return transform * signs[:, None], np.abs(image)
 
 
 def _clearly_well_conditioned(seed: np.ndarray) -> bool:

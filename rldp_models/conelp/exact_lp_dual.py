@@ -56,6 +56,13 @@ GAP_TOLERANCE = 1e-8
 MAX_RAYS = 1 << 12
 """Cones with more extreme rays than this are not enumerated."""
 
+MAX_INTERMEDIATE_RAYS = 4 * MAX_RAYS
+"""Double description gives up once a partial cone has more rays than this
+(:func:`~rldp_models.conelp.exact_dd.exact_extreme_rays`). A partial cone may have more
+rays than the final one, hence the margin over ``MAX_RAYS``; the cap bounds the work of
+the producer's dual correction and of ``rldp verify``, which then both report the cone
+as not enumerable."""
+
 MAX_GAMMA_DIMENSION = 8
 """PolyOpt's Gamma is enumerated for count tables of at most this many cells."""
 
@@ -116,7 +123,7 @@ def attribute_cone_rays(joint: np.ndarray, j: int, ratio: Fraction) -> list[Ray]
 
 
 def _enumerated(rows: np.ndarray, dimension: int) -> list[Ray]:
-    rays = exact_extreme_rays([list(row) for row in rows], dimension)
+    rays = exact_extreme_rays([list(row) for row in rows], dimension, MAX_INTERMEDIATE_RAYS)
     if len(rays) > MAX_RAYS:
         raise InputError(f"the cone has {len(rays)} rays, more than {MAX_RAYS} to check")
     return [tuple(Fraction(x) for x in ray) for ray in rays]

@@ -22,6 +22,9 @@ import pytest
 from rldp_models.conelp import (ConeLP, OptimalMechanism, ldp_wrt_secret_mechanism,
                                 lip_mechanism, srlip_mechanism, staircase_mechanism)
 from rldp_models.conelp import lip, secret_ldp, srlip, staircase  # modules, to patch
+from rldp_models.conelp.cones import pairwise_ratio_rows
+from rldp_models.conelp.exact_dd import exact_extreme_rays
+from rldp_models.errors import InputError
 from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
                                  certify_srlip)
 from rldp_models.privacy.exp_bounds import compare_with_exp
@@ -203,3 +206,14 @@ def test_forced_violation_of_srlip_attributes_is_repaired(outward: list[np.ndarr
         assert attribute.repair.weight < 1e-5
         assert attribute_conditions_hold(attribute.Q, joint, j, result.split[j])
     assert certify_srlip(result.Q, joint.reshape(2, -1), SIZES, 1.0).holds
+
+
+def test_exact_double_description_gives_up_past_its_ray_cap() -> None:
+    """The LDP cone on 4 inputs has the 2^4 - 2 = 14 staircase patterns as rays (Theorem 2 of
+    extremal-mechanisms-ldp.txt); capped below that, the enumeration refuses instead."""
+    rows = [list(row) for row in pairwise_ratio_rows(np.eye(4, dtype=object) * Fraction(1),
+                                                     Fraction(2))]
+    assert len(exact_extreme_rays(rows, 4)) == 14
+    assert len(exact_extreme_rays(rows, 4, max_rays=14)) == 14
+    with pytest.raises(InputError, match="more than 5 rays"):
+        exact_extreme_rays(rows, 4, max_rays=5)

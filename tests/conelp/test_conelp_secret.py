@@ -242,3 +242,17 @@ def test_exact_rows_keep_eps_zero_consistent() -> None:
     assert result.solution.value > 0 and result.repair.value_before > 0
     assert result.repair.method == "fallback" and result.certification.holds
     assert Fraction(inner_ratio(0.0)) == 1
+
+
+def test_eps_zero_column_generation_master_is_feasible() -> None:
+    """5 secrets x 11 inputs at eps 0 (column generation): the seed holds ``1``, so the master
+    is feasible; its optimum equals the one over all rays enumerated by double description,
+    and its certificate holds. (Before, the master LP was Infeasible: the rows are 0 on ``1``
+    exactly but about -3e-17 in doubles, and ``1`` was left out of the seed.)"""
+    counts = np.random.default_rng(2).integers(1, 60, size=(5, 11)).astype(float)
+    joint = counts / counts.sum()
+    generated = ldp_wrt_secret_mechanism(joint, 0.0, method="column-generation")
+    enumerated = ldp_wrt_secret_mechanism(joint, 0.0, method="enumerate")
+    assert generated.solution.certificate.verified
+    assert generated.solution.value > 0.5  # the one-output mechanism has 0
+    assert generated.solution.value == pytest.approx(enumerated.solution.value, abs=1e-8)

@@ -162,3 +162,21 @@ def test_command_line_method(tmp_path) -> None:
     assert utilities[0] == pytest.approx(staircase_mechanism(prior, 1.0).utility, rel=1e-9)
     assert main(["mechanism", "lip", "--joint", str(path), "--eps", "1", "--method", "auto",
                  "--out", str(tmp_path / "lip.json")]) == 2
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_subset_sum_pricing_equals_brute_force(seed: int) -> None:
+    """The subset-sum pricing of a prior from counts finds the largest reduced cost per unit
+    mass over every pattern, checked against all 2^10 - 2 patterns written out, at a random
+    dual and at one affine in the prior (the ties that stop branch and bound)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 100, size=10)
+    prior = counts / counts.sum()
+    oracle = MutualInformationPricing(prior, inner_ratio(1.0))
+    subsets = np.array([[(mask >> x) & 1 for x in range(10)] for mask in range(1, 2**10 - 1)],
+                       dtype=bool).T
+    for dual in (rng.normal(0.0, 0.05, 10), 0.01 - 0.3 * prior):
+        brute = oracle.ratios(subsets, dual)
+        found, pattern = oracle.subset_sum_pricing(dual)
+        assert found == pytest.approx(brute.max(), abs=1e-12)
+        assert oracle.ratios(pattern[:, None], dual)[0] == pytest.approx(found, abs=1e-12)
