@@ -15,24 +15,18 @@ of the objective); the ratio is baseline CPU over today's. Race x education
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.results import optimality_reweighting
 from rldp_models.results.optimality_dual import solution_optimality
 
-ADULT = Path("/work/shared/data/adult/adult.data")
+from instances import race_education, synthetic_10x20
+from timing import cpu_seconds
 
-
-def _cpu(function: Any) -> tuple[Any, float]:
-    start = time.process_time()
-    value = function()
-    return value, time.process_time() - start
 
 
 def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch: Any) -> None:
@@ -41,9 +35,9 @@ def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch:
     with monkeypatch.context() as patch:
         patch.setattr(optimality_reweighting, "RESOLVE_FROM_BASIS", False)
         start = time.perf_counter()
-        before, before_cpu = _cpu(lambda: solution_optimality(solution))
+        before, before_cpu = cpu_seconds(lambda: solution_optimality(solution))
         before_wall = time.perf_counter() - start
-    now, now_cpu = benchmark.pedantic(lambda: _cpu(lambda: solution_optimality(solution)),
+    now, now_cpu = benchmark.pedantic(lambda: cpu_seconds(lambda: solution_optimality(solution)),
                                       rounds=1, iterations=1)
     assert before["claimed"] and now["claimed"]
     assert now["relative_gap"] == pytest.approx(before["relative_gap"], rel=1e-4)
@@ -54,13 +48,9 @@ def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch:
 
 
 def test_race_education_5x16(benchmark, record_ratio, monkeypatch) -> None:
-    if not ADULT.exists():
-        pytest.skip("Adult data not available")
-    _compare(benchmark, record_ratio, Crosstab.from_records(ADULT, "race", "education"),
-             monkeypatch)
+    _compare(benchmark, record_ratio, race_education(), monkeypatch)
 
 
 @pytest.mark.slow
 def test_rurp_10x20(benchmark, record_ratio, monkeypatch) -> None:
-    _compare(benchmark, record_ratio, jeffreys_instance(10, 20, 10_000, seed=7).crosstab,
-             monkeypatch)
+    _compare(benchmark, record_ratio, synthetic_10x20(), monkeypatch)

@@ -14,19 +14,19 @@ from __future__ import annotations
 
 import itertools
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
 from rldp_models.privacy.guarantees import pair_rows
 from rldp_models.programs import preset
 from rldp_models.uncertainty import pair_support_batch as module
 
-ADULT = Path("/work/shared/data/adult/adult.data")
+from instances import race_education, synthetic_10x20
+from timing import cpu_seconds
+
 
 
 def _all_rows_block_t(c, v, p, k, start):
@@ -86,12 +86,6 @@ def _all_rows_envelope_root(slope_at, lo, hi):
     return np.exp(x)
 
 
-def _cpu(function: Any) -> tuple[Any, float]:
-    start = time.process_time()
-    value = function()
-    return value, time.process_time() - start
-
-
 def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch: Any) -> None:
     program = preset("RURP", crosstab, 1.0, 0.05, distortion="hamming")
     solution = program.solve(solver="clarabel-direct")
@@ -108,9 +102,9 @@ def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch:
         patch.setattr(module, "_block_t", _all_rows_block_t)
         patch.setattr(module, "_envelope_root", _all_rows_envelope_root)
         start = time.perf_counter()
-        before, before_cpu = _cpu(batch)
+        before, before_cpu = cpu_seconds(batch)
         before_wall = time.perf_counter() - start
-    now, now_cpu = benchmark.pedantic(lambda: _cpu(batch), rounds=1, iterations=1)
+    now, now_cpu = benchmark.pedantic(lambda: cpu_seconds(batch), rounds=1, iterations=1)
     assert np.max(np.abs(now.upper - before.upper)) < 1e-13
     assert np.max(now.upper - now.lower) <= np.max(before.upper - before.lower)
     benchmark.extra_info.update(
@@ -122,13 +116,9 @@ def _compare(benchmark: Any, record_ratio: Any, crosstab: Crosstab, monkeypatch:
 
 
 def test_race_education_5x16(benchmark, record_ratio, monkeypatch) -> None:
-    if not ADULT.exists():
-        pytest.skip("Adult data not available")
-    _compare(benchmark, record_ratio, Crosstab.from_records(ADULT, "race", "education"),
-             monkeypatch)
+    _compare(benchmark, record_ratio, race_education(), monkeypatch)
 
 
 @pytest.mark.slow
 def test_rurp_10x20(benchmark, record_ratio, monkeypatch) -> None:
-    _compare(benchmark, record_ratio, jeffreys_instance(10, 20, 10_000, seed=7).crosstab,
-             monkeypatch)
+    _compare(benchmark, record_ratio, synthetic_10x20(), monkeypatch)

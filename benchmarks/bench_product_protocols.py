@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from instances import ADULT
 from timing import best_of
 from rldp_models.data import Crosstab
 from rldp_models.rldp_protocols import (grr_conditional, independent_reporting, rldp_epsilon,
@@ -36,9 +36,6 @@ ALPHA, EPS = 0.05, 1.0
 TABLE_3X5 = np.array([[30, 12, 5, 8, 2], [10, 25, 9, 3, 6], [4, 7, 20, 11, 9]], dtype=float)
 STRUCTURED = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
 DENSE = {"ir": independent_reporting, "grr-cr": grr_conditional, "ue-cr": ue_conditional}
-ADULT = next((p for p in (Path(__file__).resolve().parents[1].parent /
-                          "shared/data/adult/adult.data",
-                          Path("/work/shared/data/adult/adult.data")) if p.exists()), None)
 
 
 def _peak_bytes(function) -> tuple[object, int]:
@@ -108,7 +105,7 @@ def test_dense_check_pruning(benchmark, record_ratio, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(ADULT is None, reason="the Adult data is not on this machine")
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not on this machine")
 @pytest.mark.parametrize("pair", [("race", "education"), ("education", "occupation")],
                          ids=lambda p: "x".join(p))
 @pytest.mark.parametrize("kind", list(STRUCTURED))

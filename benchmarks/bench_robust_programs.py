@@ -51,12 +51,12 @@ import resource
 import time
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import solvers
+from instances import ADULT
 from timing import best_of, in_child
 from rldp_models.certificates import worst_case as attained_worst_cases
 from rldp_models.certificates.conic import privacy_bounds
@@ -149,7 +149,6 @@ def test_rurp_10x20_direct(benchmark, record_ratio) -> None:
 
 # ----------------------------------------------------------------------------- Adult scale
 
-ADULT = Path("/work/shared/data/adult/adult.data")
 EPS = 1.0
 
 

@@ -17,14 +17,12 @@ default, the synthetic RURP 10x20 is ``slow``.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.privacy import worst_case
 from rldp_models.privacy.worst_case import worst_case_epsilon
@@ -32,13 +30,9 @@ from rldp_models.results.files import read_record, write_record
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.program_result import solution_result
 
-ADULT = Path("/work/shared/data/adult/adult.data")
+from instances import race_education, synthetic_10x20
+from timing import cpu_seconds
 
-
-def _cpu(function: Any) -> tuple[Any, float]:
-    start = time.process_time()
-    value = function()
-    return value, time.process_time() - start
 
 
 def _solved(crosstab: Crosstab) -> Any:
@@ -68,8 +62,8 @@ def _compare_worst_case(benchmark: Any, crosstab: Crosstab, monkeypatch: Any) ->
 
     with monkeypatch.context() as patch:
         patch.setattr(worst_case, "_batch_sorted", _first_batch_only(worst_case._batch_sorted))
-        before, before_cpu = _cpu(run)
-    now, now_cpu = benchmark.pedantic(lambda: _cpu(run), rounds=1, iterations=1)
+        before, before_cpu = cpu_seconds(run)
+    now, now_cpu = benchmark.pedantic(lambda: cpu_seconds(run), rounds=1, iterations=1)
     assert now.certified == pytest.approx(before.certified, rel=1e-12)
     benchmark.extra_info.update(cpu_before=before_cpu, cpu_now=now_cpu,
                                 cpu_ratio=before_cpu / now_cpu, certified=now.certified)
@@ -79,38 +73,28 @@ def _compare_writing(benchmark: Any, crosstab: Crosstab, tmp_path: Path) -> None
     record = solution_result(_solved(crosstab)).to_record(True)
     old = tmp_path / "indent.json"
     new = tmp_path / "layered.json"
-    _, before_cpu = _cpu(lambda: old.write_text(
+    _, before_cpu = cpu_seconds(lambda: old.write_text(
         json.dumps(jsonable(record), indent=1, allow_nan=False) + "\n"))
-    _, now_cpu = benchmark.pedantic(lambda: _cpu(lambda: write_record(record, new)),
+    _, now_cpu = benchmark.pedantic(lambda: cpu_seconds(lambda: write_record(record, new)),
                                     rounds=1, iterations=1)
     assert read_record(new) == read_record(old)
     benchmark.extra_info.update(cpu_before=before_cpu, cpu_now=now_cpu,
                                 cpu_ratio=before_cpu / now_cpu, bytes=new.stat().st_size)
 
 
-def _race_education() -> Crosstab:
-    if not ADULT.exists():
-        pytest.skip("Adult data not available")
-    return Crosstab.from_records(ADULT, "race", "education")
-
-
-def _synthetic() -> Crosstab:
-    return jeffreys_instance(10, 20, 10_000, seed=7).crosstab
-
-
 def test_worst_case_race_education(benchmark, monkeypatch) -> None:
-    _compare_worst_case(benchmark, _race_education(), monkeypatch)
+    _compare_worst_case(benchmark, race_education(), monkeypatch)
 
 
 def test_writing_race_education(benchmark, tmp_path) -> None:
-    _compare_writing(benchmark, _race_education(), tmp_path)
+    _compare_writing(benchmark, race_education(), tmp_path)
 
 
 @pytest.mark.slow
 def test_worst_case_rurp_10x20(benchmark, monkeypatch) -> None:
-    _compare_worst_case(benchmark, _synthetic(), monkeypatch)
+    _compare_worst_case(benchmark, synthetic_10x20(), monkeypatch)
 
 
 @pytest.mark.slow
 def test_writing_rurp_10x20(benchmark, tmp_path) -> None:
-    _compare_writing(benchmark, _synthetic(), tmp_path)
+    _compare_writing(benchmark, synthetic_10x20(), tmp_path)

@@ -21,6 +21,13 @@ def best_of(function: Callable[[], Any], repeats: int = 3) -> float:
     return min(timings)
 
 
+def cpu_seconds(function: Callable[[], T]) -> tuple[T, float]:
+    """``function()`` and the CPU seconds (this process, every thread) it took."""
+    start = time.process_time()
+    value = function()
+    return value, time.process_time() - start
+
+
 def in_child(function: Callable[[], T], limit: float | None = None) -> T:
     """``function()`` in a fresh child process, its result sent back.
 

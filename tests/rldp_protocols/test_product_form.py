@@ -11,7 +11,6 @@ law the dense rows (chi-square goodness of fit).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,6 +31,7 @@ from rldp_models.rldp_protocols.product_check import check_product_record, produ
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_matrix, ue_information
 
 from polyopt_brute_force import mutual_information
+from shared_data import ADULT
 
 BUILDERS = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
 TABLES = {
@@ -39,8 +39,6 @@ TABLES = {
     "zero-cell": [[14, 0, 6], [3, 9, 11]],
 }
 ALPHA = 0.05
-ADULT_CANDIDATES = (Path(__file__).resolve().parents[2].parent / "shared/data/adult/adult.data",
-                    Path("/work/shared/data/adult/adult.data"))
 
 
 def _crosstab(name: str) -> Crosstab:
@@ -194,10 +192,9 @@ def test_ue_information_against_its_definition(k):
                                                ("education", "occupation")])
 @pytest.mark.parametrize("kind", list(BUILDERS))
 def test_adult_pairs_in_product_form(kind, sensitive, public):
-    path = next((p for p in ADULT_CANDIDATES if p.exists()), None)
-    if path is None:
+    if not ADULT.exists():
         pytest.skip("the Adult data is not on this machine")
-    crosstab = Crosstab.from_records(path, sensitive, public)
+    crosstab = Crosstab.from_records(ADULT, sensitive, public)
     protocol = BUILDERS[kind](crosstab, 1.0, ALPHA)
     level = product_rldp_level(protocol, crosstab.counts, ALPHA)
     assert level.attained <= level.certified <= 1.0
