@@ -149,35 +149,9 @@ def test_bad_set_parameters() -> None:
         ChiSquareSet(np.array([0.5, 0.5]), 0.0)
 
 
-def test_vectorised_theorem4_matches_the_scalar_closed_form_and_brackets_it() -> None:
-    from rldp_models.uncertainty.pair_support_batch import pair_support_batch
-
-    rng = np.random.default_rng(21)
-    counts = random_counts(rng, 4, 5, 40)
-    counts[3] = 0  # a secret without records
-    f = ChiSquareSet.from_counts(counts, 0.05)
-    pairs = [(s1, s2) for s1 in range(4) for s2 in range(4) if s1 != s2] * 3
-    v1 = rng.random((len(pairs), 5)) * (rng.random((len(pairs), 5)) < 0.7)
-    v2 = -1.6 * rng.random((len(pairs), 5))
-    rows1 = np.array([f.phat[s1] for s1, _ in pairs])
-    rows2 = np.array([f.phat[s2] for _, s2 in pairs])
-    rho = np.array([f.pair(s1, s2).rho for s1, s2 in pairs])
-    batch = pair_support_batch(v1, v2, rows1, rows2, rho)
-    for i, (s1, s2) in enumerate(pairs):
-        pair = f.pair(s1, s2)
-        assert batch.upper[i] == pytest.approx(pair.support(v1[i], v2[i]), abs=1e-9)
-        assert pair.contains(batch.r1[i], batch.r2[i], tol=1e-12)
-    assert np.all(batch.lower <= batch.upper + 1e-15)
-    assert np.max(batch.upper - batch.lower) < 1e-8
-
-
-
-def test_vectorised_theorem4_solves_each_row_on_its_own() -> None:
-    """Every row stops on its own convergence test, so a row's bound, multipliers and
-    maximiser do not depend on the rows batched with it (the batch is only vectorisation),
-    and no row keeps iterating for the others: the maximisers' gaps stay at ~1e-11."""
-    from rldp_models.uncertainty.pair_support_batch import pair_support_batch
-
+def _theorem4_batch() -> tuple[ChiSquareSet, list[tuple[int, int]], tuple[np.ndarray, ...]]:
+    """A 4x5 set with a secret without records, every ordered pair three times, and random
+    sides: the set, the pairs and the batch's inputs ``(v1, v2, Phat rows 1, 2, rho)``."""
     rng = np.random.default_rng(21)
     counts = random_counts(rng, 4, 5, 40)
     counts[3] = 0
@@ -188,6 +162,29 @@ def test_vectorised_theorem4_solves_each_row_on_its_own() -> None:
     rows1 = np.array([f.phat[s1] for s1, _ in pairs])
     rows2 = np.array([f.phat[s2] for _, s2 in pairs])
     rho = np.array([f.pair(s1, s2).rho for s1, s2 in pairs])
+    return f, pairs, (v1, v2, rows1, rows2, rho)
+
+
+def test_vectorised_theorem4_matches_the_scalar_closed_form_and_brackets_it() -> None:
+    from rldp_models.uncertainty.pair_support_batch import pair_support_batch
+
+    f, pairs, (v1, v2, rows1, rows2, rho) = _theorem4_batch()
+    batch = pair_support_batch(v1, v2, rows1, rows2, rho)
+    for i, (s1, s2) in enumerate(pairs):
+        pair = f.pair(s1, s2)
+        assert batch.upper[i] == pytest.approx(pair.support(v1[i], v2[i]), abs=1e-9)
+        assert pair.contains(batch.r1[i], batch.r2[i], tol=1e-12)
+    assert np.all(batch.lower <= batch.upper + 1e-15)
+    assert np.max(batch.upper - batch.lower) < 1e-8
+
+
+def test_vectorised_theorem4_solves_each_row_on_its_own() -> None:
+    """Every row stops on its own convergence test, so a row's bound, multipliers and
+    maximiser do not depend on the rows batched with it (the batch is only vectorisation),
+    and no row keeps iterating for the others: the maximisers' gaps stay at ~1e-11."""
+    from rldp_models.uncertainty.pair_support_batch import pair_support_batch
+
+    _, pairs, (v1, v2, rows1, rows2, rho) = _theorem4_batch()
     batch = pair_support_batch(v1, v2, rows1, rows2, rho)
     for i in range(len(pairs)):
         alone = pair_support_batch(v1[i:i + 1], v2[i:i + 1], rows1[i:i + 1], rows2[i:i + 1],
