@@ -209,6 +209,15 @@ def test_boost_maps_the_second_order_cone_onto_itself() -> None:
     np.testing.assert_allclose((boost - boost.T).toarray(), 0.0)
 
 
+def _assert_same_answer(result: solvers.SolveResult, reference: solvers.SolveResult,
+                        objective_rtol: float, dual_rtol: float, dual_atol: float) -> None:
+    """``result`` has ``reference``'s objective and the duals of every declared row group."""
+    assert result.objective == pytest.approx(reference.objective, rel=objective_rtol)
+    for group, dual in reference.dual.items():
+        np.testing.assert_allclose(result.dual[group], dual, rtol=dual_rtol, atol=dual_atol,
+                                   err_msg=group)
+
+
 def test_boosted_solve_reports_the_declared_rows_duals(
         crosstab: Crosstab, monkeypatch: pytest.MonkeyPatch) -> None:
     """The side cones handed to Clarabel boosted give the same optimum and, after the map
@@ -221,10 +230,7 @@ def test_boosted_solve_reports_the_declared_rows_duals(
     plain = dataclasses.replace(boosted, soc_boosts=None, solver_cache={})
     with_boost, without = (solvers.solve(conic, solver="clarabel-direct")
                            for conic in (boosted, plain))
-    assert with_boost.objective == pytest.approx(without.objective, rel=1e-7)
-    for group, dual in without.dual.items():
-        np.testing.assert_allclose(with_boost.dual[group], dual, rtol=1e-3, atol=1e-6,
-                                   err_msg=group)
+    _assert_same_answer(with_boost, without, objective_rtol=1e-7, dual_rtol=1e-3, dual_atol=1e-6)
 
 
 def test_mixing_blocks_unmix_to_the_declared_rows_dual() -> None:
@@ -267,10 +273,7 @@ def test_grouped_linking_gives_the_mixed_forms_optimum_and_declared_duals(
                                                            solver_cache={}),
                                        solver="clarabel-direct", **settings)
                          for conic in (mixed, grouped))
-    assert result.objective == pytest.approx(reference.objective, rel=1e-9)
-    for group, dual in reference.dual.items():
-        np.testing.assert_allclose(result.dual[group], dual, rtol=1e-4, atol=1e-7,
-                                   err_msg=group)
+    _assert_same_answer(result, reference, objective_rtol=1e-9, dual_rtol=1e-4, dual_atol=1e-7)
 
 
 def test_large_robust_programs_default_to_grouped_linking() -> None:
