@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rldp_models.errors import InputError
+from solvers.banners import silence_highs_banner
 
 SPECS = ("serial", "joblib", "dask-local", "dask://HOST:PORT")
 """Executor specs accepted by :func:`executor_from_spec` (for help texts)."""
@@ -116,7 +117,21 @@ def _joblib_map(function: Callable[[Any], Any], tasks: Sequence[Any], workers: i
     # One BLAS thread per worker: the workers already fill the cores.
     parallel = Parallel(n_jobs=min(workers, len(tasks)), return_as="generator",
                         backend="loky", inner_max_num_threads=1)
-    return [_ticked(result, tick) for result in parallel(delayed(function)(t) for t in tasks)]
+    quiet = _Quiet(function)
+    return [_ticked(result, tick) for result in parallel(delayed(quiet)(t) for t in tasks)]
+
+
+@dataclass(frozen=True)
+class _Quiet:
+    """``function`` run in a worker process whose HiGHS banner is spent on the null device
+    first (:func:`solvers.banners.silence_highs_banner`): workers share the caller's standard
+    output, which carries results only."""
+
+    function: Callable[[Any], Any]
+
+    def __call__(self, task: Any) -> Any:
+        silence_highs_banner()
+        return self.function(task)
 
 
 def _require_dask() -> None:

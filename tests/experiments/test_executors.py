@@ -99,3 +99,21 @@ def test_default_workers_are_the_cores() -> None:
 
     assert executor_from_spec("joblib").workers == len(os.sched_getaffinity(0))
     assert executor_from_spec("serial").label == "serial"
+
+
+def test_joblib_workers_print_no_solver_banner() -> None:
+    """A worker that builds a HiGHS model prints nothing on the shared standard output (HiGHS
+    prints its banner once per process, at its first model); checked in a fresh interpreter,
+    whose workers inherit its captured stdout. Without the workers' silencing this fails."""
+    import subprocess
+    import sys
+
+    script = ("from rldp_models.executors import _joblib_map\n"
+              "def build(_):\n"
+              "    import highspy\n"
+              "    highspy.Highs()\n"
+              "    return 0\n"
+              "print(_joblib_map(build, [0, 1, 2, 3], 2, lambda: None))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout == "[0, 0, 0, 0]\n"
