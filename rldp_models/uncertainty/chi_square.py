@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
-from scipy.stats import chi2
 
 from rldp_models import symbolic_values
 from rldp_models.errors import InputError
+from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv, upper
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
@@ -53,7 +53,7 @@ def chi_square_radius(n: int, cells: int, alpha: float) -> float:
         raise InputError(f"the number of records must be positive, got {n}")
     if cells < 2:
         raise InputError("a chi-square set needs at least two cells")
-    return float(chi2.ppf(1.0 - alpha, cells - 1) / n)
+    return chi2_ppf(1.0 - alpha, cells - 1) / n
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,9 @@ import cvxpy as cp
 import mpmath
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import chi2
 
 from rldp_models.errors import InputError
+from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import as_columns, as_row, scalar
@@ -55,7 +55,7 @@ def kl_radius(n: int, cells: int, alpha: float) -> float:
         raise InputError(f"alpha must lie in (0, 1), got {alpha}")
     if n <= 0 or cells < 2:
         raise InputError("a KL ball needs records and at least two cells")
-    return float(chi2.ppf(1.0 - alpha, cells - 1) / (2 * n))
+    return chi2_ppf(1.0 - alpha, cells - 1) / (2 * n)
 
 
 @dataclass(frozen=True)
