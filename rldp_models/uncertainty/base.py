@@ -54,18 +54,32 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, runtime_checkable
 
-import cvxpy as cp
 import mpmath
 import numpy as np
 
 from rldp_models.exact import ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.conic_support import ConicSupport
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+
+CVXPY_HELPERS = frozenset({"as_columns", "as_row", "embed_rows", "conditional_at_most"})
+"""Names of :mod:`rldp_models.uncertainty.cvxpy_rows` this module still answers (PEP 562)."""
 
 DOUBLE_ROUNDING = 2.0**-52
 """Relative error bound of one double subtraction (twice the unit round-off)."""
+
+
+def __getattr__(name: str) -> Any:
+    """The cvxpy helpers' old home: imported on first use, so importing ``base`` costs no cvxpy."""
+    if name in CVXPY_HELPERS:
+        from rldp_models.uncertainty import cvxpy_rows
+
+        return getattr(cvxpy_rows, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Capability(enum.Enum):
@@ -154,42 +168,6 @@ class ConditionalBound:
 def scalar(x: Any) -> float:
     """A multiplier given as a number or a one-element array, as a float."""
     return float(np.ravel(np.asarray(x, dtype=float))[0])
-
-
-def as_columns(v: cp.Expression) -> cp.Expression:
-    """A vector expression as one column, shape (n, 1); matrices are returned as they are."""
-    return cp.reshape(v, (v.shape[0], 1), order="F") if v.ndim == 1 else v
-
-
-def as_row(rhs: Any, columns: int) -> cp.Expression:
-    """A scalar or (k,) right-hand side as a (k,) expression."""
-    rhs = cp.Constant(rhs) if not isinstance(rhs, cp.Expression) else rhs
-    return cp.reshape(rhs, (columns,), order="F") if rhs.size == columns else \
-        rhs * np.ones(columns)
-
-
-def embed_rows(block: cp.Expression, s: int, n_s: int) -> cp.Expression:
-    """``e_s(block)``: the (|U|, k) block on row ``s`` of an (|S||U|, k) matrix, zeros elsewhere."""
-    n_u = block.shape[0]
-    selection = np.zeros((n_s * n_u, n_u))
-    selection[s * n_u:(s + 1) * n_u] = np.eye(n_u)
-    return selection @ block
-
-
-def conditional_at_most(uncertainty: UncertaintySet, v: cp.Expression, rhs: cp.Expression,
-                        s: int) -> ConicSupport:
-    """``sup_{R in C_s} v[:, k].R <= rhs[k]`` for every column, by (*) of the module docstring.
-
-    Parameters
-    ----------
-    v : cvxpy expression, shape (|U|, k)
-    rhs : cvxpy expression, shape (k,)
-    s : int
-        The secret whose conditional is meant.
-    """
-    n_s = uncertainty.phat.shape[0]
-    shifted = v - np.ones((v.shape[0], 1)) @ cp.reshape(rhs, (1, v.shape[1]), order="F")
-    return uncertainty.support_at_most(embed_rows(shifted, s, n_s), np.zeros(v.shape[1]))
 
 
 def embed(v: np.ndarray, s: int, shape: tuple[int, int]) -> np.ndarray:

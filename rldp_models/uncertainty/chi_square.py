@@ -24,8 +24,8 @@ from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv, upper
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.base import as_columns, as_row, scalar
-from rldp_models.uncertainty.chi_square_conic import ConicSupport, support_at_most
+from rldp_models.uncertainty.base import scalar
+from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.pair_projection import PairProjection
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.scalar_search import (
@@ -217,7 +217,10 @@ class ChiSquareSet:
         ``value`` (a build context's data accessor) supplies ``phat`` and
         ``b_plus_one`` as parameters in parametric models; else the set's own.
         """
-        import cvxpy as cp
+        import cvxpy as cp  # here, not at the top: the default solve path builds no cvxpy model
+
+        from rldp_models.uncertainty.chi_square_conic import support_at_most
+        from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
 
         phat = cp.vec(value("phat"), order="C") if value else self.phat.ravel()
         b_plus_one = value("b_plus_one") if value else self.radius + 1

@@ -21,21 +21,13 @@ with second-order cones can take it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
 from rldp_models import symbolic_values
-
-
-@dataclass
-class ConicSupport:
-    """Constraints of one robust counterpart and its named multipliers."""
-
-    constraints: list[Any]
-    multipliers: dict[str, cp.Expression]
+from rldp_models.uncertainty.conic_support import ConicSupport
 
 
 def rotated_cone(x: cp.Expression, y: cp.Expression, z: cp.Expression) -> cp.Constraint:

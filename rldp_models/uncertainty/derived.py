@@ -37,15 +37,14 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector
-from rldp_models.uncertainty.base import Capability, UncertaintySet, as_columns, as_row
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.base import Capability, UncertaintySet
+from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived_certificate import (
     cone_identity,
     derived_certified_bound,
@@ -58,6 +57,9 @@ from rldp_models.uncertainty.derived_form import (
     dual_cone_constraints,
 )
 from rldp_models.uncertainty.scalar_search import direct_solver_options
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 DERIVED = "derived"
@@ -78,6 +80,9 @@ def derived_support_at_most(description: ConicDescription, v: cp.Expression, rhs
     :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
     proves a bound within about the solver's tolerance.
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+    from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
+
     v = as_columns(v)
     k = v.shape[1]
     m, n = description.a_matrix.shape
@@ -105,6 +110,8 @@ def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
     Solved at tight tolerances without margin (best where clarabel converges there) and
     at its defaults with :data:`CERTIFIABLE_MARGIN`; NaNs if neither solve gives a ``y``.
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     v = np.asarray(v, dtype=float).ravel()
     found = [np.full((description.a_matrix.shape[0], 1), np.nan)]
     for margin, options in SOLVES:
@@ -122,6 +129,8 @@ def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
 def derived_support(description: ConicDescription, v: np.ndarray,
                     solver: str = "clarabel") -> float:
     """``delta*(v | F)`` by solving the derived dual ``min b.y`` numerically."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     bound = cp.Variable()
     cone = derived_support_at_most(description, cp.Constant(np.asarray(v, dtype=float).ravel()),
                                    bound)
@@ -138,6 +147,8 @@ def direct_worst_case(uncertainty: UncertaintySet, v: np.ndarray,
     gives up at them (clarabel does on Adult race x education conditionals),
     once more at its defaults. Raises ``cvxpy.error.SolverError`` if both fail.
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     v = np.asarray(v, dtype=float).ravel()
     p = cp.Variable(v.size)
     problem = cp.Problem(cp.Maximize(v @ p), uncertainty.membership(p))

@@ -54,7 +54,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-import cvxpy as cp
 import flint
 import mpmath
 import numpy as np
@@ -103,6 +102,8 @@ def interior_direction(description: ConicDescription,
 
     None when the solver finds no such ``e`` (no strictly feasible dual).
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     m, n = description.a_matrix.shape
     auxiliary = np.setdiff1d(np.arange(n), description.columns)
     e, t = cp.Variable(m), cp.Variable()

@@ -8,13 +8,15 @@ columns of ``x``: zero, nonnegative, second-order, exponential and 3-d power con
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
 from rldp_models.uncertainty.base import UncertaintySet
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 CANONICAL_SOLVER = "CLARABEL"
 """The solver whose standard form ``A x + s = b, s in K`` the description is read in."""
@@ -38,6 +40,8 @@ class ConicDescription:
 
 def conic_description(uncertainty: UncertaintySet) -> ConicDescription:
     """The canonical conic form of the set's ``membership`` (module docstring)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     size = uncertainty.phat.size
     p = cp.Variable(size)
     problem = cp.Problem(cp.Minimize(0), uncertainty.membership(p))
@@ -63,6 +67,8 @@ def conic_description(uncertainty: UncertaintySet) -> ConicDescription:
 
 def dual_cone_constraints(description: ConicDescription, y: cp.Expression) -> list[Any]:
     """``y[:, k] in K*`` for every column ``k`` (module docstring)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     constraints: list[Any] = []
     alphas = iter(description.alphas)
     for kind, rows in description.cones:

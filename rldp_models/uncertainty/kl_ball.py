@@ -30,9 +30,8 @@ direct worst case solves the primal exponential-cone program
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
-import cvxpy as cp
 import mpmath
 import numpy as np
 from scipy.optimize import brentq
@@ -41,12 +40,14 @@ from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.base import Capability
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import direct_solver_options
-from rldp_models.uncertainty.zero_rows import identically_zero_rows
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 def kl_radius(n: int, cells: int, alpha: float) -> float:
@@ -106,6 +107,8 @@ class KLBallSet:
         return in_simplex(p, self.phat.size, tol) and self.divergence(p) <= self.radius + tol
 
     def membership(self, p: cp.Expression) -> list[Any]:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         phat = self.phat.ravel()
         mask = np.flatnonzero(phat > 0)
         entropy = float(np.sum(phat[mask] * np.log(phat[mask])))
@@ -161,6 +164,8 @@ class KLBallSet:
         with ``Phat`` (the set is convex and contains ``Phat``) until
         :meth:`contains` holds.
         """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         v = np.asarray(v, dtype=float).ravel()
         p = cp.Variable(v.size)
         problem = cp.Problem(cp.Maximize(v @ p), self.membership(p))
@@ -212,6 +217,10 @@ class KLBallSet:
         instead of one per cell (without it clarabel and ecos fail on Adult
         race x education, :mod:`rldp_models.uncertainty.zero_rows`).
         """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+        from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
+        from rldp_models.uncertainty.zero_rows import identically_zero_rows
+
         v = as_columns(v)
         k = v.shape[1]
         phat = self.phat.ravel()

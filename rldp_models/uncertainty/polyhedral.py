@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
-import cvxpy as cp
 import mpmath
 import numpy as np
 from scipy.optimize import linprog
@@ -28,11 +27,11 @@ from scipy.optimize import linprog
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.base import as_columns, as_row
 from rldp_models.uncertainty.base import Capability
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.conic_support import ConicSupport
 
-if TYPE_CHECKING:  # the stubs' name for linprog's HiGHS options (no runtime class)
+if TYPE_CHECKING:  # the stubs' name for linprog's HiGHS options (no runtime class); cvxpy's
+    import cvxpy as cp
     from scipy.optimize._linprog import _OptionsHighs
 
 HIGHS_OPTIONS: _OptionsHighs = {"primal_feasibility_tolerance": 1e-10,
@@ -107,6 +106,8 @@ class PolyhedralSet:
 
     def membership(self, p: cp.Expression) -> list[Any]:
         """``p >= 0, sum p = 1, A p <= b`` for a cvxpy vector ``p``."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         return [p >= 0, cp.sum(p) == 1, self.a_matrix @ p <= self.b_vector]
 
     # ------------------------------------------------------------------ support function
@@ -157,6 +158,9 @@ class PolyhedralSet:
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         """``delta*(v[:, k] | F) <= rhs[k]`` for each column: the dual LP's constraints."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+        from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
+
         v = as_columns(v)
         k = v.shape[1]
         lam = cp.Variable((self.b_vector.size, k), nonneg=True, name="lam")

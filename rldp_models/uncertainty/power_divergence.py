@@ -62,17 +62,16 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
-import cvxpy as cp
 import mpmath
 import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.base import Capability, as_columns, as_row, scalar
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.base import Capability, scalar
+from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived import (
     ConicDescription,
     conic_description,
@@ -80,9 +79,11 @@ from rldp_models.uncertainty.derived import (
     direct_worst_case,
 )
 from rldp_models.uncertainty.kl_ball import kl_radius
-from rldp_models.uncertainty.zero_rows import identically_zero_rows
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import minimise_convex_on_half_line
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 def validated_lambda(lam: float) -> float:
@@ -297,6 +298,8 @@ class PowerDivergenceSet:
         and ``sum Phat z >= 1 + lambda(lambda+1) r``; ``lambda in {0, -1}``:
         exponential cones (as the KL ball).
         """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         phat = self.phat.ravel()
         mask = np.flatnonzero(phat > 0)
         w, q, lam, r = phat[mask], p[mask], self.lam, self.divergence_radius
@@ -493,6 +496,8 @@ class PowerDivergenceSet:
 
     def _direct_point(self, v: np.ndarray, solver: str) -> np.ndarray:
         """The primal maximiser by ``solver``, else by SCS, else ``Phat`` (see worst_case)."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         for name in dict.fromkeys((solver, "scs")):
             try:
                 return direct_worst_case(self, v, name)[0]
@@ -514,6 +519,10 @@ class PowerDivergenceSet:
         :mod:`rldp_models.uncertainty.base`) share one term of weight
         ``sum Phat_x``: the same value with one cone instead of one per cell.
         """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+        from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
+        from rldp_models.uncertainty.zero_rows import identically_zero_rows
+
         v = as_columns(v)
         k = v.shape[1]
         phat = self.phat.ravel()
@@ -564,6 +573,8 @@ def _perspective_cones(lam: float, gamma: cp.Expression, gap: cp.Expression,
     ``gamma phi*(-gap/gamma) = gamma/(lambda kappa)
     - gamma^(1/kappa) (kappa gap)^(lambda/kappa) / lambda``.
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     kappa = lam + 1
     if lam == 0.0:  # gamma (-1 - log(gap/gamma))
         return [h >= -gamma + cp.rel_entr(gamma, gap)]

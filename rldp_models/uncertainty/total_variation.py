@@ -22,18 +22,20 @@ from the cells where ``v`` is smallest first. ``r >= 2`` is the whole simplex.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
-import cvxpy as cp
 import mpmath
 import numpy as np
 
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
-from rldp_models.uncertainty.base import as_columns, as_row, scalar
+from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.base import Capability
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class TotalVariationSet:
             float(np.abs(p - self.phat.ravel()).sum()) <= self.radius + tol
 
     def membership(self, p: cp.Expression) -> list[Any]:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         return [p >= 0, cp.sum(p) == 1, cp.norm1(p - self.phat.ravel()) <= self.radius]
 
     # ------------------------------------------------------------------ support function
@@ -116,6 +120,9 @@ class TotalVariationSet:
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         """The dual of the module docstring as linear constraints per column."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+        from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
+
         v = as_columns(v)
         n, k = v.shape
         mu = cp.Variable(k, name="mu")
