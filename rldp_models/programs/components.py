@@ -17,7 +17,6 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-import cvxpy as cp
 import numpy as np
 
 from rldp_models import symbolic_values
@@ -30,8 +29,6 @@ from rldp_models.privacy.guarantees import (
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.privacy.set_privacy import check_product_privacy
-from rldp_models.programs.context import BuildContext
-from rldp_models.uncertainty.base import conditional_at_most
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import ordered_secret_pairs
@@ -47,10 +44,12 @@ from rldp_models.uncertainty.base import (
     Capability,
     UncertaintySet,
 )
-from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
 
 if TYPE_CHECKING:
+    import cvxpy as cp
+
+    from rldp_models.programs.context import BuildContext
     from rldp_models.programs.protocol_program import ProtocolProgram
     from rldp_models.uncertainty.chi_square import ChiSquareSet
 
@@ -68,6 +67,8 @@ class NominalDistortion(Objective):
     robust: bool = False
 
     def build(self, context: BuildContext) -> cp.Expression:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         phat = context.value("phat")
         return cp.sum(cp.multiply(cp.vec(phat, order="C"),
                                   context.expected_distortion_per_cell()))
@@ -96,6 +97,8 @@ class RobustDistortion(Objective):
     name: str = "robust_utility"
 
     def build(self, context: BuildContext) -> cp.Expression:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
         cone = context.robust_set().support_at_most(context.expected_distortion_per_cell(),
@@ -140,6 +143,8 @@ class RowStochastic(ConstraintFamily):
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         context.add(self.name, [cp.sum(context.P, axis=1) == 1])
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
@@ -163,6 +168,9 @@ def conditional_expectation_bounds(context: BuildContext,
     :mod:`rldp_models.uncertainty.base`); groups ``<name>/sup[s]`` and
     ``<name>/inf[s]`` keep the set's multipliers and the bound (``"bound"``).
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+    from rldp_models.uncertainty.cvxpy_rows import conditional_at_most
+
     shape = (context.n_s, len(context.outputs))
     hi = cp.Variable(shape, name=f"{name}_sup_conditional")
     lo = cp.Variable(shape, name=f"{name}_inf_conditional")
@@ -312,6 +320,9 @@ class RobustSecretPrivacy(GuaranteeFamily):
         conic_rows.robust_privacy_rows(builder, self.name, self.eps)
 
     def build(self, context: BuildContext) -> None:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+        from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
+
         if not self._exact_pairs(context.uncertainty):
             self._build_product(context)
             return

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import cvxpy as cp
 import numpy as np
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.base import UncertaintySet
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 def ordered_secret_pairs(n_s: int) -> list[tuple[int, int]]:
@@ -71,6 +73,8 @@ class BuildContext:
     uncertainty: UncertaintySet | None = None  # the program's set (rldp_models.uncertainty.base)
 
     def __post_init__(self) -> None:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         n_s, n_u = self.crosstab.shape
         self.P = cp.Variable((n_s * n_u, len(self.outputs)), nonneg=True, name="protocol")
         self.variables["protocol"] = self.P
@@ -89,6 +93,8 @@ class BuildContext:
 
     def value(self, name: str) -> Any:
         """The named datum as a cvxpy parameter (parametric models) or a constant."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         current = getattr(self.data, name)
         if not self.parametric:
             return current
@@ -100,6 +106,8 @@ class BuildContext:
 
     def expected_distortion_per_cell(self) -> cp.Expression:
         """``v_x = sum_y P[x, y] d(u_x, y)``, shape (|X|,)."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         d_rows = np.tile(self.distortion, (self.n_s, 1))
         return cp.sum(cp.multiply(self.P, d_rows), axis=1)
 

@@ -53,17 +53,18 @@ import dataclasses
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
-import cvxpy as cp
 import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_builder import ConicBuilder
-from rldp_models.programs.context import BuildContext
 from rldp_models.uncertainty.base import NO_CAPABILITIES, Capability, UncertaintySet
 from solvers.errors import UnsupportedModelError
 
 if TYPE_CHECKING:
+    import cvxpy as cp
+
+    from rldp_models.programs.context import BuildContext
     from rldp_models.programs.protocol_program import ProtocolProgram
 
 Multipliers = dict[str, dict[str, Any]]

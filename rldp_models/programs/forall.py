@@ -42,7 +42,6 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 
@@ -52,15 +51,12 @@ from rldp_models.exact import interval, iv, upper
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.context import BuildContext, ProblemData
 from rldp_models.programs.contract import GuaranteeFamily, Multipliers, set_capabilities
-from rldp_models.uncertainty.base import (
-    Capability,
-    UncertaintySet,
-    certify_conditional,
-    conditional_at_most,
-)
-from rldp_models.uncertainty.chi_square_conic import ConicSupport
+from rldp_models.uncertainty.base import Capability, UncertaintySet, certify_conditional
+from rldp_models.uncertainty.conic_support import ConicSupport
 
 if TYPE_CHECKING:
+    import cvxpy as cp
+
     from rldp_models.programs.protocol_program import ProtocolProgram
 
 DOUBLE_UNIT = 2.0**-53
@@ -70,6 +66,8 @@ DOUBLE_UNIT = 2.0**-53
 def substitute(expression: cp.Expression, variable: cp.Variable,
                replacement: cp.Expression) -> cp.Expression:
     """``expression`` with every occurrence of ``variable`` replaced (a rebuilt tree)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     if expression is variable or (isinstance(expression, cp.Variable)
                                   and expression.id == variable.id):
         return replacement
@@ -96,6 +94,8 @@ def affine_parts(expression: cp.Expression, variable: cp.Variable) -> AffineInP:
         If ``e`` is not a scalar, or a numeric test at random values shows it is
         not affine in ``P``.
     """
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     if expression.size != 1:
         raise ValueError("forall needs a scalar expression")
     size = variable.size
@@ -131,6 +131,8 @@ def _check_affine(expression: cp.Expression, variable: cp.Variable, parts: Affin
 
 def statement_parts(statement: cp.Constraint, variable: cp.Variable) -> AffineInP:
     """``lhs - rhs`` of ``lhs <= rhs`` (or ``>=``), split into its parts affine in ``P``."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
     if not isinstance(statement, cp.constraints.Inequality):
         raise ValueError("forall needs an inequality 'expression <= bound'")
     lhs, rhs = statement.args
@@ -159,6 +161,9 @@ def forall(uncertainty: UncertaintySet, statement: cp.Constraint, variable: cp.V
 def counterpart(uncertainty: UncertaintySet, parts: AffineInP,
                 given: int | None) -> ConicSupport:
     """The robust counterpart of ``v.P + c <= 0`` (or over ``C_given``)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+    from rldp_models.uncertainty.cvxpy_rows import conditional_at_most
+
     if given is None:
         return uncertainty.support_at_most(parts.coefficients, -parts.constant)
     column = cp.reshape(parts.coefficients, (parts.coefficients.size, 1), order="F")
@@ -166,7 +171,7 @@ def counterpart(uncertainty: UncertaintySet, parts: AffineInP,
                                given)
 
 
-Statement = Callable[[BuildContext, cp.Variable], cp.Constraint]
+Statement = Callable[[BuildContext, "cp.Variable"], "cp.Constraint"]
 """``(context, P) -> expression <= bound``, affine in ``P``."""
 
 
@@ -294,6 +299,8 @@ class ForAll(GuaranteeFamily):
         n_outputs : int, optional
             ``|Y|``; default ``|U|`` as in :class:`ProtocolProgram`.
         """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         n_s, n_u = crosstab.shape
         n_y = n_u if n_outputs is None else int(n_outputs)
         context = BuildContext(crosstab, tuple(str(y) for y in range(n_y)),
@@ -325,6 +332,8 @@ class ForAll(GuaranteeFamily):
             raise InputError(f"forall {self.name}: given = {self.given} is not a secret")
 
     def build(self, context: BuildContext) -> None:
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         self._fit(context.n_s, context.n_u, len(context.outputs))
         matrix, offsets, row, constant = self.arrays()
         q = cp.vec(context.P, order="C")

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import copy as _copy
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import cvxpy as cp
 import numpy as np
 
 import solvers
@@ -40,6 +39,9 @@ from rldp_models.programs.contract import (
 from rldp_models.programs.solution import ProtocolSolution, finish_solution
 from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.named import named_set
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 @dataclass
@@ -132,6 +134,8 @@ class ProtocolProgram:
     # ------------------------------------------------------------------ emitters
     def to_cvxpy(self) -> solvers.CvxpyModel:
         """The program as a cvxpy problem with named variables and constraint groups."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
         if self._model is None:
             context = BuildContext(self.crosstab, self.output_labels, self.distortion_matrix,
                                    self.problem_data(), self.parametric,
