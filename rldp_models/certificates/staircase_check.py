@@ -20,7 +20,8 @@ at most ``1.lam' + tol k`` (weak duality, rhs ``1``). ``Q`` is called optimal
 when ``1.lam' - U(Q) <= GAP_TOLERANCE (1 + bound)``, ``U(Q)`` enclosed in
 interval arithmetic (its lower end); the ``tol k`` is the check's own
 resolution and is reported, not hidden. Other utilities past ``k = 16`` have
-no independent check: the verdict fails and says why.
+no independent check: the verdict is inconclusive
+(:meth:`~rldp_models.certificates.verdict.Verdict.could_not_check`) and says why.
 """
 
 from __future__ import annotations
@@ -76,16 +77,28 @@ def independent_check(dual: np.ndarray, utility, ratio: float) -> DualCheck:
     return check_staircase_dual(dual, utility, ratio)
 
 
+def uncheckable(k: int, measure: str) -> str | None:
+    """Why a staircase dual on ``k`` inputs for utility ``measure`` has no check, or ``None``.
+
+    Mutual information is checked at every ``k``; other utilities by brute force
+    up to ``k = 16`` (:data:`~rldp_models.conelp.certificate_check.BRUTE_FORCE_LIMIT`).
+    """
+    if measure == "mi" or k <= BRUTE_FORCE_LIMIT:
+        return None
+    return (f"the LP dual cannot be re-checked: the LDP cone on {k} inputs has {2**k - 2} "
+            f"rays, and for the {measure} utility no independent check goes past "
+            f"k = {BRUTE_FORCE_LIMIT}")
+
+
 def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
     """The staircase certificate ``fields`` checked for ``k > 12`` (module docstring)."""
     dual = np.asarray(fields["dual"], dtype=float)
     k = dual.size
     utility = fields["utility"]
     measure = str(utility["measure"])
-    if measure != "mi" and k > BRUTE_FORCE_LIMIT:
-        return Verdict(False, f"the LP dual cannot be re-checked: the LDP cone on {k} inputs "
-                       f"has {2**k - 2} rays, and for the {measure} utility no independent "
-                       f"check goes past k = {BRUTE_FORCE_LIMIT}")
+    reason = uncheckable(k, measure)
+    if reason is not None:
+        return Verdict.could_not_check(reason)
     shift = max(float(fields.get("max_violation") or 0.0), 0.0)
     shifted = dual + shift
     check = independent_check(shifted, column_utility(utility), float(outer_ratio(eps)))
