@@ -14,7 +14,9 @@ re-checked by the independent checker of
   (Kelley); both prove ``max_A (mu(S_A) - lam'.S_A) / (1.S_A) <= tol``.
 
 Both run in floating point (HiGHS, or the utility's own ``columns``), not in
-exact rationals: the verdict says so. Accepted at ``tol`` per unit mass,
+exact rationals: the verdict says so. A MILP stopped at its time or round limit
+without a proof or a violating pattern leaves the verdict inconclusive.
+Accepted at ``tol`` per unit mass,
 ``lam' + tol 1`` is dual feasible, so every mechanism in the cone has utility
 at most ``1.lam' + tol k`` (weak duality, rhs ``1``). ``Q`` is called optimal
 when ``1.lam' - U(Q) <= GAP_TOLERANCE (1 + bound)``, ``U(Q)`` enclosed in
@@ -112,10 +114,13 @@ def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
            "knapsack": f"knapsack branch and bound on the exact pattern utility, {check.rounds} "
                        "nodes"}.get(check.method,
                                     f"HiGHS MILP with tangent cuts, {check.rounds} rounds")
-    return Verdict(check.accepted and optimal,
-                   f"LP dual lam + {shift:.3g} 1 checked over all {2**k - 2} patterns of the "
-                   f"ldp cone at ratio >= e^eps by the independent checker ({how}; floating "
-                   "point)",
+    undecided = not check.accepted and not check.decided and optimal
+    headline = f"LP dual lam + {shift:.3g} 1 checked over all {2**k - 2} patterns of the " \
+        f"ldp cone at ratio >= e^eps by the independent checker ({how}; floating point)"
+    if undecided:
+        headline = f"the LP dual cannot be re-checked: the independent checker ({how}) " \
+            "stopped at its limit with neither a proof nor a violating pattern"
+    return Verdict(check.accepted and optimal, headline,
                    (f"dual infeasibility per unit mass <= {CHECK_TOLERANCE:g}: "
                     f"{'proved' if check.accepted else 'NOT proved'} (checker value "
                     f"{check.bound:.3e})",
@@ -123,4 +128,4 @@ def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
                     f"{'' if check.accepted else ', not proved'}); U(Q) >= "
                     f"{digits_text(attained, 15)}; 1.lam' - U(Q) = {gap:.3e} (accepted <= "
                     f"{GAP_TOLERANCE:g} (1 + bound))"),
-                   {"independent_check": check})
+                   {"independent_check": check}, inconclusive=undecided)

@@ -113,3 +113,20 @@ def test_a_k_24_staircase_refused_before_now_verifies(tmp_path: Path, capsys) ->
     code, path = _run_staircase(tmp_path, 24, 2)
     assert code == 0, capsys.readouterr().out
     _check(capsys, path, "by the independent checker")
+
+
+def test_a_checker_stopped_undecided_is_inconclusive(k17: Path, capsys, monkeypatch) -> None:
+    """The MILP stopped at its limit with neither a proof nor a violating pattern (forced
+    here; see tests/conelp/test_certificate_check.py for a real one): exit 3, not 1."""
+    from rldp_models.certificates import staircase_check
+    from rldp_models.conelp.certificate_check import DualCheck
+
+    monkeypatch.setattr(staircase_check, "independent_check",
+                        lambda *args: DualCheck(False, 0.5, "milp", 400, decided=False))
+    capsys.readouterr()
+    code = main(["verify", str(k17)])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 3, lines
+    assert lines[1].startswith("certificate: INCONCLUSIVE -- the LP dual cannot be re-checked: "
+                               "the independent checker (HiGHS MILP with tangent cuts, 400 "
+                               "rounds) stopped at its limit")
