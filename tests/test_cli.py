@@ -1,7 +1,7 @@
 """The ``rldp`` command line contract: solve, verify, demo, and bad input."""
 
 from __future__ import annotations
-from tests.shared_data import result_fields, without_warnings
+from tests.shared_data import ADULT, result_fields, without_warnings
 
 import json
 import subprocess
@@ -138,6 +138,20 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, content: str, extra: li
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not here")
+def test_a_solver_that_gives_up_is_inconclusive_not_a_failure(tmp_path: Path) -> None:
+    """ECOS's exponential-cone method stops on NURP over the KL ball at Adult race x education
+    (embotech/ecos#134): no protocol, so nothing is written, and nothing was shown to fail:
+    exit 3 with one line naming the solvers that take the model."""
+    out = tmp_path / "o.json"
+    run = rldp("-q", "solve", "NURP", "--data", str(ADULT), "--sensitive", "race", "--public",
+               "education", "--distortion", "hamming", "--uncertainty", "kl", "--solver", "ecos",
+               "--eps", "1", "--out", str(out))
+    assert run.returncode == 3, run.stderr
+    assert not out.exists()
+    assert run.stderr.count("\n") == 1 and "solvers that also take this model: " in run.stderr
 
 
 def test_records_input(tmp_path: Path) -> None:

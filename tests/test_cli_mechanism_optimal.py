@@ -364,26 +364,85 @@ def test_a_written_certificate_says_verified_by_the_exact_check(
     assert cli.main(["verify", files["out"]]) == ExitCode.OK
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult data is not here")
-@pytest.mark.parametrize("name", ["lip", "ldp-s"])
-def test_a_cone_too_large_to_certify_is_refused_before_solving(
-        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Adult race x native-country at eps 1: the exact ray listing gives up past its cap (the
-    float double description of ``lip`` ran for more than 10 minutes): exit 2, one line,
-    nothing written, within seconds."""
+@pytest.fixture(scope="module")
+def race_country(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Adult race x native-country (5 x 42: records with the country missing, ``?``, left out)
+    as a joint CSV of counts."""
+    if not ADULT.exists():
+        pytest.skip("the Adult data is not here")
     table: dict[str, dict[str, int]] = {}
     with ADULT.open() as data:
         for row in csv.reader(data, skipinitialspace=True):
-            if len(row) == 15:
+            if len(row) == 15 and row[13] != "?":
                 cells = table.setdefault(row[8], {})
                 cells[row[13]] = cells.get(row[13], 0) + 1
     countries = sorted({country for cells in table.values() for country in cells})
-    joint = write_joint(tmp_path / "race_country.csv",
-                        np.array([[table[race].get(c, 0) for c in countries]
-                                  for race in sorted(table)]), countries)
+    assert len(countries) == 42
+    return write_joint(tmp_path_factory.mktemp("adult") / "race_country.csv",
+                       np.array([[table[race].get(c, 0) for c in countries]
+                                 for race in sorted(table)]), countries)
+
+
+@pytest.mark.parametrize(("name", "options"), [("lip", []), ("ldp-s", []),
+                                               ("srlip", ["--attribute-sizes", "42"])])
+def test_a_cone_too_large_to_certify_is_refused_before_solving(
+        race_country: Path, tmp_path: Path, name: str, options: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Adult race x native-country at eps 1: the exact ray listing gives up past its cap (the
+    float double description of ``lip`` ran for more than 10 minutes, ``srlip`` with one
+    attribute more than 4): exit 2, one line, nothing written, within seconds."""
     out = tmp_path / "o.json"
-    code = rldp([name, "--eps", "1", "--joint", str(joint), "--out", str(out)])
+    code = rldp([name, "--eps", "1", "--joint", str(race_country), *options, "--out", str(out)])
     error = capsys.readouterr().err
     assert code == ExitCode.BAD_INPUT and not out.exists()
     assert f"{name}: refused before solving" in error and "more than 16384 rays" in error
     assert error.count("\n") == 1
+
+
+def test_srlip_refuses_only_the_attribute_cones_it_cannot_certify(
+        race_country: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same 42 values as two attributes of 6 and 7: each cone C_j is small, so srlip
+    solves and its record verifies."""
+    out = tmp_path / "o.json"
+    code = rldp(["srlip", "--eps", "1", "--joint", str(race_country),
+                 "--attribute-sizes", "6", "7", "--out", str(out)])
+    assert code == ExitCode.OK, capsys.readouterr()
+    assert cli.main(["verify", str(out)]) == ExitCode.OK
+
+
+def test_srlip_names_the_attribute_whose_cone_is_too_large(
+        files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With the cap at 2 rays, attribute 1 (2 values: the cone is the orthant's 2 rays,
+    counted by brute force here) passes and attribute 2 (3 values) is refused."""
+    from rldp_models.conelp import exact_lp_dual
+
+    tensor = normalised(SRLIP_JOINT.astype(float)).reshape(2, 2, 3)
+    counted = [brute_force_rays(attribute_cone_rows(tensor, j, np.exp(EPS / 2))).shape[1]
+               for j in (0, 1)]
+    assert counted[0] == 2 < counted[1]
+    monkeypatch.setattr(exact_lp_dual, "MAX_RAYS", 2)
+    code = rldp(["srlip", "--eps", str(EPS), "--joint", files["srlip"], "--attribute-sizes",
+                 "2", "3", "--out", files["out"]])
+    error = capsys.readouterr().err
+    assert code == ExitCode.BAD_INPUT and not Path(files["out"]).exists()
+    assert error.startswith("rldp: error: srlip: refused before solving: the certificate of "
+                            "optimality of attribute 2 (of 3 values) could not be checked")
+    assert error.count("\n") == 1
+
+
+def test_a_staircase_with_no_independent_check_is_refused_before_solving(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tv on 17 inputs: the 131070 patterns past brute force (16) have no checker for tv, so
+    the result could never be written (and rldp verify could not check it): exit 2, one line."""
+    rng = np.random.default_rng(0)
+    labels = [f"x{i}" for i in range(17)]
+    prior0 = write_prior(tmp_path / "p0.csv", normalised(rng.integers(1, 50, 17)), labels)
+    prior1 = write_prior(tmp_path / "p1.csv", normalised(rng.integers(1, 50, 17)), labels)
+    out = tmp_path / "o.json"
+    code = rldp(["staircase", "--utility", "tv", "--prior0", str(prior0), "--prior1",
+                 str(prior1), "--eps", "1", "--out", str(out)])
+    error = capsys.readouterr().err
+    assert code == ExitCode.BAD_INPUT and not out.exists()
+    assert error.startswith("rldp: error: staircase: refused before solving") and \
+        "131070 rays" in error and error.count("\n") == 1

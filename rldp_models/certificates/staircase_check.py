@@ -14,13 +14,16 @@ re-checked by the independent checker of
   (Kelley); both prove ``max_A (mu(S_A) - lam'.S_A) / (1.S_A) <= tol``.
 
 Both run in floating point (HiGHS, or the utility's own ``columns``), not in
-exact rationals: the verdict says so. Accepted at ``tol`` per unit mass,
+exact rationals: the verdict says so. A MILP stopped at its time or round limit
+without a proof or a violating pattern leaves the verdict inconclusive.
+Accepted at ``tol`` per unit mass,
 ``lam' + tol 1`` is dual feasible, so every mechanism in the cone has utility
 at most ``1.lam' + tol k`` (weak duality, rhs ``1``). ``Q`` is called optimal
 when ``1.lam' - U(Q) <= GAP_TOLERANCE (1 + bound)``, ``U(Q)`` enclosed in
 interval arithmetic (its lower end); the ``tol k`` is the check's own
 resolution and is reported, not hidden. Other utilities past ``k = 16`` have
-no independent check: the verdict fails and says why.
+no independent check: the verdict is inconclusive
+(:meth:`~rldp_models.certificates.verdict.Verdict.could_not_check`) and says why.
 """
 
 from __future__ import annotations
@@ -76,16 +79,28 @@ def independent_check(dual: np.ndarray, utility, ratio: float) -> DualCheck:
     return check_staircase_dual(dual, utility, ratio)
 
 
+def uncheckable(k: int, measure: str) -> str | None:
+    """Why a staircase dual on ``k`` inputs for utility ``measure`` has no check, or ``None``.
+
+    Mutual information is checked at every ``k``; other utilities by brute force
+    up to ``k = 16`` (:data:`~rldp_models.conelp.certificate_check.BRUTE_FORCE_LIMIT`).
+    """
+    if measure == "mi" or k <= BRUTE_FORCE_LIMIT:
+        return None
+    return (f"the LP dual cannot be re-checked: the LDP cone on {k} inputs has {2**k - 2} "
+            f"rays, and for the {measure} utility no independent check goes past "
+            f"k = {BRUTE_FORCE_LIMIT}")
+
+
 def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
     """The staircase certificate ``fields`` checked for ``k > 12`` (module docstring)."""
     dual = np.asarray(fields["dual"], dtype=float)
     k = dual.size
     utility = fields["utility"]
     measure = str(utility["measure"])
-    if measure != "mi" and k > BRUTE_FORCE_LIMIT:
-        return Verdict(False, f"the LP dual cannot be re-checked: the LDP cone on {k} inputs "
-                       f"has {2**k - 2} rays, and for the {measure} utility no independent "
-                       f"check goes past k = {BRUTE_FORCE_LIMIT}")
+    reason = uncheckable(k, measure)
+    if reason is not None:
+        return Verdict.could_not_check(reason)
     shift = max(float(fields.get("max_violation") or 0.0), 0.0)
     shifted = dual + shift
     check = independent_check(shifted, column_utility(utility), float(outer_ratio(eps)))
@@ -99,10 +114,13 @@ def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
            "knapsack": f"knapsack branch and bound on the exact pattern utility, {check.rounds} "
                        "nodes"}.get(check.method,
                                     f"HiGHS MILP with tangent cuts, {check.rounds} rounds")
-    return Verdict(check.accepted and optimal,
-                   f"LP dual lam + {shift:.3g} 1 checked over all {2**k - 2} patterns of the "
-                   f"ldp cone at ratio >= e^eps by the independent checker ({how}; floating "
-                   "point)",
+    undecided = not check.accepted and not check.decided and optimal
+    headline = f"LP dual lam + {shift:.3g} 1 checked over all {2**k - 2} patterns of the " \
+        f"ldp cone at ratio >= e^eps by the independent checker ({how}; floating point)"
+    if undecided:
+        headline = f"the LP dual cannot be re-checked: the independent checker ({how}) " \
+            "stopped at its limit with neither a proof nor a violating pattern"
+    return Verdict(check.accepted and optimal, headline,
                    (f"dual infeasibility per unit mass <= {CHECK_TOLERANCE:g}: "
                     f"{'proved' if check.accepted else 'NOT proved'} (checker value "
                     f"{check.bound:.3e})",
@@ -110,4 +128,4 @@ def large_staircase_verdict(fields: dict, Q: np.ndarray, eps: float) -> Verdict:
                     f"{'' if check.accepted else ', not proved'}); U(Q) >= "
                     f"{digits_text(attained, 15)}; 1.lam' - U(Q) = {gap:.3e} (accepted <= "
                     f"{GAP_TOLERANCE:g} (1 + bound))"),
-                   {"independent_check": check})
+                   {"independent_check": check}, inconclusive=undecided)

@@ -60,7 +60,7 @@ from rldp_models.conelp.exact_lp_dual import (
 )
 from rldp_models.data import Crosstab
 from rldp_models.distortion import expected_distortion
-from rldp_models.errors import InputError
+from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
@@ -262,9 +262,9 @@ def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
             np.asarray(record["distortion_matrix"], dtype=float), *flags, product)
         gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
                                  certificate.fields.get("multipliers") or {})
-    return Verdict(found.holds and gap.holds, found.headline,
-                   (*found.details, gap.headline, *(f"  {line}" for line in gap.details)),
-                   {**found.data, "optimality": gap.data})
+    return Verdict.all_of((found, gap), found.headline,
+                          (*found.details, gap.headline, *(f"  {line}" for line in gap.details)),
+                          {**found.data, "optimality": gap.data})
 
 
 def _set_certificate(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
@@ -376,6 +376,8 @@ def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
                          f"({Q.shape[0]},)")
     try:
         rays = rays_of_cone()
+    except TooManyRays as exc:  # the check cannot be done here; the result was not shown wrong
+        return Verdict.could_not_check(f"{label}the LP dual cannot be re-checked: {exc}")
     except InputError as exc:
         return Verdict(False, f"{label}the LP dual cannot be re-checked: {exc}")
     mu = interval_utility(str(utility["measure"]), utility["parameters"])
@@ -405,10 +407,13 @@ def _srlip_certificate(record: dict, fields: dict) -> Verdict:
                                     np.asarray(attribute["Q"], dtype=float),
                                     {"measure": "mi", "parameters": {"prior": prior}},
                                     partial(attribute_cone_rays, joint, j, ratio),
-                                    f"attribute {j}: "))
-    return Verdict(all(v.holds for v in verdicts),
-                   f"{len(verdicts)} per-attribute duals checked in exact rationals",
-                   tuple(line for v in verdicts for line in (v.headline, *v.details)))
+                                    f"attribute {j + 1}: "))
+    headline = f"{len(verdicts)} per-attribute duals checked in exact rationals"
+    unchecked = [v.headline for v in verdicts if v.inconclusive]
+    if unchecked:
+        headline += f"; {unchecked[0]}"
+    return Verdict.all_of(verdicts, headline,
+                          tuple(line for v in verdicts for line in (v.headline, *v.details)))
 
 
 # ---------------------------------------------------------------------- protocol results
@@ -443,8 +448,8 @@ def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> 
     if (record.get("certificate") or {}).get("kind", "none") == "none":
         return bracket
     lp = _polyopt_certificate(record, crosstab)
-    return Verdict(bracket.holds and lp.holds, f"{bracket.headline}; {lp.headline}",
-                   (*bracket.details, *lp.details), lp.data)
+    return Verdict.all_of((bracket, lp), f"{bracket.headline}; {lp.headline}",
+                          (*bracket.details, *lp.details), lp.data)
 
 
 def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:

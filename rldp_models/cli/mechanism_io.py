@@ -56,7 +56,8 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     a cone LP's optimum, its certificate passes the check ``rldp verify``
     makes (:func:`optimality_verdict`); otherwise nothing is written and the
     exit code is ``FAILED`` (:mod:`rldp_models.cli.exit_codes`), with one
-    line on stderr naming what failed. A written certificate's ``verified`` is
+    line on stderr naming what failed, or ``INCONCLUSIVE`` when the check could
+    not be completed (the line says why). A written certificate's ``verified`` is
     that check's verdict, not the producer's float test
     (:func:`~rldp_models.results.mechanism_result.returned_verdict`), which can
     differ from it within rounding of a tolerance.
@@ -67,14 +68,21 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     value = result.value["value"]
     utility = "" if value is None else f", {result.value['measure']} utility = {value:.6g}"
     certificate = optimality_verdict(result) if result.holds else None
-    verified = "" if certificate is None else \
-        f"; certificate {'verified' if certificate.holds else 'NOT verified'}"
+    verified = "" if certificate is None else "; certificate " + (
+        "verified" if certificate.holds else
+        "could not be checked" if certificate.inconclusive else "NOT verified")
     print(f"{args.name}: |X| = {result.matrix.shape[0]}, |Y| = {result.matrix.shape[1]}"
           f"{utility}; {check['notion']} at eps = {args.eps} "
           f"{'holds' if result.holds else 'FAILS'}{verified}")
     if result.repair.method != "none":
         print(f"  repaired to pass the exact check: Q: {_repair_name(result)} (weight "
               f"{result.repair.weight:.3g})")
+    if certificate is not None and certificate.inconclusive:
+        print("\n".join("  " + line for line in certificate.lines("certificate")))
+        sys.stderr.write(f"rldp: {args.name}: not written: {check['notion']} holds but the "
+                         f"certificate of optimality could not be checked "
+                         f"({certificate.headline})\n")
+        return ExitCode.INCONCLUSIVE
     if certificate is not None and not certificate.holds:
         print("\n".join("  " + line for line in certificate.lines("certificate")))
         reason = "its check above fails" if certificate.details else certificate.headline

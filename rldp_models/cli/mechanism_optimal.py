@@ -46,7 +46,9 @@ the verdict's lines are printed, one line on stderr says why, and the exit
 code is 1 (``ExitCode.FAILED``), although its privacy guarantee holds. A
 written record's ``certificate.verified`` is that check's verdict. ``ldp-s``
 and ``lip`` on a cone whose rays the check cannot list (more than
-``MAX_RAYS``) are refused before solving: one line, exit 2. Files written
+``MAX_RAYS``), ``srlip`` with such an attribute cone, and ``staircase`` with
+a utility other than mi on more than 16 inputs (no independent check) are
+refused before solving: one line, exit 2. Files written
 before the one repair record (:class:`rldp_models.finish.Repair`) say
 ``mix-uniform`` and ``constant``. For ``srlip`` both are lists over the
 attributes, and ``product_repair``
@@ -279,6 +281,7 @@ def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
     from rldp_models.results.mechanism_result import optimal_mechanism_result
 
     if args.name == "staircase":
+        _refuse_uncheckable_staircase(len(problem.prior), problem.measure)
         result = conelp.staircase_mechanism(problem.prior, args.eps, problem.utility,
                                             method=args.method or "auto")
     elif args.name == "ldp-s":
@@ -288,6 +291,24 @@ def _single_result(args: argparse.Namespace, problem: "MechanismInputs"):
         _refuse_uncheckable_cone(args.name, problem.secret_joint, args.eps)
         result = conelp.lip_mechanism(problem.secret_joint, args.eps)
     return optimal_mechanism_result(args.name, result, problem, args.eps)
+
+
+def _refuse_uncheckable_staircase(k: int, measure: str) -> None:
+    """Refuse, before solving, a staircase whose certificate has no independent check
+    (:func:`rldp_models.certificates.staircase_check.uncheckable`: a utility other than
+    mutual information past 16 inputs); its result could never be written.
+
+    Raises
+    ------
+    InputError
+        One line, naming the reason.
+    """
+    from rldp_models.certificates.staircase_check import uncheckable
+
+    reason = uncheckable(k, measure)
+    if reason is not None:
+        raise InputError(f"staircase: refused before solving: the certificate of optimality "
+                         f"could not be checked ({reason}); --utility mi has one at every k")
 
 
 def _refuse_uncheckable_cone(name: str, joint: np.ndarray, eps: float) -> None:
@@ -324,8 +345,41 @@ def _srlip_result(args: argparse.Namespace, problem: "MechanismInputs"):
     from rldp_models.results.mechanism_result import srlip_result
 
     sizes = _attribute_sizes(args.attribute_sizes, len(problem.x_labels))
-    result = conelp.srlip_mechanism(problem.secret_joint.reshape(-1, *sizes), args.eps, args.split)
+    joint = problem.secret_joint.reshape(-1, *sizes)
+    _refuse_uncheckable_attribute_cones(joint, args.eps, args.split)
+    result = conelp.srlip_mechanism(joint, args.eps, args.split)
     return srlip_result(result, problem, sizes, args.eps)
+
+
+def _refuse_uncheckable_attribute_cones(joint: np.ndarray, eps: float,
+                                        split: list[float] | None) -> None:
+    """Refuse, before solving, an attribute whose cone ``C_j`` has rays no check can list.
+
+    SRLIP solves one cone LP per attribute over the rays of ``C_j`` (privacy
+    funnel eqs. 15-16), and its certificate is checked over the same rays in
+    exact rationals (:func:`rldp_models.conelp.exact_lp_dual.attribute_cone_rays`,
+    by the producer and by ``rldp verify``), which gives up past ``MAX_RAYS``:
+    the same bound as ``lip``'s (:func:`_refuse_uncheckable_cone`). With one
+    attribute ``C_1`` is the LIP cone: Adult race x native-country and education
+    x occupation ran more than 4 minutes before this check, which refuses them
+    in seconds.
+
+    Raises
+    ------
+    InputError
+        One line: the attribute whose cone is too large to certify.
+    """
+    from rldp_models.conelp.exact_lp_dual import MAX_RAYS, attribute_cone_rays, outer_ratio
+    from rldp_models.conelp.srlip import split_budgets
+    from rldp_models.errors import TooManyRays
+
+    for j, eps_j in enumerate(split_budgets(eps, joint.ndim - 1, split)):
+        try:
+            attribute_cone_rays(joint, j, outer_ratio(eps_j))
+        except TooManyRays as exc:
+            raise InputError(f"srlip: refused before solving: the certificate of optimality "
+                             f"of attribute {j + 1} (of {joint.shape[1 + j]} values) could not "
+                             f"be checked ({exc}; the check lists at most {MAX_RAYS})") from None
 
 
 def _attribute_sizes(sizes: list[int] | None, a: int) -> tuple[int, ...]:

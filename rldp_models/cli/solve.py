@@ -10,7 +10,10 @@ every parameter and, for a bootstrap, its ``radius_source`` (draws, seed), in
 its declaration; ``rldp verify`` draws the bootstrap again and compares.
 OUT.json is the one result record (``rldp schema``); it is written only when
 every guarantee holds (exit 0), with the counts embedded unless
-``--no-embed-counts`` (then only their digest).
+``--no-embed-counts`` (then only their digest). When the solver returns no
+protocol (every preset is feasible: the uniform protocol meets every eps), the
+exit code is 3 (inconclusive), with one line naming the solver's status and the
+solvers that also take the model; nothing is written.
 """
 
 from __future__ import annotations
@@ -124,11 +127,11 @@ def run(args: argparse.Namespace) -> int:
     program = program_from_args(args, crosstab)
     args.solver = args.solver or default_solver(program)
     solution = program.solve(solver=args.solver)
-    if solution.protocol is None:
+    if solution.protocol is None:  # a preset is always feasible: the solver gave up
         why = f" ({solution.result.log})" if solution.result.log else ""
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
                          f"{solution.status.value}{why}; no protocol, nothing written\n")
-        return ExitCode.FAILED
+        return ExitCode.INCONCLUSIVE
     result = solution_result(solution, radius_from(args))
     print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "
           f"({args.solver}, {solution.result.timings.total_seconds:.2f} s)")

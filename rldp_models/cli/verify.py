@@ -22,8 +22,9 @@ files, which are migrated on read. In order:
 
 Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 both hold; 1 one fails
 (named); 2 bad input (one line); 3 inconclusive (a check could not be
-completed, named: an inner solve failed, or the RLDP checker could not prove
-any finite level and says which ratio); 4 internal error (a bug, one line; ``RLDP_DEBUG=1`` for the
+completed and none failed, named in one line: an inner solve failed, a cone
+has more rays than are enumerated, or the RLDP checker could not prove any
+finite level and says which ratio); 4 internal error (a bug, one line; ``RLDP_DEBUG=1`` for the
 traceback). ``--report FILE`` also writes both verdicts as JSON.
 """
 
@@ -33,10 +34,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rldp_models.cli.common import add_data_arguments
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
+
+if TYPE_CHECKING:
+    from rldp_models.certificates.verdict import VerificationReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,22 +76,33 @@ def run(args: argparse.Namespace) -> int:
         from rldp_models.results.files import write_record
 
         write_record(report_to_json(report), args.report)
+    return _exit_code(report)
+
+
+def _exit_code(report: VerificationReport) -> ExitCode:
+    """OK when both verdicts hold, FAILED when one fails, INCONCLUSIVE (with the reason in
+    one line on stderr) when a check could not be completed and none failed."""
     if report.holds:
         return ExitCode.OK
-    unproven = _inconclusive(report)
+    unproven = _unproven_level(report)
     if unproven is not None:
         sys.stderr.write(f"rldp: inconclusive: the RLDP level could not be proven finite "
                          f"({unproven}); nothing was shown to fail\n")
         return ExitCode.INCONCLUSIVE
-    return ExitCode.FAILED
+    if report.fails:
+        return ExitCode.FAILED
+    unchecked = next(v for v in (report.guarantee, report.certificate) if v.inconclusive)
+    sys.stderr.write(f"rldp: inconclusive: {unchecked.headline}; nothing was shown to fail\n")
+    return ExitCode.INCONCLUSIVE
 
 
-def _inconclusive(report) -> str | None:
+def _unproven_level(report: VerificationReport) -> str | None:
     """The checker's note when the guarantee failed only because a ratio could not be
     proven (certified level ``inf`` with an ``inconclusive`` note), else ``None``."""
     level = report.guarantee.data.get("level")
     note = getattr(level, "inconclusive", None)
-    if note and level.certified == float("inf") and report.certificate.holds:
+    if level is not None and note and level.certified == float("inf") \
+            and not report.certificate.fails:
         return str(note)
     return None
 

@@ -80,12 +80,16 @@ class DualCheck:
         ``"brute-force"`` or ``"milp"``.
     rounds : int
         MILPs solved (0 for brute force).
+    decided : bool
+        False when the MILP stopped (time or round limit) neither proving the bound
+        nor finding a violating pattern: not accepted, yet nothing shown wrong.
     """
 
     accepted: bool
     bound: float
     method: str
     rounds: int
+    decided: bool = True
 
 
 def check_certificate(solution: ConeLPSolution, utility: ColumnUtility, ratio: float, *,
@@ -113,7 +117,8 @@ def check_staircase_dual(dual: np.ndarray, utility: ColumnUtility, ratio: float,
 
     ``tangents``: extra points ``t`` in ``[0, 1]`` for the MILP's first cuts
     (any tangent of ``g`` is valid; they only save rounds). The MILP check
-    stops after :data:`TIME_LIMIT` seconds, inconclusive (not accepted).
+    stops after :data:`TIME_LIMIT` seconds (or :data:`MAX_CUT_ROUNDS` rounds),
+    inconclusive: not accepted and not ``decided``.
 
     Raises
     ------
@@ -162,7 +167,7 @@ def _kelley(dual: np.ndarray, prior: np.ndarray, ratio: float, tolerance: float,
         if bound <= 0.0:
             return DualCheck(True, bound, "milp", rounds)
         if highs.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
-            return DualCheck(False, bound, "milp", rounds)
+            return DualCheck(False, bound, "milp", rounds, decided=False)
         z = np.round(np.asarray(highs.getSolution().col_value)[:k])
         t_star = float(prior @ z)
         true = (float(mutual_information_pattern(t_star, r)) + constant
@@ -170,7 +175,7 @@ def _kelley(dual: np.ndarray, prior: np.ndarray, ratio: float, tolerance: float,
         if true > 0.0 and 0 < z.sum() < k:
             return DualCheck(False, true, "milp", rounds)
         points = [t_star]
-    return DualCheck(False, bound, "milp", MAX_CUT_ROUNDS)
+    return DualCheck(False, bound, "milp", MAX_CUT_ROUNDS, decided=False)
 
 
 def _milp(prior: np.ndarray, dual: np.ndarray, ratio: float,

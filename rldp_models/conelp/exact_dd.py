@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rldp_models.errors import InputError
+from rldp_models.errors import TooManyRays
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def exact_extreme_rays(rows: Sequence[Sequence[Fraction]], dimension: int,
 
     Raises
     ------
-    InputError
+    TooManyRays
         If an intermediate cone has more than ``max_rays`` rays.
     """
     rays = [_Ray(tuple(int(i == j) for i in range(dimension)), _orthant_zeros(j, dimension))
@@ -64,8 +64,8 @@ def exact_extreme_rays(rows: Sequence[Sequence[Fraction]], dimension: int,
     for offset, row in enumerate(rows):
         rays = _add_inequality(rays, _integer_row(row), dimension + offset, dimension)
         if max_rays is not None and len(rays) > max_rays:
-            raise InputError(f"the cone has more than {max_rays} rays after {offset + 1} of "
-                             f"its {len(rows)} rows")
+            raise TooManyRays(f"the cone has more than {max_rays} rays after {offset + 1} of "
+                              f"its {len(rows)} rows")
     return [ray.vector for ray in rays]
 
 

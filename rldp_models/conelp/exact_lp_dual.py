@@ -42,7 +42,7 @@ from rldp_models.conelp.exact_dd import exact_extreme_rays
 from rldp_models.conelp.joint import data_given_secret, exact
 from rldp_models.conelp.polyopt_gamma import gamma_rows, gamma_vertices
 from rldp_models.conelp.srlip import attribute_rows
-from rldp_models.errors import InputError
+from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import interval, iv
 from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
@@ -87,8 +87,8 @@ def staircase_rays(k: int, ratio: Fraction) -> list[Ray]:
     if ratio == 1 or k == 1:
         return [tuple(Fraction(1) for _ in range(k))]
     if 2**k - 2 > MAX_RAYS:
-        raise InputError(f"the LDP cone on {k} inputs has {2**k - 2} rays, more than "
-                         f"{MAX_RAYS} to enumerate")
+        raise TooManyRays(f"the LDP cone on {k} inputs has {2**k - 2} rays, more than "
+                          f"{MAX_RAYS} to enumerate")
     return [tuple(ratio if bit else Fraction(1) for bit in pattern)
             for pattern in itertools.product((0, 1), repeat=k) if 0 < sum(pattern) < k]
 
@@ -125,7 +125,7 @@ def attribute_cone_rays(joint: np.ndarray, j: int, ratio: Fraction) -> list[Ray]
 def _enumerated(rows: np.ndarray, dimension: int) -> list[Ray]:
     rays = exact_extreme_rays([list(row) for row in rows], dimension, MAX_INTERMEDIATE_RAYS)
     if len(rays) > MAX_RAYS:
-        raise InputError(f"the cone has {len(rays)} rays, more than {MAX_RAYS} to check")
+        raise TooManyRays(f"the cone has {len(rays)} rays, more than {MAX_RAYS} to check")
     return [tuple(Fraction(x) for x in ray) for ray in rays]
 
 
@@ -139,8 +139,8 @@ def gamma_cone_rays(counts: np.ndarray, alpha: float, ratio: Fraction,
     """
     counts = np.asarray(counts)
     if counts.size > MAX_GAMMA_DIMENSION:
-        raise InputError(f"Gamma on {counts.size} cells is not enumerated (at most "
-                         f"{MAX_GAMMA_DIMENSION})")
+        raise TooManyRays(f"Gamma on {counts.size} cells is not enumerated (at most "
+                          f"{MAX_GAMMA_DIMENSION})")
     return _enumerated(gamma_cone_rows(counts, alpha, ratio, finer), counts.size)
 
 

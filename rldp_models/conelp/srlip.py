@@ -106,7 +106,7 @@ def srlip_mechanism(p_joint: ArrayLike, eps: float, split: Sequence[float] | Non
     """
     joint = as_joint_distribution(p_joint, ndim=None, name="p_joint")
     eps = as_epsilon(eps)
-    budgets = _budgets(eps, joint.ndim - 1, split)
+    budgets = split_budgets(eps, joint.ndim - 1, split)
     attributes = tuple(_attribute_mechanism(joint, j, budget, solver, method)
                        for j, budget in enumerate(budgets))
     product = reduce(np.kron, (attribute.Q for attribute in attributes))
@@ -118,7 +118,8 @@ def srlip_mechanism(p_joint: ArrayLike, eps: float, split: Sequence[float] | Non
                           attributes=attributes, certification=certification, repair=repair)
 
 
-def _budgets(eps: float, m: int, split: Sequence[float] | None) -> tuple[float, ...]:
+def split_budgets(eps: float, m: int, split: Sequence[float] | None) -> tuple[float, ...]:
+    """The per-attribute budgets ``eps^j`` of :func:`srlip_mechanism` (``split`` checked)."""
     if split is None:
         return (eps / m,) * m
     budgets = tuple(as_epsilon(value) for value in split)

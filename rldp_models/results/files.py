@@ -147,7 +147,12 @@ def write_record(record: dict[str, Any], path: str | Path) -> None:
     pure-Python encoder (about 1 s for the 7-11 MB of a robust record's conic
     duals). The text is the same JSON value, so every reader reads it.
     """
-    Path(path).write_text(_layered_json(jsonable(record), INDENTED_LEVELS) + "\n")
+    _write_json_ready(jsonable(record), path)
+
+
+def _write_json_ready(record: dict[str, Any], path: str | Path) -> None:
+    """:func:`write_record` for a record that is JSON-ready already (no second conversion)."""
+    Path(path).write_text(_layered_json(record, INDENTED_LEVELS) + "\n")
 
 
 def _layered_json(value: Any, levels: int, margin: str = "") -> str:
@@ -172,11 +177,11 @@ def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool
         failed = "; ".join(f"{g.notion} at eps = {g.eps:g} ({g.detail})" for g in result.failed) \
             or "no guarantee was checked"
         raise GuaranteeFailed(f"not written: the guarantee fails: {failed}")
-    record = result.to_record(embed_counts)
+    record = result.to_record(embed_counts)  # JSON-ready
     proof = result.attachments.get("pricing_proof")
     if proof is not None:
         record["certificate"]["pricing_proof"] = _write_proof(proof, Path(path))
-    write_record(record, path)
+    _write_json_ready(record, path)
 
 
 def _write_proof(proof: dict, out: Path) -> str:

@@ -34,10 +34,14 @@ from rldp_models.uncertainty.base import Capability
 
 
 def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
-    """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces")."""
+    """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces").
+
+    The certificate is JSON-ready as :meth:`CertificateRecord.to_json` returns it, so
+    it is added after the conversion of the rest (not walked a second time).
+    """
     program = solution.program
     crosstab, uncertainty = program.crosstab, program.uncertainty
-    return jsonable({
+    fields = jsonable({
         "result_type": "solve",
         "problem": program.name,
         "status": solution.status.value,
@@ -63,8 +67,8 @@ def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
                        for c in solution.checks]},
         "repair": None if solution.repair is None else repair_to_json(solution.repair),
         "protocol": None if solution.protocol is None else solution.protocol_cube(),
-        "certificate": program_certificate(solution).to_json(),
     })
+    return {**fields, "certificate": program_certificate(solution).to_json()}
 
 
 def program_certificate(solution: ProtocolSolution) -> CertificateRecord:

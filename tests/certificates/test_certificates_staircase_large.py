@@ -71,7 +71,8 @@ def test_mutual_information_at_k_17_by_subset_sums(k17: Path, capsys) -> None:
 
 
 def test_no_independent_check_past_16_for_other_utilities(k17: Path, capsys) -> None:
-    """The refusal stays honest: exit 1 with the reason, not a pass."""
+    """The refusal stays honest: not a pass and not a failure, but inconclusive (exit 3) with
+    the reason in one line; the guarantee is still checked and reported."""
     path = k17
 
     def as_tv(record: dict) -> None:
@@ -79,9 +80,17 @@ def test_no_independent_check_past_16_for_other_utilities(k17: Path, capsys) -> 
         record["certificate"]["utility"] = {"measure": "tv", "parameters": {
             "prior0": prior, "prior1": prior[::-1]}}
 
-    code, lines = _verify(capsys, _changed(path, as_tv))
-    assert code == 1
-    assert "no independent check goes past k = 16" in lines[1]
+    changed = _changed(path, as_tv)
+    capsys.readouterr()
+    code = main(["verify", str(changed)])
+    written = capsys.readouterr()
+    lines, error = written.out.splitlines(), written.err.splitlines()
+    assert code == 3, lines
+    assert lines[0].startswith("guarantee: holds")
+    assert lines[1].startswith("certificate: INCONCLUSIVE -- the LP dual cannot be re-checked")
+    assert "131070 rays" in lines[1] and "no independent check goes past k = 16" in lines[1]
+    assert lines[-1].startswith("INCONCLUSIVE: the certificate check could not be completed")
+    assert len(error) == 1 and error[0].startswith("rldp: inconclusive: the LP dual cannot")
 
 
 @pytest.mark.slow
@@ -104,3 +113,20 @@ def test_a_k_24_staircase_refused_before_now_verifies(tmp_path: Path, capsys) ->
     code, path = _run_staircase(tmp_path, 24, 2)
     assert code == 0, capsys.readouterr().out
     _check(capsys, path, "by the independent checker")
+
+
+def test_a_checker_stopped_undecided_is_inconclusive(k17: Path, capsys, monkeypatch) -> None:
+    """The MILP stopped at its limit with neither a proof nor a violating pattern (forced
+    here; see tests/conelp/test_certificate_check.py for a real one): exit 3, not 1."""
+    from rldp_models.certificates import staircase_check
+    from rldp_models.conelp.certificate_check import DualCheck
+
+    monkeypatch.setattr(staircase_check, "independent_check",
+                        lambda *args: DualCheck(False, 0.5, "milp", 400, decided=False))
+    capsys.readouterr()
+    code = main(["verify", str(k17)])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 3, lines
+    assert lines[1].startswith("certificate: INCONCLUSIVE -- the LP dual cannot be re-checked: "
+                               "the independent checker (HiGHS MILP with tangent cuts, 400 "
+                               "rounds) stopped at its limit")

@@ -63,3 +63,22 @@ def test_bad_requests() -> None:
     with pytest.raises(InputError):
         check_staircase_dual(np.zeros(20), KLDivergence(np.full(20, 0.05), np.full(20, 0.05)),
                              2.0)
+
+
+def test_a_milp_stopped_at_its_round_limit_is_undecided(monkeypatch) -> None:
+    """Two first tangents overestimate the pattern utility, so one round neither proves a
+    feasible dual (checked by brute force here) nor finds a violating pattern."""
+    from rldp_models.conelp import certificate_check
+
+    k, eps = 7, 1.0
+    prior = np.random.default_rng(7).dirichlet(np.ones(k))
+    utility, ratio = MutualInformation(prior), inner_ratio(eps)
+    dual = staircase_mechanism(prior, eps).solution.certificate.dual + 1e-6
+    assert worst_ratio(dual, utility, ratio) < 0
+    monkeypatch.setattr(certificate_check, "INITIAL_TANGENTS", 2)
+    monkeypatch.setattr(certificate_check, "MAX_CUT_ROUNDS", 1)
+    result = check_staircase_dual(dual, utility, ratio, method="milp")
+    assert (result.accepted, result.decided, result.rounds) == (False, False, 1)
+    monkeypatch.setattr(certificate_check, "MAX_CUT_ROUNDS", 400)
+    again = check_staircase_dual(dual, utility, ratio, method="milp")
+    assert again.decided and again.accepted
