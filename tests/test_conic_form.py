@@ -261,14 +261,16 @@ def test_grouped_rows_touch_twice_as_many_variables_as_there_are_rows() -> None:
 def test_grouped_linking_gives_the_mixed_forms_optimum_and_declared_duals(
         crosstab: Crosstab, distortion: str) -> None:
     """The grouped form has the fully mixed form's optimum and, for every declared row group,
-    its duals (RURP's dual is unique here), both solved as declared (no boost) with the same
-    settings; with squared distortion the ``v`` rows are grouped as well."""
+    its duals, both solved as declared (no boost) with the same settings and no refinement;
+    with squared distortion the ``v`` rows are grouped as well. (The duals of ``protocol>=0``
+    are not unique with squared distortion: the plain form's differ by 1.4% at the same
+    optimum, and one late refinement step that trips in one form only moves its dual by 5e-4.)"""
     mixed, grouped = (conic_program(preset("RURP", crosstab, 0.7, 0.05, distortion=distortion),
                                     linking) for linking in ("mixed", "grouped"))
     assert grouped.grouped_linking and not mixed.grouped_linking
     assert len(grouped.mixed_groups) == (2 if distortion == "squared" else 1)
     settings = {**clarabel_direct.GROUPED_PROGRAM_SETTINGS, "tol_gap_abs": 1e-10,
-                "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+                "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "iterative_refinement_enable": False}
     reference, result = (solvers.solve(dataclasses.replace(conic, soc_boosts=None,
                                                            solver_cache={}),
                                        solver="clarabel-direct", **settings)
