@@ -23,6 +23,7 @@ from rldp_models.programs import (
 )
 from rldp_models.programs.conic_form import conic_program
 from rldp_models.programs.contract import Objective
+from tests.shared_data import ADULT
 
 
 @pytest.fixture(scope="module")
@@ -286,3 +287,18 @@ def test_large_robust_programs_default_to_grouped_linking() -> None:
                                                  ("robust_utility.v", 12))
     assert conic_program(large).grouped_linking
     assert conic_program(nominal).mixed_groups == ()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ADULT.exists(), reason="the shared Adult data is absent")
+@pytest.mark.parametrize("problem", ["RURP", "NURP"])
+def test_education_occupation_ends_solved(problem: str) -> None:
+    """Adult education x occupation (16 x 15, boosted side cones) ends Clarabel ``Solved``:
+    its unrefined KKT solves stalled the dual residual at ~1.2e-8 against 1e-9, and the
+    run ended ``AlmostSolved`` (``GROUPED_PROGRAM_SETTINGS``' late refinement)."""
+    program = preset(problem, Crosstab.from_records(ADULT, "education", "occupation"), 1.0,
+                     0.05, distortion="hamming")
+    conic = conic_program(program)
+    assert conic.grouped_linking and conic.boost() is not None
+    result = solvers.solve(conic, solver="clarabel-direct")
+    assert result.status is solvers.Status.OPTIMAL, result.log
