@@ -38,14 +38,14 @@ LARGE_PROGRAM_SETTINGS = {"direct_solve_method": "faer", "iterative_refinement_e
 # simplicial or supernodal factorisation by a flop ratio that these forms straddle (5.7 or
 # 9.0 s); education x occupation 16.3 against 20.7; the fully mixed form with qdldl: 18.0.
 # Each of its KKT solves is checked (one product with the unregularised KKT matrix) and refined
-# once when its residual exceeds 1e-7 of the right-hand side. Unrefined, the solves' error stalls
-# Clarabel's dual residual at ~1.2e-8 against 1e-9 on education x occupation (boosted side
-# cones): the protocol entries of one linking block (the one factored last) keep a dual
-# residual of ~1e-6, the others ~1e-8, and the step dies (AlmostSolved: RURP after 61
-# iterations, NURP after 63). Refined late, both end Solved (59 and 60 iterations) at about the
-# same CPU. At RURP 10x20 no solve trips the check (45 iterations, the same iterates bit for
-# bit); the check costs ~4% of Clarabel's CPU there, where refining every solve (Clarabel's
-# default tolerances) costs 25%.
+# once when its residual exceeds 1e-7 of the right-hand side. Unrefined, the solves' error
+# stalls Clarabel's dual residual at ~1.2e-8 against 1e-9 on education x occupation (boosted
+# side cones; the protocol entries of the last linking block keep a dual residual of ~1e-6, the
+# others ~1e-8) and the step dies: AlmostSolved, RURP after 61 iterations, NURP after 63.
+# Refined late, both end Solved (59 and 60 iterations; about +1 s of CPU end to end, proven
+# gaps 5.8e-4 -> 4.7e-4). At RURP 10x20 no solve trips the check (45 iterations, the same
+# iterates bit for bit) and the check costs 1-6% of Clarabel's CPU; refining every solve
+# (Clarabel's default tolerances) costs 25% there; reltol 1e-6 is too loose (RURP 16x15 stalls).
 GROUPED_PROGRAM_SETTINGS = {**LARGE_PROGRAM_SETTINGS, "direct_solve_method": "qdldl",
                             "iterative_refinement_enable": True,
                             "iterative_refinement_max_iter": 1,
