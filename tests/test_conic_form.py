@@ -263,9 +263,10 @@ def test_grouped_linking_gives_the_mixed_forms_optimum_and_declared_duals(
         crosstab: Crosstab, distortion: str) -> None:
     """The grouped form has the fully mixed form's optimum and, for every declared row group,
     its duals, both solved as declared (no boost) with the same settings and no refinement;
-    with squared distortion the ``v`` rows are grouped as well. (The duals of ``protocol>=0``
-    are not unique with squared distortion: the plain form's differ by 1.4% at the same
-    optimum, and one late refinement step that trips in one form only moves its dual by 5e-4.)"""
+    with squared distortion the ``v`` rows are grouped as well. (With squared distortion the
+    duals of ``protocol>=0`` are not determined to better than ~1%: the plain form's differ by
+    1.4% at the same optimum, and one late refinement step that trips in one form only moves
+    its dual by 5e-4.)"""
     mixed, grouped = (conic_program(preset("RURP", crosstab, 0.7, 0.05, distortion=distortion),
                                     linking) for linking in ("mixed", "grouped"))
     assert grouped.grouped_linking and not mixed.grouped_linking
