@@ -182,3 +182,13 @@ def test_demo_writes_table_results_and_plot(tmp_path: Path) -> None:
 def test_solvers_listing() -> None:
     run = rldp("solvers")
     assert run.returncode == 0 and "clarabel" in run.stdout and "mosek" in run.stdout
+
+
+def test_a_give_up_at_large_eps_names_the_cause() -> None:
+    """Past WIDE_EPSILON the give-up line says why (e^eps beside 1 in the privacy rows) and what
+    to try; at ordinary eps it adds nothing."""
+    from rldp_models.cli.solve import WIDE_EPSILON, _wide_eps_hint
+
+    assert _wide_eps_hint(1.0) == "" and _wide_eps_hint(WIDE_EPSILON) == ""
+    hint = _wide_eps_hint(30.0)
+    assert "e^eps = 1.1e+13" in hint and "--solver scs" in hint and "\n" not in hint

@@ -19,6 +19,7 @@ solvers that also take the model; nothing is written.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -36,6 +37,12 @@ from rldp_models.cli.schema import add_embed_argument
 
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
+
+WIDE_EPSILON = 20.0
+"""Above this eps a solver's give-up is explained by the privacy rows themselves: they hold
+``e^eps`` beside 1 (``e^20 = 4.9e8``), a spread double-precision interior-point methods
+resolve less and less reliably (on Adult sex x race, RURP by clarabel-direct, clarabel and ECOS
+fails from eps 30 and NURP from eps 45, while SCS's first-order method still solves eps 30)."""
 
 
 if TYPE_CHECKING:
@@ -130,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     if solution.protocol is None:  # a preset is always feasible: the solver gave up
         why = f" ({solution.result.log})" if solution.result.log else ""
         sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
-                         f"{solution.status.value}{why}; no protocol, nothing written\n")
+                         f"{solution.status.value}{why}; no protocol, nothing written"
+                         f"{_wide_eps_hint(args.eps)}\n")
         return ExitCode.INCONCLUSIVE
     result = solution_result(solution, radius_from(args))
     print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "
@@ -141,6 +149,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"  repaired: {_repair_description(solution.repair)}; "
               f"objective cost {solution.repair.cost:.3g}")
     return write_result(result, args.out, args.problem, not args.no_embed_counts)
+
+
+def _wide_eps_hint(eps: float) -> str:
+    """Why a solver may have given up at a large eps (:data:`WIDE_EPSILON`), or nothing."""
+    if eps <= WIDE_EPSILON:
+        return ""
+    return (f"; at eps {eps:g} the privacy rows hold e^eps = {math.exp(eps):.1e} beside 1, "
+            "beyond what interior-point solvers resolve reliably: try --solver scs or a "
+            "smaller eps")
 
 
 def _repair_description(repair: "Repair") -> str:
