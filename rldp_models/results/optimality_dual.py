@@ -438,15 +438,13 @@ def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limit
     on_side = np.searchsorted(sides, side_of)  # side_of's rows of sums and target
     bound, n, m = limits - 2 * TARGET, index.size, len(sides)
 
-    def parts(live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def parts(live: np.ndarray) -> tuple[np.ndarray, np.ndarray, _Hessian]:
         q, w2 = p[live], squared[live]
         spread = (w2 / q) @ sums.T  # (T, sides)
         root = np.sqrt(spread)
         d_spread = -w2 / q**2
         gradient = d_spread / (2 * root[:, on_side])
-        hessian = -d_spread[:, :, None] * d_spread[:, None, :] * \
-            (on_side[:, None] == on_side[None, :]) / (4 * spread * root)[:, on_side, None]
-        hessian[:, np.arange(n), np.arange(n)] += w2 / q**3 / root[:, on_side]
+        hessian = _Hessian(w2 / q**3 / root[:, on_side], d_spread, spread * root, sums)
         return root.sum(axis=1) - bound[live], gradient, hessian
 
     def value_of(q: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -467,17 +465,11 @@ def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limit
         nu, tau = multipliers[live, 0], multipliers[live, 1:]
         residual = np.concatenate([g[live] - nu[:, None] * gradient - tau @ sums, value[:, None],
                                    p[live] @ sums.T - target[live]], axis=1)
-        going = np.max(np.abs(residual), axis=1) >= 1e-15
+        going = (np.max(np.abs(residual), axis=1) >= 1e-15) & (nu != 0)
         live, residual = live[going], residual[going]
         if not live.size:
             break
-        jacobian = np.zeros((live.size, n + 1 + m, n + 1 + m))
-        jacobian[:, :n, :n] = -nu[going, None, None] * hessian[going]
-        jacobian[:, :n, n] = -gradient[going]
-        jacobian[:, :n, n + 1:] = -sums.T
-        jacobian[:, n, :n] = gradient[going]
-        jacobian[:, n + 1:, :n] = sums
-        step = _solved(jacobian, -residual)
+        step = _newton_step(nu[going], hessian.of(going), gradient[going], sums, residual)
         scale = np.ones(live.size)
         for _ in range(20):  # halve each member's step until it keeps p > 0 (down to 1e-6)
             leaving = np.any(p[live] + scale[:, None] * step[:, :n] <= 0, axis=1)
@@ -495,6 +487,49 @@ def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limit
     members = flat.copy()
     members[np.ix_(np.flatnonzero(found), index)] = p[found]
     return members.reshape(starts.shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Hessian:
+    """The Hessian of ``sum_i sqrt(s_i)``, ``s_i = sum_{u in side i} w_u^2 / p_u``, per member:
+    ``diag(diagonal) - sum_i d_i d_i^T / (4 s_i sqrt(s_i))`` with ``d = -w^2 / p^2`` restricted
+    to side ``i`` (``cube`` is ``s_i sqrt(s_i)``); applied inverse by Sherman-Morrison-Woodbury,
+    whose capacitance ``4 s r - d^T diag^-1 d`` is ``3 s sqrt(s)`` per side exactly."""
+
+    diagonal: np.ndarray
+    d_spread: np.ndarray
+    cube: np.ndarray
+    sums: np.ndarray
+
+    def of(self, rows: np.ndarray) -> "_Hessian":
+        return _Hessian(self.diagonal[rows], self.d_spread[rows], self.cube[rows], self.sums)
+
+    def solve(self, x: np.ndarray) -> np.ndarray:
+        """``H^-1 x`` for a stack ``x`` of shape ``(T, n, k)``."""
+        scaled = x / self.diagonal[:, :, None]
+        along = np.einsum("in,tnk->tik", self.sums, self.d_spread[:, :, None] * scaled)
+        back = np.einsum("in,tik->tnk", self.sums, along / (3 * self.cube[:, :, None]))
+        return scaled + self.d_spread[:, :, None] * back / self.diagonal[:, :, None]
+
+
+def _newton_step(nu: np.ndarray, hessian: _Hessian, gradient: np.ndarray, sums: np.ndarray,
+                 residual: np.ndarray) -> np.ndarray:
+    """The Newton step ``(dp, dnu, dtau)`` of :func:`_argmax_members`' optimality conditions,
+    ``J step = -residual`` with ``J = [[-nu H, -B], [B^T, 0]]``, ``B = [gradient, sums^T]``, by
+    its Schur complement ``B^T H^-1 B`` (``1 + sides`` square per member) instead of the dense
+    ``(n + 1 + sides)``-square solve."""
+    n = gradient.shape[1]
+    border = np.concatenate([gradient[:, :, None],
+                             np.broadcast_to(sums.T, (gradient.shape[0],) + sums.T.shape)], axis=2)
+    first, rest = residual[:, :n], residual[:, n:]
+    solved = hessian.solve(np.concatenate([border, first[:, :, None]], axis=2))
+    schur = np.einsum("tnj,tnk->tjk", border, solved[:, :, :-1])
+    right = np.einsum("tnj,tn->tj", border, solved[:, :, -1]) + nu[:, None] * rest
+    multipliers = _solved(schur, right)
+    # rows of J: -nu H dp - B z = -first, B^T dp = -rest; so dp = H^-1 (first - B z) / nu
+    dp = (solved[:, :, -1] - np.einsum("tnj,tj->tn", solved[:, :, :-1], multipliers)) / \
+        nu[:, None]
+    return np.concatenate([dp, multipliers], axis=1)
 
 
 def _solved(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
