@@ -405,71 +405,78 @@ def _argmax_members(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``
     (with one row: F itself, ``sqrt(sum_x Phat_x^2 / p_x) = sqrt(B + 1)``), for a stack of
     starts, gains and weights ``w`` (``rows``), all ``(T, rows, |U|)``, and limits ``(T,)``:
-    the members whose cells with records are the same cells are iterated together, one
+    the members whose sides with records are the same sides are iterated together, one
     batched linear solve per Newton step, each member stopping on its own test.
 
-    Only cells with records move (the others keep the start's mass). A start is
-    returned unchanged if its iteration does not converge (a degenerate
-    maximiser, e.g. gains constant in u): it is then only a candidate, as every
-    member is until proved.
+    Only cells with records move (the others keep the start's mass: in the batch they
+    have no gain, no weight and no share in their side's sum, so their step is 0). A
+    start is returned unchanged if its iteration does not converge (a degenerate
+    maximiser, e.g. gains constant in u): it is then only a candidate, as every member
+    is until proved.
     """
     members = np.array(starts, dtype=float)
-    pattern = (rows > 0).reshape(rows.shape[0], -1)
-    shapes, group = np.unique(pattern, axis=0, return_inverse=True)
-    for k, moving in enumerate(shapes):
+    moving = rows > 0
+    shapes, group = np.unique(moving.any(axis=2), axis=0, return_inverse=True)
+    for k, sides in enumerate(shapes):
         at = np.flatnonzero(group.ravel() == k)
-        if moving.any():
+        if sides.any():
             members[at] = _argmax_group(members[at], gains[at], rows[at], limits[at],
-                                        moving.reshape(rows.shape[1:]))
+                                        np.flatnonzero(sides))
     return members
 
 
 def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limits: np.ndarray,
-                  moving: np.ndarray) -> np.ndarray:
-    """:func:`_argmax_members` of members whose cells with records are ``moving``."""
-    sides = [i for i in range(moving.shape[0]) if moving[i].any()]
-    index = np.flatnonzero(moving.ravel())
-    side_of = np.repeat(np.arange(moving.shape[0]), moving.shape[1])[index]
-    flat = starts.reshape(starts.shape[0], -1)
-    g, p = gains.reshape(flat.shape)[:, index], flat[:, index].copy()
-    squared = rows.reshape(flat.shape)[:, index]**2
-    sums = (side_of[None, :] == np.asarray(sides)[:, None]).astype(float)
-    target = np.stack([1.0 - np.sum(starts[:, i] * ~moving[i], axis=-1) for i in sides], axis=1)
-    on_side = np.searchsorted(sides, side_of)  # side_of's rows of sums and target
-    bound, n, m = limits - 2 * TARGET, index.size, len(sides)
+                  sides: np.ndarray) -> np.ndarray:
+    """:func:`_argmax_members` of members whose rows with records are ``sides``."""
+    count, n = starts.shape[0], starts[0].size
+    moving = (rows > 0).reshape(count, n)
+    side_of = np.repeat(np.arange(starts.shape[1]), starts.shape[2])
+    sums = (side_of[None, None, :] == sides[None, :, None]) & moving[:, None, :]  # (T, m, n)
+    sums = sums.astype(float)
+    flat = starts.reshape(count, n)
+    g = np.where(moving, gains.reshape(count, n), 0.0)
+    p = np.where(moving, flat, 1.0)  # a placeholder where the cell does not move
+    squared = np.where(moving, rows.reshape(count, n), 0.0)**2
+    target = 1.0 - np.einsum("tin,tn->ti", (side_of[None, :] == sides[:, None]) * 1.0
+                             * ~moving[:, None, :], flat)
+    bound = limits - 2 * TARGET
 
     def parts(live: np.ndarray) -> tuple[np.ndarray, np.ndarray, _Hessian]:
-        q, w2 = p[live], squared[live]
-        spread = (w2 / q) @ sums.T  # (T, sides)
+        q, w2, s = p[live], squared[live], sums[live]
+        spread = np.einsum("tin,tn->ti", s, w2 / q)  # (T, sides)
         root = np.sqrt(spread)
+        on_side = np.einsum("tin,ti->tn", s, root)  # each cell's side's root (0: fixed)
         d_spread = -w2 / q**2
-        gradient = d_spread / (2 * root[:, on_side])
-        hessian = _Hessian(w2 / q**3 / root[:, on_side], d_spread, spread * root, sums)
-        return root.sum(axis=1) - bound[live], gradient, hessian
+        gradient = np.divide(d_spread, 2 * on_side, out=np.zeros_like(q), where=on_side > 0)
+        diagonal = np.divide(w2 / q**3, on_side, out=np.ones_like(q), where=on_side > 0)
+        return root.sum(axis=1) - bound[live], gradient, _Hessian(diagonal, d_spread,
+                                                                  spread * root, s)
 
     def value_of(q: np.ndarray, live: np.ndarray) -> np.ndarray:
-        return np.sqrt((squared[live] / q) @ sums.T).sum(axis=-1) - bound[live]
+        return np.sqrt(np.einsum("tin,tn->ti", sums[live], squared[live] / q)).sum(axis=-1) \
+            - bound[live]
 
-    everyone = np.arange(p.shape[0])
+    everyone = np.arange(count)
     inside = np.flatnonzero(value_of(p, everyone) < -1e-6)  # off the boundary: tilt first
     if inside.size:
-        p[inside] = _tilted(p[inside], g[inside], on_side, sums, target[inside],
+        p[inside] = _tilted(p[inside], g[inside], sums[inside], target[inside],
                             lambda q: value_of(q, inside))
     gradient = parts(everyone)[1]
-    basis = np.concatenate([gradient[:, :, None], np.broadcast_to(sums.T, (p.shape[0], n, m))],
-                           axis=2)
+    basis = np.concatenate([gradient[:, :, None], sums.transpose(0, 2, 1)], axis=2)
     multipliers = np.einsum("tij,tj->ti", np.linalg.pinv(basis), g)
     live = everyone
     for _ in range(ARGMAX_STEPS):
         value, gradient, hessian = parts(live)
         nu, tau = multipliers[live, 0], multipliers[live, 1:]
-        residual = np.concatenate([g[live] - nu[:, None] * gradient - tau @ sums, value[:, None],
-                                   p[live] @ sums.T - target[live]], axis=1)
+        residual = np.concatenate([g[live] - nu[:, None] * gradient
+                                   - np.einsum("ti,tin->tn", tau, sums[live]), value[:, None],
+                                   np.einsum("tin,tn->ti", sums[live], p[live])
+                                   - target[live]], axis=1)
         going = (np.max(np.abs(residual), axis=1) >= 1e-15) & (nu != 0)
         live, residual = live[going], residual[going]
         if not live.size:
             break
-        step = _newton_step(nu[going], hessian.of(going), gradient[going], sums, residual)
+        step = _newton_step(nu[going], hessian.of(going), gradient[going], residual)
         scale = np.ones(live.size)
         for _ in range(20):  # halve each member's step until it keeps p > 0 (down to 1e-6)
             leaving = np.any(p[live] + scale[:, None] * step[:, :n] <= 0, axis=1)
@@ -485,7 +492,7 @@ def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limit
     found = np.all(p > 0, axis=1) & (np.abs(value_of(p, everyone)) < 1e-12) & \
         (multipliers[:, 0] >= 0)
     members = flat.copy()
-    members[np.ix_(np.flatnonzero(found), index)] = p[found]
+    members[found] = np.where(moving[found], p[found], flat[found])
     return members.reshape(starts.shape)
 
 
@@ -493,8 +500,9 @@ def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limit
 class _Hessian:
     """The Hessian of ``sum_i sqrt(s_i)``, ``s_i = sum_{u in side i} w_u^2 / p_u``, per member:
     ``diag(diagonal) - sum_i d_i d_i^T / (4 s_i sqrt(s_i))`` with ``d = -w^2 / p^2`` restricted
-    to side ``i`` (``cube`` is ``s_i sqrt(s_i)``); applied inverse by Sherman-Morrison-Woodbury,
-    whose capacitance ``4 s r - d^T diag^-1 d`` is ``3 s sqrt(s)`` per side exactly."""
+    to side ``i`` (``sums[i]``; ``cube`` is ``s_i sqrt(s_i)``), applied inverse by
+    Sherman-Morrison-Woodbury, whose capacitance ``4 s r - d^T diag^-1 d`` is ``3 s sqrt(s)``
+    per side exactly. (A cell that does not move has ``d = 0`` and diagonal 1.)"""
 
     diagonal: np.ndarray
     d_spread: np.ndarray
@@ -502,25 +510,25 @@ class _Hessian:
     sums: np.ndarray
 
     def of(self, rows: np.ndarray) -> "_Hessian":
-        return _Hessian(self.diagonal[rows], self.d_spread[rows], self.cube[rows], self.sums)
+        return _Hessian(self.diagonal[rows], self.d_spread[rows], self.cube[rows],
+                        self.sums[rows])
 
     def solve(self, x: np.ndarray) -> np.ndarray:
         """``H^-1 x`` for a stack ``x`` of shape ``(T, n, k)``."""
         scaled = x / self.diagonal[:, :, None]
-        along = np.einsum("in,tnk->tik", self.sums, self.d_spread[:, :, None] * scaled)
-        back = np.einsum("in,tik->tnk", self.sums, along / (3 * self.cube[:, :, None]))
+        along = np.einsum("tin,tnk->tik", self.sums, self.d_spread[:, :, None] * scaled)
+        back = np.einsum("tin,tik->tnk", self.sums, along / (3 * self.cube[:, :, None]))
         return scaled + self.d_spread[:, :, None] * back / self.diagonal[:, :, None]
 
 
-def _newton_step(nu: np.ndarray, hessian: _Hessian, gradient: np.ndarray, sums: np.ndarray,
+def _newton_step(nu: np.ndarray, hessian: _Hessian, gradient: np.ndarray,
                  residual: np.ndarray) -> np.ndarray:
     """The Newton step ``(dp, dnu, dtau)`` of :func:`_argmax_members`' optimality conditions,
     ``J step = -residual`` with ``J = [[-nu H, -B], [B^T, 0]]``, ``B = [gradient, sums^T]``, by
     its Schur complement ``B^T H^-1 B`` (``1 + sides`` square per member) instead of the dense
     ``(n + 1 + sides)``-square solve."""
     n = gradient.shape[1]
-    border = np.concatenate([gradient[:, :, None],
-                             np.broadcast_to(sums.T, (gradient.shape[0],) + sums.T.shape)], axis=2)
+    border = np.concatenate([gradient[:, :, None], hessian.sums.transpose(0, 2, 1)], axis=2)
     first, rest = residual[:, :n], residual[:, n:]
     solved = hessian.solve(np.concatenate([border, first[:, :, None]], axis=2))
     schur = np.einsum("tnj,tnk->tjk", border, solved[:, :, :-1])
@@ -540,21 +548,23 @@ def _solved(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
         return np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(matrices, vectors)])
 
 
-def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndarray,
-            target: np.ndarray, excess: Any) -> np.ndarray:
+def _tilted(p: np.ndarray, gains: np.ndarray, sums: np.ndarray, target: np.ndarray,
+            excess: Any) -> np.ndarray:
     """Starts on the set's boundary tilted toward the gains, a stack ``(T, n)``: ``p * exp(c g
     / scale)`` per side, rescaled to its mass, with ``c >= 0`` found by bisection (every
     start at once) so that ``excess = 0`` (it is ``<= 0`` at ``c = 0``, the centre, and grows
-    with ``c``); a start itself where none is found. ``side_of[j]`` is the row of ``sums`` and
-    ``target`` (``(T, rows)``) that entry ``j`` belongs to (only the moving sides have rows);
-    ``excess`` maps a stack to its values."""
+    with ``c``); a start itself where none is found. ``sums`` ``(T, sides, n)`` says which
+    entries make up each side's mass ``target`` ``(T, sides)`` (entries in none are not
+    rescaled); ``excess`` maps a stack to its values."""
     spread = np.maximum(np.ptp(gains, axis=1), 1e-300)
     logits = (gains - gains.max(axis=1, keepdims=True)) / spread[:, None]
+    alone = 1.0 - sums.sum(axis=1)
 
     def at(c: np.ndarray) -> np.ndarray:
         q = p * np.exp(c[:, None] * logits)
-        masses = q @ sums.T
-        return q * (target / np.where(masses > 0, masses, 1.0))[:, side_of]
+        masses = np.einsum("tin,tn->ti", sums, q)
+        ratio = target / np.where(masses > 0, masses, 1.0)
+        return q * (np.einsum("tin,ti->tn", sums, ratio) + alone)
 
     low, high = np.zeros(p.shape[0]), np.ones(p.shape[0])
     for _ in range(21):  # doubling up to 2^20 ~ 1e6
