@@ -242,18 +242,16 @@ def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray |
     objective = sp.csr_matrix(np.zeros((0, n_s * n_u * n_y)) if members is None else
                               np.stack([(_distribution(p)[:, None] * d).ravel()
                                         for p in members]))
-    centre = _conditionals(instance.counts)
-    factor = math.exp(instance.eps)
-    rows, cols, vals = [], [], []
-    for k, (s1, s2, y, u1, u2) in enumerate(terms.tolist()):
-        for side, (s, u, scale) in enumerate(((s1, u1, 1.0), (s2, u2, -factor))):
-            if sides is not None:
-                p = _distribution(sides[k, side])
-            else:
-                p = np.eye(n_u)[u] if u >= 0 else centre[s]
-            rows += [k] * n_u
-            cols += list((s * n_u + np.arange(n_u)) * n_y + y)
-            vals += list(scale * p)
+    k = terms.shape[0]
+    secrets, u = terms[:, [0, 1]], terms[:, [3, 4]]
+    if sides is not None:
+        p = _distribution(sides)
+    else:  # nominal rows: the conditional, or the unit vector of u for a secret without records
+        p = np.where((u >= 0)[:, :, None], np.arange(n_u) == u[:, :, None],
+                     _conditionals(instance.counts)[secrets])
+    vals = (p * np.array([1.0, -math.exp(instance.eps)])[:, None]).ravel()
+    cols = ((secrets[:, :, None] * n_u + np.arange(n_u)) * n_y + terms[:, 2, None, None]).ravel()
+    rows = np.repeat(np.arange(k), 2 * n_u)
     charges = sp.csr_matrix((vals, (rows, cols)), shape=(terms.shape[0], n_s * n_u * n_y))
     return charges, objective
 
