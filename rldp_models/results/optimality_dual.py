@@ -19,11 +19,11 @@ which membership is proved in ball arithmetic, after rounding to
 :data:`DIGITS` significant digits (what the record stores). Terms with
 ``lambda <= DROP_BELOW`` are left out (``lambda = 0`` is a valid multiplier).
 
-The solver's dual is then only a start (:func:`conic_dual`): a small LP
-re-weights the multipliers over the proved members (:func:`polished_weights`),
-and every term in use is offered the maximiser of its term at the solver's
-protocol (:func:`_argmax_member`, a cutting plane), after which the LP
-re-weights again.
+The solver's dual is then only a start (:func:`conic_dual`): every member is
+first moved to the maximiser of its term at the solver's protocol
+(:func:`_argmax_members`: what the KKT conditions pair with the multiplier, which
+the solver's member is only up to its tolerance), then one small LP re-weights
+the multipliers over the proved members (:func:`polished_weights`).
 
 Without a conic dual — cvxpy solves, and sets other than chi-square, whose
 robust privacy is the product of single-secret projections —
@@ -78,19 +78,26 @@ CLEARLY_OUTSIDE = 1e-9
 """A member whose membership constraint exceeds its bound by this much in floating point is
 not offered to the proof (:func:`_proved_member`)."""
 ARGMAX_STEPS = 40
-"""Newton iterations of :func:`_argmax_member` (it stops once the residual is below 1e-15; from
-a tilted start far from the maximiser it takes ~20-40)."""
-ROUNDS = 1
-"""Cutting-plane rounds: members at the solver's protocol, then at the LP's own. One is
-enough at 1e-10 solves (3x5 sweep, 20 instances: the same bounds to 1e-9 with two, 40%
-more time; Adult race x education: +2e-6 relative with a second)."""
+"""Newton iterations of :func:`_argmax_members` (each member stops once its residual is below
+1e-15; from a tilted start far from the maximiser it takes ~20-40)."""
 CONIC_LP_METHOD: LPMethod = "highs-ipm"
 """The re-weighting LP of a conic dual by HiGHS's interior point (with crossover) rather than
 its simplex: 10x20 RURP 0.55 s against 0.95 s per LP, education x occupation 0.6 s against
-1.0 s, the same proven gap to 1e-9 relative (race x education: identical). That is the first
-solve; the LP with the refined members is re-solved from its basis
-(:mod:`.optimality_reweighting`). The polyhedral sets' cutting planes (:func:`protocol_dual`)
-keep the default."""
+1.0 s, the same proven gap to 1e-9 relative (race x education: identical). The polyhedral
+sets' cutting planes (:func:`protocol_dual`) keep the default.
+
+A conic dual's multipliers are not capped in that LP (``bound=inf``): it is bounded without
+a cap, since the uniform protocol satisfies every linearised privacy row (``G_k . Q =
+(1 - e^eps) / |Y| <= 0``), and IPX is faster without the boxes (10x20 RURP 0.68 -> 0.65 s,
+NURP 0.46 -> 0.40 s of CPU over alternating runs; the same proven gaps)."""
+MIXED_UP_TO = 1000
+"""Up to this many robust privacy terms, each is offered to the re-weighting LP with both the
+solver's member and the maximiser at the solver's protocol (:func:`_robust_terms`), and the LP
+mixes them; above, the maximiser alone. Where the protocol has ties (small programs solved
+to 1e-10 have exact zeros) the maximiser is degenerate and the solver's member is the better
+one: the demo's 3x5 RURP proves 2.1e-8 with both, 5.8e-6 with the maximisers alone. On
+large programs the maximisers alone prove more than the solver's members (10x20 RURP: 9.0e-6
+against 1.5e-5) and both would double the LP (0.73 s against 1.69 s of CPU, 8.8e-6)."""
 DROP_RELATIVE = 1e-7
 """Dual terms below this fraction of their pair's largest are left out from the start."""
 CONIC_GROUP = "protocol>=0"
@@ -130,9 +137,12 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
     conic : solvers.ConicProgram
         The program's conic form as solved (``program.to_conic()``).
     protocol : ndarray, optional
-        The solver's protocol: each member is refined to the maximiser of its
-        term at it (:func:`_argmax_member`), Danskin's gradient of the
-        constraint there.
+        The solver's protocol: each member is moved to the maximiser of its
+        term there (:func:`_argmax_members`), Danskin's gradient of the
+        constraint at it, before the one re-weighting LP. (This replaced a
+        cutting-plane round that added those maximisers beside the solver's
+        members and solved the LP a second time: 10x20 RURP, proven gap 1.17e-5
+        with it, 9.0e-6 now, with one LP instead of two.)
 
     Raises
     ------
@@ -143,7 +153,8 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
         raise NoConicDual(NO_CONIC_DUAL)
     instance = conic_instance(program)
     charges = _Charges(conic, duals)
-    parts = [_privacy_terms(instance, charges, family) for family in program.constraints]
+    parts = [_privacy_terms(instance, charges, family, protocol)
+             for family in program.constraints]
     terms = np.concatenate([p[0] for p in parts] or [np.zeros((0, 5), np.int64)])
     weights = np.concatenate([p[1] for p in parts] or [np.zeros(0)])
     sides = None
@@ -154,15 +165,12 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
     if instance.robust_utility:
         members = _objective_members(instance, charges.on_block(
             program.objective.name, f"{program.objective.name}.v"), None)
-    lp = reweighting_lp(instance, members is not None, CONIC_LP_METHOD)
-    weights, shares, _ = polished_weights(instance, terms, weights, sides, members, lp=lp)
-    at = protocol if instance.robust_privacy or instance.robust_utility else None
-    for _ in range(ROUNDS):
-        if at is None:
-            break
-        terms, weights, sides, members = _refined(instance, at, terms, weights, sides,
-                                                  members, shares)
-        weights, shares, at = polished_weights(instance, terms, weights, sides, members, lp=lp)
+        if protocol is not None and members.shape[0]:
+            gains = np.sum(protocol * np.tile(instance.distortion, (instance.counts.shape[0], 1)),
+                           axis=1)
+            members = np.concatenate([members, _objective_members(instance, members[0], gains)])
+    weights, shares, _ = polished_weights(instance, terms, weights, sides, members,
+                                          CONIC_LP_METHOD, bound=math.inf)
     weights, shares = _rounded(weights), None if shares is None else _rounded(shares)
     keep = weights > 0
     if members is not None and shares is not None:
@@ -171,42 +179,10 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
                           members, shares)
 
 
-def _refined(instance: Instance, point: np.ndarray, terms: np.ndarray, weights: np.ndarray,
-             sides: np.ndarray | None, members: np.ndarray | None, shares: np.ndarray | None
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """The pool plus, for every robust term in use and the robust objective, the maximiser
-    at ``point`` (a cutting plane of the Lagrangian dual at the protocol it prefers)."""
-    n_s, n_u = instance.counts.shape
-    factor = math.exp(instance.eps)
-    if sides is not None:
-        centre = _conditionals(instance.counts)
-        used: dict[tuple[int, ...], int] = {}
-        for k in np.flatnonzero(weights > 0).tolist():
-            used.setdefault(tuple(terms[k, :3].tolist()), k)
-        added = []
-        with flint.ctx.workprec(BITS):
-            balls = InstanceBalls(instance)
-            for (s1, s2, y), k in used.items():
-                gains = np.stack([point[s1 * n_u:(s1 + 1) * n_u, y],
-                                  -factor * point[s2 * n_u:(s2 + 1) * n_u, y]])
-                member = _pair_member(balls, s1, s2, (sides[k, 0], sides[k, 1]),
-                                      (centre[s1], centre[s2]), gains)
-                if member is not None:
-                    added.append(((s1, s2, y, -1, -1), member))
-        if added:
-            terms = np.concatenate([terms, np.array([a[0] for a in added], dtype=np.int64)])
-            weights = np.concatenate([weights, np.zeros(len(added))])
-            sides = np.concatenate([sides, np.stack([a[1] for a in added])])
-    if members is not None:
-        gains = np.sum(point * np.tile(instance.distortion, (n_s, 1)), axis=1)
-        start = members[int(np.argmax(shares))] if shares is not None else members[0]
-        members = np.concatenate([members, _objective_members(instance, start, gains)])
-    return terms, weights, sides, members
-
-
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
                      sides: np.ndarray | None, members: np.ndarray | None,
-                     method: LPMethod = "highs", lp: ReweightingLP | None = None
+                     method: LPMethod = "highs", lp: ReweightingLP | None = None,
+                     bound: float | None = None
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
@@ -224,6 +200,7 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     ``method`` is HiGHS's method (:data:`CONIC_LP_METHOD` for a conic dual). ``lp``
     (from :func:`reweighting_lp`) carries an earlier call's LP, whose terms and members
     are leading rows of these: only the rest are added, and HiGHS starts from its basis.
+    ``bound`` caps every ``lambda`` (default: ten times the largest start, plus 1).
 
     Returns
     -------
@@ -232,7 +209,7 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
         ``a`` per objective member.
     point : ndarray, shape (|X|, |Y|), or None
         The LP's dual: a row-stochastic protocol minimising the Lagrangian (where
-        the next members are taken, :func:`_refined`).
+        the next members are taken in :func:`protocol_dual`).
     """
     m = 0 if members is None else members.shape[0]
     fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
@@ -243,7 +220,8 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
         instance, terms[lp.terms:], None if sides is None else sides[lp.terms:],
         None if members is None else members[lp.member_count:])
     lp.add(charges, objective)
-    found = lp.solve(10.0 * float(np.max(weights, initial=0.0)) + 1.0)
+    found = lp.solve(10.0 * float(np.max(weights, initial=0.0)) + 1.0 if bound is None
+                     else bound)
     if found is None:
         return fallback
     return found.weights, found.shares, found.point
@@ -272,18 +250,16 @@ def _float_lagrangian(instance: Instance, terms: np.ndarray, sides: np.ndarray |
     objective = sp.csr_matrix(np.zeros((0, n_s * n_u * n_y)) if members is None else
                               np.stack([(_distribution(p)[:, None] * d).ravel()
                                         for p in members]))
-    centre = _conditionals(instance.counts)
-    factor = math.exp(instance.eps)
-    rows, cols, vals = [], [], []
-    for k, (s1, s2, y, u1, u2) in enumerate(terms.tolist()):
-        for side, (s, u, scale) in enumerate(((s1, u1, 1.0), (s2, u2, -factor))):
-            if sides is not None:
-                p = _distribution(sides[k, side])
-            else:
-                p = np.eye(n_u)[u] if u >= 0 else centre[s]
-            rows += [k] * n_u
-            cols += list((s * n_u + np.arange(n_u)) * n_y + y)
-            vals += list(scale * p)
+    k = terms.shape[0]
+    secrets, u = terms[:, [0, 1]], terms[:, [3, 4]]
+    if sides is not None:
+        p = _distribution(sides)
+    else:  # nominal rows: the conditional, or the unit vector of u for a secret without records
+        p = np.where((u >= 0)[:, :, None], np.arange(n_u) == u[:, :, None],
+                     _conditionals(instance.counts)[secrets])
+    vals = (p * np.array([1.0, -math.exp(instance.eps)])[:, None]).ravel()
+    cols = ((secrets[:, :, None] * n_u + np.arange(n_u)) * n_y + terms[:, 2, None, None]).ravel()
+    rows = np.repeat(np.arange(k), 2 * n_u)
     charges = sp.csr_matrix((vals, (rows, cols)), shape=(terms.shape[0], n_s * n_u * n_y))
     return charges, objective
 
@@ -313,41 +289,73 @@ class _Charges:
                 for i, z in enumerate(self.duals[group])]
 
 
-def _privacy_terms(instance: Instance, charges: _Charges,
-                   family: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _privacy_terms(instance: Instance, charges: _Charges, family: Any,
+                   protocol: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     if family.robust:
-        return _robust_terms(instance, charges, family.name)
+        return _robust_terms(instance, charges, family.name, protocol)
     return (*_nominal_terms(instance, charges, family.name), None)
 
 
-def _robust_terms(instance: Instance, charges: _Charges,
-                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _robust_terms(instance: Instance, charges: _Charges, name: str,
+                  protocol: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Theorem 4's blocks: ``lambda_y`` and the dual's members ``(p1, p2)`` per output (the
-    outputs of one pair projected together, each member proved on its own)."""
+    outputs of one pair projected together, each member proved on its own).
+
+    With the solver's ``protocol``, each member is also moved to the maximiser of its term
+    there (:func:`_argmax_members`, every term at once): Danskin's gradient of the
+    constraint at the protocol, the member the KKT conditions pair with its multiplier
+    (the solver's own is that only up to its tolerance). Up to :data:`MIXED_UP_TO` terms
+    both members are offered to the LP; above, the maximiser replaces the solver's member
+    (which is kept where the maximiser is not proved).
+    """
     n_s, n_u = instance.counts.shape
     factor = math.exp(instance.eps)
-    terms, weights, sides = [], [], []
     centre = _conditionals(instance.counts)
+    phat = instance.counts / instance.counts.sum()
+    blocks = []
+    for s1, s2 in itertools.permutations(range(n_s), 2):
+        charge = charges.on_protocol(f"{name}[{s1},{s2}]")
+        high = charge[s1 * n_u:(s1 + 1) * n_u]
+        low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
+        scale = float(np.max(high.sum(axis=0), initial=0.0))
+        outputs = np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale))
+        if not outputs.size:
+            continue
+        excess = _pair_excess(instance, s1, s2)
+        starts = _distribution(np.stack([high[:, outputs].T, low[:, outputs].T], axis=1))
+        blocks.append((s1, s2, outputs, high[:, outputs].sum(axis=0), excess,
+                       _projected(starts, excess)))
+    refined = [block[5] for block in blocks]
+    if protocol is not None and blocks:
+        gains = np.concatenate([np.stack([protocol[s1 * n_u:(s1 + 1) * n_u, outputs].T,
+                                          -factor * protocol[s2 * n_u:(s2 + 1) * n_u, outputs].T],
+                                         axis=1) for s1, s2, outputs, *_ in blocks])
+        rows = np.concatenate([np.broadcast_to(np.stack([phat[s1], phat[s2]]), (len(o), 2, n_u))
+                               for s1, s2, o, *_ in blocks])
+        limits = math.sqrt(instance.radius + 1) - 1 + rows.sum(axis=(1, 2))
+        found = _argmax_members(np.concatenate(refined), gains, rows, limits)
+        ends = np.cumsum([len(block[2]) for block in blocks])
+        refined = [_projected(part, block[4])
+                   for part, block in zip(np.split(found, ends[:-1]), blocks)]
+    mixed = protocol is not None and sum(len(block[2]) for block in blocks) <= MIXED_UP_TO
+    terms, weights, sides = [], [], []
     with flint.ctx.workprec(BITS):
         balls = InstanceBalls(instance)
-        for s1, s2 in itertools.permutations(range(n_s), 2):
-            charge = charges.on_protocol(f"{name}[{s1},{s2}]")
-            high = charge[s1 * n_u:(s1 + 1) * n_u]
-            low = -charge[s2 * n_u:(s2 + 1) * n_u] / factor
-            scale = float(np.max(high.sum(axis=0), initial=0.0))
-            outputs = np.flatnonzero(high.sum(axis=0) > max(DROP_BELOW, DROP_RELATIVE * scale))
-            if not outputs.size:
-                continue
-            excess = _pair_excess(balls.instance, s1, s2)
+        for (s1, s2, outputs, charged, excess, starts), moved in zip(blocks, refined):
             prove = functools.partial(balls.in_pair_projection, s1, s2)
             middle = np.stack([centre[s1], centre[s2]])
-            starts = _distribution(np.stack([high[:, outputs].T, low[:, outputs].T], axis=1))
-            for y, start in zip(outputs.tolist(), _projected(starts, excess)):
-                member = _proved_member(start, middle, prove, excess)
-                if member is not None:
-                    terms.append((s1, s2, int(y), -1, -1))
-                    weights.append(float(high[:, y].sum()))
-                    sides.append(member)
+            for y, weight, start, better in zip(outputs.tolist(), charged.tolist(), starts, moved):
+                proved = [_proved_member(better, middle, prove, excess)]
+                if protocol is not None and (mixed or proved[0] is None) and \
+                        not np.array_equal(start, better):
+                    proved.append(_proved_member(start, middle, prove, excess))
+                for member in proved if mixed else proved[-1:]:
+                    if member is not None:
+                        terms.append((s1, s2, int(y), -1, -1))
+                        weights.append(float(weight))
+                        sides.append(member)
     return (np.asarray(terms, dtype=np.int64).reshape(-1, 5), np.asarray(weights),
             np.asarray(sides).reshape(-1, 2, n_u))
 
@@ -393,118 +401,193 @@ def _pair_member(balls: InstanceBalls, s1: int, s2: int,
 
 def _argmax_member(start: np.ndarray, gains: np.ndarray, rows: np.ndarray,
                    limit: float) -> np.ndarray:
+    """:func:`_argmax_members` of one start (shape ``(rows, |U|)``)."""
+    return _argmax_members(start[None], gains[None], rows[None], np.array([limit]))[0]
+
+
+def _argmax_members(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray,
+                    limits: np.ndarray) -> np.ndarray:
     """Newton's method on the optimality conditions of ``max gains . (p1, p2)`` over Theorem
     3's set, ``sum_i sqrt(sum_u w_iu^2 / p_iu) = limit - 2 TARGET``, ``sum_u p_iu = 1``
-    (with one row: F itself, ``sqrt(sum_x Phat_x^2 / p_x) = sqrt(B + 1)``).
+    (with one row: F itself, ``sqrt(sum_x Phat_x^2 / p_x) = sqrt(B + 1)``), for a stack of
+    starts, gains and weights ``w`` (``rows``), all ``(T, rows, |U|)``, and limits ``(T,)``:
+    the members whose sides with records are the same sides are iterated together, one
+    batched linear solve per Newton step, each member stopping on its own test.
 
-    Only cells with records move (the others keep the start's mass). ``start``
-    is returned unchanged if the iteration does not converge (a degenerate
-    maximiser, e.g. gains constant in u): it is then only a candidate, as every
-    member is until proved.
+    Only cells with records move (the others keep the start's mass: in the batch they
+    have no gain, no weight and no share in their side's sum, so their step is 0). A
+    start is returned unchanged if its iteration does not converge (a degenerate
+    maximiser, e.g. gains constant in u): it is then only a candidate, as every member
+    is until proved.
     """
+    members = np.array(starts, dtype=float)
     moving = rows > 0
-    if not moving.any():
-        return start
-    sides = [i for i in range(rows.shape[0]) if moving[i].any()]
-    index = np.flatnonzero(moving.ravel())
-    side_of = np.repeat(np.arange(rows.shape[0]), rows.shape[1])[index]
-    w, g = rows.ravel()[index], gains.ravel()[index]
-    fixed = [float(start[i][~moving[i]].sum()) for i in range(rows.shape[0])]
-    p = start.ravel()[index].copy()
-    sums = np.array([[float(side_of[j] == i) for j in range(index.size)] for i in sides])
-    target = np.array([1.0 - fixed[i] for i in sides])
-    # each side's entries are one run of ``index`` (sorted): slices, not masks
-    runs = [slice(int(np.searchsorted(side_of, i)), int(np.searchsorted(side_of, i, "right")))
-            for i in sides]
+    shapes, group = np.unique(moving.any(axis=2), axis=0, return_inverse=True)
+    for k, sides in enumerate(shapes):
+        at = np.flatnonzero(group.ravel() == k)
+        if sides.any():
+            members[at] = _argmax_group(members[at], gains[at], rows[at], limits[at],
+                                        np.flatnonzero(sides))
+    return members
 
-    def parts(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        value, gradient, hessian = -(limit - 2 * TARGET), np.zeros_like(p), np.zeros((p.size,) * 2)
-        for at in runs:
-            spread = float(np.sum(w[at]**2 / p[at]))
-            root = math.sqrt(spread)
-            d_spread = -w[at]**2 / p[at]**2
-            value += root
-            gradient[at] = d_spread / (2 * root)
-            hessian[at, at] = np.diag(2 * w[at]**2 / p[at]**3) / (2 * root) \
-                - np.outer(d_spread, d_spread) / (4 * spread * root)
-        return value, gradient, hessian
 
-    def value_of(p: np.ndarray) -> float:
-        """``parts(p)[0]`` (the same operations), without the derivatives: for line searches."""
-        value = -(limit - 2 * TARGET)
-        for at in runs:
-            value += math.sqrt(float(np.sum(w[at]**2 / p[at])))
-        return value
+def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limits: np.ndarray,
+                  sides: np.ndarray) -> np.ndarray:
+    """:func:`_argmax_members` of members whose rows with records are ``sides``."""
+    count, n = starts.shape[0], starts[0].size
+    moving = (rows > 0).reshape(count, n)
+    side_of = np.repeat(np.arange(starts.shape[1]), starts.shape[2])
+    sums = (side_of[None, None, :] == sides[None, :, None]) & moving[:, None, :]  # (T, m, n)
+    sums = sums.astype(float)
+    flat = starts.reshape(count, n)
+    g = np.where(moving, gains.reshape(count, n), 0.0)
+    p = np.where(moving, flat, 1.0)  # a placeholder where the cell does not move
+    squared = np.where(moving, rows.reshape(count, n), 0.0)**2
+    target = 1.0 - np.einsum("tin,tn->ti", (side_of[None, :] == sides[:, None]) * 1.0
+                             * ~moving[:, None, :], flat)
+    bound = limits - 2 * TARGET
 
-    value, gradient, _ = parts(p)
-    if value < -1e-6:  # inside, off the boundary (e.g. the centre): tilt onto it first
-        position = np.searchsorted(sides, side_of)  # side_of's rows of sums and target
-        p = _tilted(p, g, position, sums, target, value_of)
-        value, gradient, _ = parts(p)
-    basis = np.column_stack([gradient, sums.T])
-    multipliers = np.linalg.lstsq(basis, g, rcond=None)[0]
+    def parts(live: np.ndarray) -> tuple[np.ndarray, np.ndarray, _Hessian]:
+        q, w2, s = p[live], squared[live], sums[live]
+        spread = np.einsum("tin,tn->ti", s, w2 / q)  # (T, sides)
+        root = np.sqrt(spread)
+        on_side = np.einsum("tin,ti->tn", s, root)  # each cell's side's root (0: fixed)
+        d_spread = -w2 / q**2
+        gradient = np.divide(d_spread, 2 * on_side, out=np.zeros_like(q), where=on_side > 0)
+        diagonal = np.divide(w2 / q**3, on_side, out=np.ones_like(q), where=on_side > 0)
+        return root.sum(axis=1) - bound[live], gradient, _Hessian(diagonal, d_spread,
+                                                                  spread * root, s)
+
+    def value_of(q: np.ndarray, live: np.ndarray) -> np.ndarray:
+        return np.sqrt(np.einsum("tin,tn->ti", sums[live], squared[live] / q)).sum(axis=-1) \
+            - bound[live]
+
+    everyone = np.arange(count)
+    inside = np.flatnonzero(value_of(p, everyone) < -1e-6)  # off the boundary: tilt first
+    if inside.size:
+        p[inside] = _tilted(p[inside], g[inside], sums[inside], target[inside],
+                            lambda q: value_of(q, inside))
+    gradient = parts(everyone)[1]
+    basis = np.concatenate([gradient[:, :, None], sums.transpose(0, 2, 1)], axis=2)
+    multipliers = np.einsum("tij,tj->ti", np.linalg.pinv(basis), g)
+    live = everyone
     for _ in range(ARGMAX_STEPS):
-        value, gradient, hessian = parts(p)
-        nu, tau = multipliers[0], multipliers[1:]
-        residual = np.concatenate([g - nu * gradient - sums.T @ tau, [value],
-                                   sums @ p - target])
-        if np.max(np.abs(residual)) < 1e-15:
+        value, gradient, hessian = parts(live)
+        nu, tau = multipliers[live, 0], multipliers[live, 1:]
+        residual = np.concatenate([g[live] - nu[:, None] * gradient
+                                   - np.einsum("ti,tin->tn", tau, sums[live]), value[:, None],
+                                   np.einsum("tin,tn->ti", sums[live], p[live])
+                                   - target[live]], axis=1)
+        going = (np.max(np.abs(residual), axis=1) >= 1e-15) & (nu != 0)
+        live, residual = live[going], residual[going]
+        if not live.size:
             break
-        n = p.size
-        jacobian = np.zeros((n + 1 + len(sides),) * 2)
-        jacobian[:n, :n] = -nu * hessian
-        jacobian[:n, n] = -gradient
-        jacobian[:n, n + 1:] = -sums.T
-        jacobian[n, :n] = gradient
-        jacobian[n + 1:, :n] = sums
-        try:
-            step = np.linalg.solve(jacobian, -residual)
-        except np.linalg.LinAlgError:
-            step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
-        scale = 1.0
-        while np.any(p + scale * step[:n] <= 0) and scale > 1e-6:
-            scale /= 2
-        if np.any(p + scale * step[:n] <= 0):
+        step = _newton_step(nu[going], hessian.of(going), gradient[going], residual)
+        scale = np.ones(live.size)
+        for _ in range(20):  # halve each member's step until it keeps p > 0 (down to 1e-6)
+            leaving = np.any(p[live] + scale[:, None] * step[:, :n] <= 0, axis=1)
+            if not leaving.any():
+                break
+            scale[leaving] /= 2
+        stuck = np.any(p[live] + scale[:, None] * step[:, :n] <= 0, axis=1)
+        live, step, scale = live[~stuck], step[~stuck], scale[~stuck]
+        if not live.size:
             break
-        p = p + scale * step[:n]
-        multipliers = multipliers + scale * step[n:]
-    value = value_of(p)
-    if not np.all(p > 0) or not abs(value) < 1e-12 or not nu >= 0:
-        return start
-    member = start.copy().ravel()
-    member[index] = p
-    return member.reshape(start.shape)
+        p[live] += scale[:, None] * step[:, :n]
+        multipliers[live] += scale[:, None] * step[:, n:]
+    found = np.all(p > 0, axis=1) & (np.abs(value_of(p, everyone)) < 1e-12) & \
+        (multipliers[:, 0] >= 0)
+    members = flat.copy()
+    members[found] = np.where(moving[found], p[found], flat[found])
+    return members.reshape(starts.shape)
 
 
-def _tilted(p: np.ndarray, gains: np.ndarray, side_of: np.ndarray, sums: np.ndarray,
-            target: np.ndarray, excess: Any) -> np.ndarray:
-    """A start on the set's boundary tilted toward the gains: ``p * exp(c g / scale)`` per side,
-    rescaled to its mass, with ``c >= 0`` found by bisection so that ``excess = 0`` (it is
-    ``<= 0`` at ``c = 0``, the centre, and grows with ``c``); ``p`` itself if none is found.
-    ``side_of[j]`` is the row of ``sums`` and ``target`` that entry ``j`` belongs to (only the
-    moving sides have rows)."""
-    spread = max(float(np.ptp(gains)), 1e-300)
+@dataclasses.dataclass(frozen=True)
+class _Hessian:
+    """The Hessian of ``sum_i sqrt(s_i)``, ``s_i = sum_{u in side i} w_u^2 / p_u``, per member:
+    ``diag(diagonal) - sum_i d_i d_i^T / (4 s_i sqrt(s_i))`` with ``d = -w^2 / p^2`` restricted
+    to side ``i`` (``sums[i]``; ``cube`` is ``s_i sqrt(s_i)``), applied inverse by
+    Sherman-Morrison-Woodbury, whose capacitance ``4 s r - d^T diag^-1 d`` is ``3 s sqrt(s)``
+    per side exactly. (A cell that does not move has ``d = 0`` and diagonal 1.)"""
 
-    def at(c: float) -> np.ndarray:
-        logits = c * (gains - gains.max()) / spread
-        q = p * np.exp(logits)
-        masses = sums @ q
-        return q * (target / np.where(masses > 0, masses, 1.0))[side_of]
+    diagonal: np.ndarray
+    d_spread: np.ndarray
+    cube: np.ndarray
+    sums: np.ndarray
 
-    low, high = 0.0, 1.0
-    while excess(at(high)) < 0 and high < 1e6:
-        low, high = high, 2 * high
-    if not excess(at(high)) >= 0 or not excess(at(low)) <= 0:
-        return p
+    def of(self, rows: np.ndarray) -> "_Hessian":
+        return _Hessian(self.diagonal[rows], self.d_spread[rows], self.cube[rows],
+                        self.sums[rows])
+
+    def solve(self, x: np.ndarray) -> np.ndarray:
+        """``H^-1 x`` for a stack ``x`` of shape ``(T, n, k)``."""
+        scaled = x / self.diagonal[:, :, None]
+        along = np.einsum("tin,tnk->tik", self.sums, self.d_spread[:, :, None] * scaled)
+        back = np.einsum("tin,tik->tnk", self.sums, along / (3 * self.cube[:, :, None]))
+        return scaled + self.d_spread[:, :, None] * back / self.diagonal[:, :, None]
+
+
+def _newton_step(nu: np.ndarray, hessian: _Hessian, gradient: np.ndarray,
+                 residual: np.ndarray) -> np.ndarray:
+    """The Newton step ``(dp, dnu, dtau)`` of :func:`_argmax_members`' optimality conditions,
+    ``J step = -residual`` with ``J = [[-nu H, -B], [B^T, 0]]``, ``B = [gradient, sums^T]``, by
+    its Schur complement ``B^T H^-1 B`` (``1 + sides`` square per member) instead of the dense
+    ``(n + 1 + sides)``-square solve."""
+    n = gradient.shape[1]
+    border = np.concatenate([gradient[:, :, None], hessian.sums.transpose(0, 2, 1)], axis=2)
+    first, rest = residual[:, :n], residual[:, n:]
+    solved = hessian.solve(np.concatenate([border, first[:, :, None]], axis=2))
+    schur = np.einsum("tnj,tnk->tjk", border, solved[:, :, :-1])
+    right = np.einsum("tnj,tn->tj", border, solved[:, :, -1]) + nu[:, None] * rest
+    multipliers = _solved(schur, right)
+    # rows of J: -nu H dp - B z = -first, B^T dp = -rest; so dp = H^-1 (first - B z) / nu
+    dp = (solved[:, :, -1] - np.einsum("tnj,tj->tn", solved[:, :, :-1], multipliers)) / \
+        nu[:, None]
+    return np.concatenate([dp, multipliers], axis=1)
+
+
+def _solved(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``matrices[t]^-1 vectors[t]`` per ``t``; least squares where a matrix is singular."""
+    try:
+        return np.linalg.solve(matrices, vectors[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(matrices, vectors)])
+
+
+def _tilted(p: np.ndarray, gains: np.ndarray, sums: np.ndarray, target: np.ndarray,
+            excess: Any) -> np.ndarray:
+    """Starts on the set's boundary tilted toward the gains, a stack ``(T, n)``: ``p * exp(c g
+    / scale)`` per side, rescaled to its mass, with ``c >= 0`` found by bisection (every
+    start at once) so that ``excess = 0`` (it is ``<= 0`` at ``c = 0``, the centre, and grows
+    with ``c``); a start itself where none is found. ``sums`` ``(T, sides, n)`` says which
+    entries make up each side's mass ``target`` ``(T, sides)`` (entries in none are not
+    rescaled); ``excess`` maps a stack to its values."""
+    spread = np.maximum(np.ptp(gains, axis=1), 1e-300)
+    logits = (gains - gains.max(axis=1, keepdims=True)) / spread[:, None]
+    alone = 1.0 - sums.sum(axis=1)
+
+    def at(c: np.ndarray) -> np.ndarray:
+        q = p * np.exp(c[:, None] * logits)
+        masses = np.einsum("tin,tn->ti", sums, q)
+        ratio = target / np.where(masses > 0, masses, 1.0)
+        return q * (np.einsum("tin,ti->tn", sums, ratio) + alone)
+
+    low, high = np.zeros(p.shape[0]), np.ones(p.shape[0])
+    for _ in range(21):  # doubling up to 2^20 ~ 1e6
+        short = (excess(at(high)) < 0) & (high < 1e6)
+        if not short.any():
+            break
+        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+    bracketed = (excess(at(high)) >= 0) & (excess(at(low)) <= 0)
     for _ in range(60):
         middle = 0.5 * (low + high)
-        if not low < middle < high:  # adjacent doubles: further steps would keep ``low``
+        moving = (low < middle) & (middle < high)  # adjacent doubles: ``low`` is final
+        if not moving.any():
             break
-        if excess(at(middle)) < 0:
-            low = middle
-        else:
-            high = middle
-    return at(low)
+        below = excess(at(middle)) < 0
+        low = np.where(moving & below, middle, low)
+        high = np.where(moving & ~below, middle, high)
+    return np.where(bracketed[:, None], at(low), p)
 
 
 def _objective_members(instance: Instance, start: np.ndarray,

@@ -11,7 +11,9 @@ A cutting-plane round only adds columns (new terms ``G_k``, new members ``O_j``)
 The previous optimal basis stays primal feasible with the new columns at 0, so
 HiGHS re-solves from it by the dual simplex instead of from scratch: at 10x20
 RURP 0.9 s instead of 1.5 s of interior point and crossover, the same optimum
-(:mod:`benchmarks.bench_certificate_producer`). Any ``lambda, a`` give a valid
+(measured when the conic producer still re-solved after adding the maximisers;
+it now finds them before its one LP, :func:`.optimality_dual.conic_dual`, and
+no producer passes an LP across rounds). Any ``lambda, a`` give a valid
 bound (the bound is proved afterwards), so the LP needs no certificate of its
 own; it only has to be good.
 """
