@@ -431,9 +431,15 @@ def _argmax_members(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray,
     return members
 
 
+@np.errstate(divide="ignore", invalid="ignore", over="ignore")
 def _argmax_group(starts: np.ndarray, gains: np.ndarray, rows: np.ndarray, limits: np.ndarray,
                   sides: np.ndarray) -> np.ndarray:
-    """:func:`_argmax_members` of members whose rows with records are ``sides``."""
+    """:func:`_argmax_members` of members whose rows with records are ``sides``.
+
+    A degenerate member (a cell driven to 0, gains constant on a side) makes the iteration's
+    values non-finite; numpy's warnings about it are not shown, because such a member fails
+    every test it meets (comparisons with NaN are false): it leaves the iteration and is
+    returned as its start, a candidate to be proved like any other."""
     count, n = starts.shape[0], starts[0].size
     moving = (rows > 0).reshape(count, n)
     side_of = np.repeat(np.arange(starts.shape[1]), starts.shape[2])

@@ -51,6 +51,7 @@ DEGENERATE = [
 ]
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # a user would see them on stderr
 @pytest.mark.parametrize("counts, problem, eps", DEGENERATE)
 def test_certificates_of_degenerate_instances_verify(counts, problem: str, eps: float) -> None:
     record, crosstab = _solved(counts, problem, eps)
