@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -37,19 +38,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _baseline_producer() -> ModuleType:
-    """``rldp_models.results.optimality_dual`` as it was at :data:`BASELINE`."""
+    """``rldp_models.results.optimality_dual`` as it was at :data:`BASELINE`, with the
+    re-weighting LP of that commit (which re-solved its second round from the first basis)."""
+    reweighting = _baseline_module("rldp_models/results/optimality_reweighting.py")
+    with mock.patch.dict(sys.modules,
+                         {"rldp_models.results.optimality_reweighting": reweighting}):
+        return _baseline_module("rldp_models/results/optimality_dual.py")
+
+
+def _baseline_module(path: str) -> ModuleType:
+    """The module at ``path`` as it was at :data:`BASELINE`, executed under a name of its own."""
     try:
-        source = subprocess.run(
-            ["git", "show", f"{BASELINE}:rldp_models/results/optimality_dual.py"],
-            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        source = subprocess.run(["git", "show", f"{BASELINE}:{path}"], cwd=ROOT,
+                                capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip(f"the repository's history at {BASELINE} is not available")
-    name = "baseline_optimality_dual"
+    name = "baseline_" + Path(path).stem
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while being defined
-    exec(compile(source, f"{BASELINE}:optimality_dual.py", "exec"), module.__dict__)
+    exec(compile(source, f"{BASELINE}:{path}", "exec"), module.__dict__)
     return module
 
 

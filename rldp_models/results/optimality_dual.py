@@ -181,8 +181,7 @@ def conic_dual(program: ProtocolProgram, duals: dict[str, np.ndarray], conic: Co
 
 def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
                      sides: np.ndarray | None, members: np.ndarray | None,
-                     method: LPMethod = "highs", lp: ReweightingLP | None = None,
-                     bound: float | None = None
+                     method: LPMethod = "highs", bound: float | None = None
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
@@ -197,9 +196,7 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     function). Any ``lambda, a`` are valid, so the LP needs no certificate of
     its own; the solver's multipliers (and equal shares) are kept if it fails.
 
-    ``method`` is HiGHS's method (:data:`CONIC_LP_METHOD` for a conic dual). ``lp``
-    (from :func:`reweighting_lp`) carries an earlier call's LP, whose terms and members
-    are leading rows of these: only the rest are added, and HiGHS starts from its basis.
+    ``method`` is HiGHS's method (:data:`CONIC_LP_METHOD` for a conic dual).
     ``bound`` caps every ``lambda`` (default: ten times the largest start, plus 1).
 
     Returns
@@ -215,11 +212,8 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     fallback = (weights, None if members is None else np.full(m, 1.0 / m), None)
     if terms.shape[0] + m == 0:
         return fallback
-    lp = reweighting_lp(instance, members is not None, method) if lp is None else lp
-    charges, objective = _float_lagrangian(
-        instance, terms[lp.terms:], None if sides is None else sides[lp.terms:],
-        None if members is None else members[lp.member_count:])
-    lp.add(charges, objective)
+    lp = reweighting_lp(instance, members is not None, method)
+    lp.add(*_float_lagrangian(instance, terms, sides, members))
     found = lp.solve(10.0 * float(np.max(weights, initial=0.0)) + 1.0 if bound is None
                      else bound)
     if found is None:

@@ -1,4 +1,4 @@
-"""The optimality certificate's re-weighting LP, kept across its cutting-plane rounds.
+"""The optimality certificate's re-weighting LP, on HiGHS directly.
 
 For fixed members the best multipliers of the Lagrangian bound of
 :mod:`.optimality_bounds` solve the LP (:func:`.optimality_dual.polished_weights`)
@@ -7,15 +7,8 @@ For fixed members the best multipliers of the Lagrangian bound of
 ``0 <= lambda_k <= bound``, ``0 <= a_j <= 1``, ``sum_j a_j = 1`` (when there are objective
 members ``O_j``; else ``f`` holds the nominal objective's charges).
 
-A cutting-plane round only adds columns (new terms ``G_k``, new members ``O_j``).
-The previous optimal basis stays primal feasible with the new columns at 0, so
-HiGHS re-solves from it by the dual simplex instead of from scratch: at 10x20
-RURP 0.9 s instead of 1.5 s of interior point and crossover, the same optimum
-(measured when the conic producer still re-solved after adding the maximisers;
-it now finds them before its one LP, :func:`.optimality_dual.conic_dual`, and
-no producer passes an LP across rounds). Any ``lambda, a`` give a valid
-bound (the bound is proved afterwards), so the LP needs no certificate of its
-own; it only has to be good.
+Any ``lambda, a`` give a valid bound (the bound is proved afterwards), so the LP
+needs no certificate of its own; it only has to be good.
 """
 
 from __future__ import annotations
@@ -33,9 +26,6 @@ crossover to a vertex)."""
 SOLVER_OF_METHOD = {"highs": "choose", "highs-ds": "simplex", "highs-ipm": "ipm"}
 TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """HiGHS's default 1e-7 would cost ~1e-7 absolute in the bound (objectives here are ~0.03)."""
-RESOLVE_FROM_BASIS = True
-"""Re-solve after :meth:`ReweightingLP.add` by the dual simplex from the last basis (False:
-from scratch by the first solve's method, as before; the benchmark's baseline)."""
 
 
 @dataclass(frozen=True)
@@ -82,17 +72,11 @@ class ReweightingLP:
         self.with_shares = with_shares
         self.lambdas = np.zeros(0, dtype=np.int32)
         self.members = np.zeros(0, dtype=np.int32)
-        self.solved = False
 
     @property
     def terms(self) -> int:
         """How many terms (``lambda`` columns) the LP has."""
         return self.lambdas.size
-
-    @property
-    def member_count(self) -> int:
-        """How many objective members (``a`` columns) the LP has."""
-        return self.members.size
 
     def add(self, charges: sp.csr_matrix, objective: sp.csr_matrix) -> None:
         """New terms ``G_k`` (rows of ``charges``) and members ``O_j`` (rows of ``objective``),
@@ -114,20 +98,11 @@ class ReweightingLP:
                                      np.arange(first + k, first + k + m, dtype=np.int32))
 
     def solve(self, bound: float) -> Reweighting | None:
-        """The optimum with every ``lambda <= bound``; None if HiGHS finds none.
-
-        After the first solve HiGHS re-solves from the last basis by the dual simplex
-        (:data:`RESOLVE_FROM_BASIS`).
-        """
+        """The optimum with every ``lambda <= bound``; None if HiGHS finds none."""
         if self.terms:
             self.highs.changeColsBounds(self.terms, self.lambdas, np.zeros(self.terms),
                                         np.full(self.terms, float(bound)))
-        if self.solved and RESOLVE_FROM_BASIS:
-            self.highs.setOptionValue("solver", "simplex")
-        elif self.solved:
-            self.highs.clearSolver()
         self.highs.run()
-        self.solved = True
         if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         solution = self.highs.getSolution()

@@ -1,4 +1,4 @@
-"""The re-weighting LP kept across rounds (:mod:`rldp_models.results.optimality_reweighting`)."""
+"""The re-weighting LP (:mod:`rldp_models.results.optimality_reweighting`)."""
 
 from __future__ import annotations
 
@@ -113,27 +113,3 @@ def test_members_projected_together_equal_members_projected_alone() -> None:
     assert np.all(together >= 0) and np.all(values <= np.maximum(before, -TARGET))
     near = before < 1e-4  # a solver's member is outside by its tolerance at most
     assert near.sum() >= 15 and np.all(values[near] <= -TARGET)
-
-
-@pytest.mark.parametrize("problem", ["RURP", "NURP"])
-def test_the_certificate_claims_the_same_gap_warm_or_cold(problem, monkeypatch) -> None:
-    """The second re-weighting LP from the first one's basis proves the gap that solving it
-    from scratch proves (the same LP's optimum; only the vertex may differ), and the record
-    with it verifies."""
-    from rldp_models.certificates.verification import verify
-    from rldp_models.instances import jeffreys_instance
-    from rldp_models.programs import preset
-    from rldp_models.results import optimality_reweighting
-    from rldp_models.results.optimality_dual import solution_optimality
-    from rldp_models.results.program_result import solution_result
-
-    crosstab = jeffreys_instance(4, 6, 200, 3).crosstab
-    solution = preset(problem, crosstab, 1.0, 0.05).solve(solver="clarabel-direct")
-    warm = solution_optimality(solution)
-    monkeypatch.setattr(optimality_reweighting, "RESOLVE_FROM_BASIS", False)
-    cold = solution_optimality(solution)
-    assert warm["claimed"] and cold["claimed"]
-    # the same LP optimum: lower bounds equal up to LP tolerance and the 12 stored digits
-    assert abs(warm["lower"] - cold["lower"]) <= 1e-6 * abs(cold["upper"])
-    monkeypatch.undo()
-    assert verify(solution_result(solution).to_record(), crosstab).holds
