@@ -27,7 +27,8 @@
   optimality certificate), Clarabel's iterations and seconds, peak resident
   memory, the objective and the proven relative optimality gap. Adult race x
   education by default; synthetic RURP 10x20 and Adult education x occupation
-  (RURP and NURP) are ``slow``.
+  (RURP and NURP) are ``slow``, as is Adult education x native-country (16 x 42, RURP),
+  issue 22's ten-minute target (``test_form_education_native_country``).
 
 * Grouped linking rows (``M = I + B``, all-ones blocks; qdldl) against fully
   mixed ones (``M = I + 1 1^T``; faer), with the same figures and instances
@@ -425,3 +426,12 @@ def test_form_rurp_10x20(benchmark, record_ratio, baseline) -> None:
 def test_form_education_occupation(benchmark, record_ratio, problem, baseline) -> None:
     _compare_forms(benchmark, record_ratio, _adult_maker(problem, "education", "occupation"),
                    baseline)
+
+
+@pytest.mark.slow
+def test_form_education_native_country(benchmark, record_ratio) -> None:
+    """Issue 22's ten-minute benchmark target: RURP on Adult education x native-country
+    (16 x 42) with Hamming distortion, solve and optimality certificate, against the linking
+    rows fully mixed (the form before grouped linking)."""
+    _compare_forms(benchmark, record_ratio,
+                   _adult_maker("RURP", "education", "native-country"), "grouped-linking")
