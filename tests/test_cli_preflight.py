@@ -110,6 +110,16 @@ def test_max_memory_and_time_limit_are_the_limits_named(tmp_path: Path) -> None:
                                        "--out", out, "--time-limit", "0.001")
 
 
+def test_reproduce_with_an_absent_data_file_is_refused_before_any_experiment(
+        tmp_path: Path) -> None:
+    """Given explicitly, a missing --data is bad input (it ran every experiment without the
+    data-bound ones, ~80 s, and exited 1)."""
+    message = refused("reproduce", "all", "--quick", "--out", str(tmp_path / "r"),
+                      "--data", str(tmp_path / "nope.data"))
+    assert "--data" in message and "no such file" in message
+    assert not (tmp_path / "r").exists()
+
+
 def test_time_limit_stops_a_running_command_in_one_line(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "rldp_models.cli", "--time-limit", "0.3",
                           "reproduce", "all", "--quick", "--out", str(tmp_path / "r"),

@@ -273,8 +273,16 @@ def _mechanism_inputs(args: argparse.Namespace) -> int | None:
     return None
 
 
+def _reproduce(args: argparse.Namespace) -> None:
+    """A ``--data`` given but absent is refused here; without ``--data``, experiments that need
+    the default Adult file are skipped one by one (the others still run)."""
+    data = getattr(args, "data", None)
+    if data is not None and not Path(data).is_file():
+        raise InputError(f"--data {data}: no such file (give the Adult data, adult.data)")
+
+
 _CHECKS = {"solve": _solve, "compare-solvers": _compare_solvers, "protocol": _protocol,
-           "verify": _verify, "mechanism": _mechanism}
+           "verify": _verify, "mechanism": _mechanism, "reproduce": _reproduce}
 
 
 def _announce(estimate: resources.Estimate, args: argparse.Namespace) -> None:
