@@ -303,3 +303,16 @@ def test_education_occupation_ends_solved(problem: str) -> None:
     assert conic.grouped_linking and conic.boost() is not None
     result = solvers.solve(conic, solver="clarabel-direct")
     assert result.status is solvers.Status.OPTIMAL, result.log
+
+
+@pytest.mark.parametrize("outputs, nnz, method", [(42, 600_000, "faer"), (20, 600_000, "qdldl"),
+                                                  (42, 100_000, "qdldl")])
+def test_grouped_programs_factor_with_faer_only_when_wide_and_large(
+        outputs: int, nnz: int, method: str) -> None:
+    """Grouped programs keep qdldl unless their protocol has WIDE_GROUPED_OUTPUTS columns or
+    more and A has WIDE_GROUPED_FROM_NNZ nonzeros or more (measured thresholds; see the
+    backend's comment)."""
+    program = solvers.ConicProgram(
+        np.zeros(nnz), sp.identity(nnz, format="csc"), np.zeros(nnz), solvers.ConeDims(nonneg=nnz),
+        variable_blocks={"protocol": np.arange(10 * outputs).reshape(10, outputs)})
+    assert clarabel_direct._grouped_settings(program)["direct_solve_method"] == method

@@ -117,12 +117,19 @@ class ChiSquareCertifiable:
 
         The solver's point is moved towards ``Phat`` (``(1 - theta) P + theta Phat``,
         ``theta`` doubling from ``1e-12``) until it lies in the set, so ``v.P``
-        is a value attained in ``F``.
+        is a value attained in ``F``. Where the solver fails, the closed-form maximiser
+        (:meth:`ChiSquareSet.worst_case`, Theorem 2) is the point instead: any member of
+        ``F`` gives an attained value.
         """
+        from cvxpy.error import SolverError  # cvxpy only where the conic program is solved
+
         v = np.asarray(v, dtype=float).ravel()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # the point is moved into F below
-            _, p = self.set.support_direct(v)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # the point is moved into F below
+                _, p = self.set.support_direct(v)
+        except SolverError:  # e.g. Clarabel on Adult education x native-country (672 cells)
+            p = self.set.worst_case(v)[0]  # Theorem 2's maximiser, pulled into F
         p = np.clip(np.asarray(p, dtype=float).ravel(), 0.0, None)
         p = p / p.sum()
         phat = self.set.phat.ravel()

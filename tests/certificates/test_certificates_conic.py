@@ -107,3 +107,27 @@ def test_private_at_phat_only_is_rejected(demo_results) -> None:
     forged["protocol"] = nunp["protocol"]
     report = verify(forged, crosstab)
     assert not report.guarantee.holds and not report.certificate.holds
+
+
+def test_attained_objective_worst_case_survives_a_failing_conic_solve(monkeypatch) -> None:
+    """Where the direct conic maximisation fails (Clarabel on Adult education x native-country),
+    the attained worst case comes from Theorem 2's maximiser: a member of F (divergence within
+    the radius) whose value is within 1e-6 of the support function."""
+    from cvxpy.error import SolverError
+
+    from rldp_models.uncertainty import ChiSquareSet
+
+    counts = np.array([[40, 0, 13], [7, 22, 18]])
+    region = ChiSquareCertifiable(counts, 0.05)
+    v = np.array([0.3, -1.0, 0.7, 0.2, 0.0, 1.1])
+    solved, solved_value = region.worst_case(v)
+
+    def fail(self, v, solver="clarabel"):
+        raise SolverError("Solver 'CLARABEL' failed.")
+
+    monkeypatch.setattr(ChiSquareSet, "support_direct", fail)
+    point, value = region.worst_case(v)
+    assert region.set.divergence(point.ravel()) <= region.radius
+    assert abs(point.sum() - 1.0) < 1e-12 and np.all(point >= 0)
+    assert value == pytest.approx(solved_value, abs=1e-6)
+    assert value <= region.set.support_certificate(v).value + 1e-12

@@ -162,3 +162,14 @@ def test_the_extra_solve_is_tried_only_when_the_uniform_repair_costs_enough(cost
     mixed = Finished(matrix, True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
     assert finishing._worth_tightening(mixed) is tried
     assert not finishing._worth_tightening(Finished(matrix, True, Repair("none", 0.0)))
+
+
+@pytest.mark.parametrize(("cost", "tried"), [(1.4e-8, False), (2e-6, True)])
+def test_large_programs_try_the_extra_solve_only_past_the_larger_threshold(cost: float,
+                                                                           tried: bool) -> None:
+    """Past LARGE_PROGRAM_CELLS the threshold is TIGHTEN_LARGE_ABOVE: Adult education x
+    native-country's 1.4e-8 repair no longer buys a second 190 s solve."""
+    matrix = np.full((finishing.LARGE_PROGRAM_CELLS // 42 + 1, 42), 1.0 / 42)
+    mixed = Finished(matrix, True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
+    assert finishing._worth_tightening(mixed) is tried
+    assert finishing._worth_tightening(Finished(np.eye(2), True, mixed.repair))
