@@ -116,7 +116,7 @@ def test_reproduce_with_an_absent_data_file_is_refused_before_any_experiment(
     data-bound ones, ~80 s, and exited 1)."""
     message = refused("reproduce", "all", "--quick", "--out", str(tmp_path / "r"),
                       "--data", str(tmp_path / "nope.data"))
-    assert "--data" in message and "no such file" in message
+    assert "--data" in message and "Adult data not found" in message
     assert not (tmp_path / "r").exists()
 
 

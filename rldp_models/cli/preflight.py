@@ -278,7 +278,7 @@ def _reproduce(args: argparse.Namespace) -> None:
     the default Adult file are skipped one by one (the others still run)."""
     data = getattr(args, "data", None)
     if data is not None and not Path(data).is_file():
-        raise InputError(f"--data {data}: no such file (give the Adult data, adult.data)")
+        raise InputError(f"Adult data not found at {data} (--data names no file)")
 
 
 _CHECKS = {"solve": _solve, "compare-solvers": _compare_solvers, "protocol": _protocol,
