@@ -255,11 +255,14 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                          " cells")
     eps, alpha = float(record["eps"]), float(record["alpha"])
     level = checker.rldp_epsilon(Q, crosstab, alpha)
-    return Verdict(level.certified <= eps,
-                   f"(eps, F)-RLDP over the chi-square set (alpha = {alpha}), eps = {eps:g}",
-                   (f"worst-case eps over F: {level.certified:.9g} (certified upper bound); "
-                    f"{level.attained:.9g} attained by a distribution in F",),
-                   {"level": level})
+    headline = f"(eps, F)-RLDP over the chi-square set (alpha = {alpha}), eps = {eps:g}"
+    details = (f"worst-case eps over F: {level.certified:.9g} (certified upper bound); "
+               f"{level.attained:.9g} attained by a distribution in F",)
+    unproven = level.inconclusive is not None and level.certified == math.inf  # no bound proven
+    if unproven:
+        headline += f": the level could not be proven finite ({level.inconclusive})"
+    return Verdict(level.certified <= eps, headline, details, {"level": level},
+                   inconclusive=unproven)
 
 
 def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:

@@ -84,27 +84,11 @@ def _exit_code(report: VerificationReport) -> ExitCode:
     one line on stderr) when a check could not be completed and none failed."""
     if report.holds:
         return ExitCode.OK
-    unproven = _unproven_level(report)
-    if unproven is not None:
-        sys.stderr.write(f"rldp: inconclusive: the RLDP level could not be proven finite "
-                         f"({unproven}); nothing was shown to fail\n")
-        return ExitCode.INCONCLUSIVE
     if report.fails:
         return ExitCode.FAILED
     unchecked = next(v for v in (report.guarantee, report.certificate) if v.inconclusive)
     sys.stderr.write(f"rldp: inconclusive: {unchecked.headline}; nothing was shown to fail\n")
     return ExitCode.INCONCLUSIVE
-
-
-def _unproven_level(report: VerificationReport) -> str | None:
-    """The checker's note when the guarantee failed only because a ratio could not be
-    proven (certified level ``inf`` with an ``inconclusive`` note), else ``None``."""
-    level = report.guarantee.data.get("level")
-    note = getattr(level, "inconclusive", None)
-    if level is not None and note and level.certified == float("inf") \
-            and not report.certificate.fails:
-        return str(note)
-    return None
 
 
 def _checked(record: dict, crosstab):

@@ -64,3 +64,22 @@ def test_polyopt_dual_is_checked_over_gamma(tmp_path: Path) -> None:
     record["certificate"]["dual"][0] -= 1e-4
     tampered = verify(record, crosstab)
     assert tampered.guarantee.holds and not tampered.certificate.holds
+
+
+def test_a_level_not_proven_finite_is_inconclusive_not_a_failure(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    """When the checker cannot prove any finite level (certified inf, with its note), the
+    guarantee is inconclusive: rldp verify exits 3 and says why in one line."""
+    from rldp_models.certificates import guarantee
+    from rldp_models.privacy.worst_case import WorstCaseEpsilon
+
+    crosstab = Crosstab.from_array(np.array([[3, 1, 2], [1, 4, 2]]))
+    table, out = tmp_path / "counts.csv", tmp_path / "out.json"
+    crosstab.to_csv(table)
+    assert main(["protocol", "grr", "--counts", str(table), "--eps", "1", "--out", str(out)]) == 0
+    note = "a ratio's denominator could not be proven positive"
+    monkeypatch.setattr(guarantee.checker, "rldp_epsilon", lambda *args: WorstCaseEpsilon(
+        float("inf"), 0.4, (0, 0, 1), None, note))
+    verdict = verify(result_fields(out), crosstab).guarantee
+    assert verdict.inconclusive and not verdict.fails and note in verdict.headline
+    assert main(["verify", str(out), "--counts", str(table)]) == 3
