@@ -43,6 +43,7 @@ def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
     details = [f"level proven from the factors (exact rows, ball arithmetic, no solver): "
                f"{check.certified:.9g}", *check.problems]
     holds, data = check.holds, {"product_level": check.certified}
+    inconclusive = False  # the dense rows' level could not be proven: nothing shown to fail
     if fields.get("Q") is not None:
         mismatch = dense_rows_match(product, fields["Q"], eps, alpha)
         if mismatch is not None:
@@ -51,10 +52,12 @@ def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
         else:
             dense = guarantee.protocol_guarantee(fields, crosstab)
             holds = holds and dense.holds
+            inconclusive = check.holds and dense.inconclusive
             details += [f"dense rows (the rounded product): {dense.headline}", *dense.details]
             data.update(dense.data)
     return Verdict(holds, f"(eps, F)-RLDP of the {product['kind']} factors over the chi-square "
-                   f"set (alpha = {alpha}), eps = {eps:g}", tuple(details), data)
+                   f"set (alpha = {alpha}), eps = {eps:g}", tuple(details), data,
+                   inconclusive=inconclusive)
 
 
 def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
