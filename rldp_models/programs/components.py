@@ -9,6 +9,12 @@ user with the same method (see the docs' "Write your own robust variant").
 Objectives return the cvxpy expression to minimise. Constraint families call
 ``context.add(name, constraints, multipliers)``. The contract every block
 follows, and its optional hooks, are :mod:`rldp_models.programs.contract`.
+
+Written once. A library block states its rows once, in the direct conic form
+(``build_conic``, rows in :mod:`rldp_models.programs.conic_rows`); its cvxpy
+``build`` emits that statement (:func:`~rldp_models.programs.cvxpy_emission.emit_block`).
+Over a set without direct rows a robust block's cvxpy rows are the set's own
+(``support_at_most``, the conditional counterparts): the set states them, once.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import ordered_secret_pairs
+from rldp_models.programs.cvxpy_emission import emit_block
 from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
@@ -67,11 +74,8 @@ class NominalDistortion(Objective):
     robust: bool = False
 
     def build(self, context: BuildContext) -> cp.Expression:
-        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
-
-        phat = context.value("phat")
-        return cp.sum(cp.multiply(cp.vec(phat, order="C"),
-                                  context.expected_distortion_per_cell()))
+        """The statement's cost (:func:`~rldp_models.programs.cvxpy_emission.emit_block`)."""
+        return emit_block(self, context)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         return LINEAR_AND_DIRECT
@@ -97,8 +101,11 @@ class RobustDistortion(Objective):
     name: str = "robust_utility"
 
     def build(self, context: BuildContext) -> cp.Expression:
+        """The stated rows (Theorem 2) over a set that has them, else the set's epigraph."""
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
+        if Capability.DIRECT_CONIC in self.capabilities(context.robust_set()):
+            return emit_block(self, context)
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
         cone = context.robust_set().support_at_most(context.expected_distortion_per_cell(),
@@ -143,9 +150,7 @@ class RowStochastic(ConstraintFamily):
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
-        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
-
-        context.add(self.name, [cp.sum(context.P, axis=1) == 1])
+        emit_block(self, context)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         return LINEAR_AND_DIRECT
@@ -220,15 +225,7 @@ class NominalSecretPrivacy(GuaranteeFamily):
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
-        conditional = context.value("conditional")
-        zero = context.data.zero_secrets
-        factor = float(np.exp(self.eps))
-        constraints = []
-        for s1, s2 in ordered_secret_pairs(context.n_s):
-            for high in self._sides(context, conditional, s1, zero[s1]):
-                for low in self._sides(context, conditional, s2, zero[s2]):
-                    constraints.append(high <= factor * low)
-        context.add(self.name, constraints)
+        emit_block(self, context)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         return LINEAR_AND_DIRECT
@@ -239,13 +236,6 @@ class NominalSecretPrivacy(GuaranteeFamily):
     def check(self, protocol: np.ndarray, program: "ProtocolProgram",
               multipliers: Multipliers) -> GuaranteeCheck:
         return check_nominal_privacy(protocol, program.crosstab.counts, self.eps)
-
-    @staticmethod
-    def _sides(context: BuildContext, conditional: Any, s: int, zero: bool) -> list[Any]:
-        block = context.block(s)
-        if zero:
-            return [block[u, :] for u in range(context.n_u)]
-        return [conditional[s] @ block]
 
 
 @dataclass(frozen=True)
@@ -317,26 +307,18 @@ class RobustSecretPrivacy(GuaranteeFamily):
         return offered & {Capability.LINEAR}
 
     def build_conic(self, builder: ConicBuilder) -> None:
-        conic_rows.robust_privacy_rows(builder, self.name, self.eps)
+        """Theorem 4's rows over the chosen outputs and pairs (all of them by default)."""
+        n_s = builder.program.crosstab.shape[0]
+        outputs, pairs = self.chosen(n_s, len(builder.program.output_labels))
+        conic_rows.robust_privacy_rows(builder, self.name, self.eps,
+                                       None if self.outputs is None else outputs, pairs)
 
     def build(self, context: BuildContext) -> None:
-        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
-        from rldp_models.uncertainty.chi_square_conic import pair_support_at_most
-
-        if not self._exact_pairs(context.uncertainty):
+        """The stated rows (Theorem 4) in the exact pair form, else the product form."""
+        if self._exact_pairs(context.uncertainty):
+            emit_block(self, context)
+        else:
             self._build_product(context)
-            return
-        phat = context.value("phat")
-        rho = context.value("rho")
-        lemma2 = symbolic_values.lemma2_conjugate(self.eps)
-        columns = self._columns(context)
-        for s1, s2 in self.chosen(context.n_s, len(context.outputs))[1]:
-            rows = cp.vstack([phat[s1], phat[s2]]) if context.parametric else phat[[s1, s2]]
-            empty = (context.data.zero_secrets[s1], context.data.zero_secrets[s2])
-            cone = pair_support_at_most(lemma2.scale1 * context.block(s1)[:, columns],
-                                        lemma2.scale2 * context.block(s2)[:, columns],
-                                        lemma2.value, rows, rho[s1, s2], empty)
-            context.add(self._group(s1, s2), cone.constraints, cone.multipliers)
 
     def _build_product(self, context: BuildContext) -> None:
         hi, lo = conditional_expectation_bounds(context, self.name)

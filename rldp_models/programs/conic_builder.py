@@ -19,18 +19,36 @@ Cone rows follow Clarabel/SCS: a row group of kind ``"zero"`` is ``A x = b``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
+from rldp_models.data import Crosstab
 from rldp_models.programs.context import ProblemData
 from solvers.conic import ConeDims, ConicProgram
 
-if TYPE_CHECKING:
-    from rldp_models.programs.protocol_program import ProtocolProgram
-
 KINDS = ("zero", "nonneg", "soc", "power")
+MULTIPLIER_NAMES = ("t", "c")
+"""Multipliers of Theorems 2 and 4 a block names ``"<group>.t"``, ``"<group>.c"``."""
+
+
+class ProgramShape(Protocol):
+    """What a block's rows depend on besides the data: a
+    :class:`~rldp_models.programs.protocol_program.ProtocolProgram`, or the
+    :class:`~rldp_models.programs.context.BuildContext` a cvxpy model is emitted into."""
+
+    @property
+    def crosstab(self) -> Crosstab: ...
+
+    @property
+    def output_labels(self) -> tuple[str, ...]: ...
+
+    @property
+    def distortion_matrix(self) -> np.ndarray: ...
+
+    @property
+    def parametric(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -51,7 +69,8 @@ class DataSource:
 class ConicBuilder:
     """Variables by name, rows by cone kind as COO triplets, and where the data go.
 
-    Attributes a block reads: ``program`` (the program being written),
+    Attributes a block reads: ``program`` (the program being written: its crosstab,
+    outputs, distortion and whether it is ``parametric``),
     ``data`` (its :class:`~rldp_models.programs.context.ProblemData`),
     ``protocol`` (indices of ``P[x, y]`` in ``x``, shape (|X|, |Y|)),
     ``linking`` and ``power`` (how :func:`~rldp_models.programs.conic_form.conic_program`
@@ -61,7 +80,7 @@ class ConicBuilder:
     (``folded_groups`` of :class:`solvers.conic.ConicProgram`).
     """
 
-    program: "ProtocolProgram"
+    program: ProgramShape
     data: ProblemData
     linking: str = "mixed"
     power: str = "soc"
@@ -152,11 +171,18 @@ class ConicBuilder:
         first = self.counts["soc"] - 3 * n_cones + 3 * np.arange(n_cones)
         self.boosts.append((first, np.broadcast_to(np.asarray(lam, dtype=float), (n_cones,))))
 
-    def assemble(self) -> tuple[ConicProgram, "Refill"]:
-        """The conic program and the plan to refill its data (:class:`Refill`)."""
-        offsets, total, nnz_offsets, nnz = {}, 0, {}, 0
+    def kind_offsets(self) -> tuple[dict[str, int], int]:
+        """The first row of each cone kind in the assembled program, and the row count."""
+        offsets, total = {}, 0
         for kind in KINDS:
             offsets[kind], total = total, total + self.counts[kind]
+        return offsets, total
+
+    def assemble(self) -> tuple[ConicProgram, "Refill"]:
+        """The conic program and the plan to refill its data (:class:`Refill`)."""
+        offsets, total = self.kind_offsets()
+        nnz_offsets, nnz = {}, 0
+        for kind in KINDS:
             nnz_offsets[kind], nnz = nnz, nnz + self.nnz[kind]
         parts = [(r + offsets[kind], c, v) for kind in KINDS for r, c, v in self.triplets[kind]]
         row, col, val = (np.concatenate(p) for p in zip(*parts))

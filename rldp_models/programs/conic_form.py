@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rldp_models.programs.components import RowStochastic
-from rldp_models.programs.conic_builder import ConicBuilder, Refill
+from rldp_models.programs.conic_builder import MULTIPLIER_NAMES, ConicBuilder, Refill
 from rldp_models.programs.context import ProblemData
 from rldp_models.programs.contract import Block, as_family, as_objective, block_label
 from rldp_models.uncertainty.base import Capability
@@ -85,7 +85,7 @@ POWER_FORMS = ("soc", "power")
 # (module docstring): Adult race x education (5 x 16 secrets x outputs: 80 x 16 = 1,280) is the
 # smallest instance measured; smaller programs keep the mixed rows they were tested with.
 GROUPED_FROM_ENTRIES = 1_280
-MULTIPLIER_NAMES = ("t", "c")  # of Theorems 2 and 4, keyed "<group>.t", "<group>.c"
+__all__ = ["MULTIPLIER_NAMES", "conic_program", "forget_conic_program", "program_blocks"]
 _ATTRIBUTE = "_conic_form"  # where the built model is kept on the program
 
 

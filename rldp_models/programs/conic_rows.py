@@ -1,9 +1,14 @@
-"""The direct conic rows of the library's blocks (the four presets of eqs. 7-10).
+"""The rows of the library's blocks (the four presets of eqs. 7-10), stated once.
 
 Each function writes one block into a :class:`~rldp_models.programs.conic_builder.ConicBuilder`;
 the blocks of :mod:`rldp_models.programs.components` call them from their
-``build_conic``. The forms are those of :mod:`rldp_models.uncertainty.chi_square_conic`
-(Theorem 2, eq. 21, and Theorem 4, eq. 29), so the optimum equals the cvxpy model's.
+``build_conic``. The direct backends consume the statement as it is
+(:mod:`rldp_models.programs.conic_form`), the cvxpy model is emitted from it
+(:mod:`rldp_models.programs.cvxpy_emission`) and so is the Pyomo LP of a
+nominal program (:mod:`rldp_models.programs.linear_form`). The robust forms are
+Theorem 2 (eq. 21) and Theorem 4 (eq. 29) as in
+:mod:`rldp_models.uncertainty.chi_square_conic` (the same cones over any cvxpy
+expressions, for blocks written in cvxpy), with the reduction ``w = t``.
 """
 
 from __future__ import annotations
@@ -100,9 +105,14 @@ def _lemma2(eps: float) -> symbolic_values.BlockConjugate:
     return symbolic_values.lemma2_conjugate(eps)
 
 
-def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
-    """Theorem 4 (eq. 29) per ordered pair and output, as in ``pair_support_at_most``.
+def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float,
+                        outputs: list[int] | None = None,
+                        pairs: list[tuple[int, int]] | None = None) -> None:
+    """Theorem 4 (eq. 29) per ordered pair and output: ``t_1 + t_2 + c rho - K (q_1 + q_2)
+    <= lemma2.value``, ``t_i >= scale_i P(y | s_i, u)``, ``r^2 <= c (t_i - scale_i P)``,
+    ``q_i^3 <= h_i^2 c`` with ``h_i = sum_u Phat_{s_i,u} r_{i,u}``.
 
+    ``outputs`` (columns of ``P``) and ``pairs`` restrict the rows (default: all).
     Groups ``<name>[s1,s2]`` with multipliers ``<group>.c`` and ``<group>.t``. A cell
     without records (``Phat_{s,u} = 0``) has no weight in ``h``, so its cone
     ``r^2 <= c (t - v(u))`` only says ``t >= v(u)`` (``c >= 0`` follows from the
@@ -112,12 +122,14 @@ def robust_privacy_rows(builder: ConicBuilder, name: str, eps: float) -> None:
     (:meth:`ConicBuilder.boost_last_cones`, by :func:`_side_boost`).
     """
     protocol, power = builder.protocol, builder.power
+    if outputs is not None:
+        protocol = protocol[:, outputs]
     n_s, n_u = builder.data.phat.shape
     n_y = protocol.shape[1]
     lemma2 = _lemma2(eps)
     k = symbolic_values.THEOREM4_CONSTANT
     ys = np.arange(n_y)
-    for s1, s2 in ordered_secret_pairs(n_s):
+    for s1, s2 in (ordered_secret_pairs(n_s) if pairs is None else pairs):
         group = f"{name}[{s1},{s2}]"
         c = builder.variable(f"{group}.c", (n_y,))
         t = builder.variable(f"{group}.t", (2, n_y))

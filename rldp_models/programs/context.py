@@ -80,6 +80,17 @@ class BuildContext:
         self.variables["protocol"] = self.P
 
     @property
+    def output_labels(self) -> tuple[str, ...]:
+        """The output alphabet (as :class:`~rldp_models.programs.conic_builder.ConicBuilder`
+        reads it from a program)."""
+        return self.outputs
+
+    @property
+    def distortion_matrix(self) -> np.ndarray:
+        """``d[u, y]`` (as a program names it)."""
+        return self.distortion
+
+    @property
     def n_s(self) -> int:
         return self.crosstab.shape[0]
 

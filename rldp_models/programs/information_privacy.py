@@ -37,6 +37,7 @@ from rldp_models.programs.components import (
 )
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import BuildContext
+from rldp_models.programs.cvxpy_emission import emit_block
 from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
@@ -57,8 +58,7 @@ class SecretBlind(ConstraintFamily):
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
-        first = context.block(0)
-        context.add(self.name, [context.block(s) == first for s in range(1, context.n_s)])
+        emit_block(self, context)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         return frozenset({Capability.LINEAR, Capability.DIRECT_CONIC})
