@@ -1,4 +1,4 @@
-"""A program whose blocks are all linear, written as a Pyomo model for an LP solver.
+"""A program whose blocks are all linear, emitted as a Pyomo model for an LP solver.
 
 Which programs: those whose every block declares the ``LINEAR`` capability
 over the program's set (:class:`~rldp_models.uncertainty.base.Capability`):
@@ -6,37 +6,49 @@ nominal programs, and robust ones over a set whose robust counterpart is an LP
 (box, l1 / total-variation and polyhedral sets, by LP duality; Lemma 1 of the
 robust-optimization paper with the set's dual LP). User blocks included.
 
-How. The rows are read from the cvxpy model the blocks built, so there is one
-description of each block, not two to keep in step. A linear block adds affine
-constraints ``expr == 0`` / ``expr <= 0`` / ``expr >= 0``; for an affine
-``expr(x) = J x + a`` cvxpy's ``grad`` is the constant Jacobian ``J^T`` and the
-value at ``x = 0`` is ``a``, so each constraint gives sparse rows exactly
-(no sampling, no tolerance). Variables keep cvxpy's ``nonneg`` bounds. Rows
-of a constraint are in row-major order of its expression, as the cvxpy
-backend reports duals, and each named group of the cvxpy model becomes one
-Pyomo ``Constraint`` of that name.
+How. The LP is emitted from a conic statement ``A x + s = b``, ``s`` in a zero
+cone and a nonnegative orthant (:class:`LinearStatement`), with named row groups
+and named variables. The statement is
+
+* the blocks' own direct rows when every block states them
+  (:meth:`~rldp_models.programs.contract.Block.build_conic`; the nominal programs):
+  no cvxpy model is built;
+* otherwise cvxpy's canonicalisation of the program's cvxpy model
+  (``Problem.get_problem_data``), so a block written in cvxpy reaches the LP by
+  cvxpy's own reductions, not by a translation of its rows. Which columns are a
+  variable's entries and which rows a constraint's is read by cvxpy's ``invert``
+  of those reductions applied to the column and row numbers themselves
+  (:func:`_column_and_row_numbers`): every entry of a variable's value is then
+  its column, every entry of a constraint's dual its row, in the shapes and
+  orders cvxpy reports values and duals.
+
+A zero row is written ``A x == b``, a nonnegative one ``A x <= b``; each named
+group is one Pyomo ``Constraint`` of that name (rows in the order the cvxpy
+backend reports duals), rows of no group (cvxpy's variable bounds) one more.
 
 Names. ``protocol`` and ``worst_case_distortion`` are reported under those
-names; every cvxpy variable also under :func:`variable_key`, so
-:func:`load_cvxpy_values` can give the cvxpy model the LP's solution and the
-robust blocks' multipliers (variables or expressions of them) are read from it
-as after a cvxpy solve.
+names; from a canonicalised model every cvxpy variable also under
+:func:`variable_key`, so :func:`load_cvxpy_values` can give the cvxpy model
+the LP's solution and the robust blocks' multipliers (variables or expressions
+of them) are read from it as after a cvxpy solve.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import cvxpy as cp
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
-from cvxpy.constraints import Equality, Inequality, NonNeg, NonPos, Zero
+from cvxpy.reductions.chain import Chain
+from cvxpy.reductions.solution import Solution
 from pyomo.core.expr.numeric_expr import LinearExpression
 
 import solvers
+from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.conic_form import program_blocks
 from rldp_models.programs.contract import block_label
 from rldp_models.programs.lp_values import load_cvxpy_values, variable_key
@@ -45,17 +57,31 @@ from rldp_models.uncertainty.base import Capability
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram
 
-__all__ = ["LinearRows", "load_cvxpy_values", "missing_linear_form", "pyomo_model",
+__all__ = ["LinearStatement", "load_cvxpy_values", "missing_linear_form", "pyomo_model",
            "variable_key"]
 
+OTHER_ROWS = "_unnamed_rows"
+"""The Pyomo constraint holding the rows of no named group (not reported)."""
 
-@dataclass(frozen=True)
-class LinearRows:
-    """``A x + a (==, <=) 0`` row by row: ``equal[i]`` says which rows are equalities."""
+
+@dataclass
+class LinearStatement:
+    """``min c.x + offset``, ``A x + s = b`` with ``s = 0`` on the first ``zero`` rows and
+    ``s >= 0`` on the others.
+
+    ``columns`` maps a variable's name to its columns, shaped as the variable
+    (entry ``[i, j]`` is the column of entry ``[i, j]``); ``nonneg`` marks the
+    columns bounded below by 0; ``groups`` maps a group's name to its rows.
+    """
 
     A: sp.csr_matrix
-    a: np.ndarray
-    equal: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    zero: int
+    columns: dict[str, np.ndarray]
+    groups: dict[str, np.ndarray]
+    offset: float = 0.0
+    nonneg: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 def missing_linear_form(program: "ProtocolProgram") -> list[str]:
@@ -70,8 +96,8 @@ def pyomo_model(program: "ProtocolProgram") -> solvers.PyomoModel:
     Raises
     ------
     solvers.UnsupportedModelError
-        If a block has no linear form over the program's set, or its cvxpy
-        constraints turn out not to be affine.
+        If a block has no linear form over the program's set, or its rows turn
+        out not to be linear.
     """
     missing = missing_linear_form(program)
     if missing:
@@ -79,114 +105,144 @@ def pyomo_model(program: "ProtocolProgram") -> solvers.PyomoModel:
         raise solvers.UnsupportedModelError(
             f"{program.name}: no linear form for {', '.join(missing)}{over}, so no Pyomo LP; "
             f"use a conic solver: {', '.join(solvers.available('cvxpy'))}")
+    if Capability.DIRECT_CONIC in program.capabilities():
+        return emit(program.name, stated(program))
+    return emit(program.name, canonicalised(program))
+
+
+def stated(program: "ProtocolProgram") -> LinearStatement:
+    """The blocks' own direct rows, written plainly (``P >= 0`` as bounds)."""
+    builder = ConicBuilder(program, program.problem_data(), linking="plain")
+    for block in program_blocks(program):
+        block.build_conic(builder)
+    if builder.counts["soc"] or builder.counts["power"]:
+        raise solvers.UnsupportedModelError(f"{program.name}: its rows have cones, not an LP")
+    conic, _ = builder.assemble()
+    if conic.folded_groups:  # duals would be those of the folded rows, not the declared ones
+        raise solvers.UnsupportedModelError(f"{program.name}: its rows fold one group into "
+                                            f"another, which a stated LP does not undo")
+    nonneg = np.zeros(builder.n, dtype=bool)
+    nonneg[builder.protocol.ravel()] = True
+    columns = dict(builder.blocks)
+    if builder.objective_name is not None:
+        raise solvers.UnsupportedModelError(f"{program.name}: a named objective needs its own "
+                                            f"variable, which a stated LP does not have")
+    return LinearStatement(conic.A.tocsr(), conic.b, conic.c, conic.cones.zero, columns,
+                           dict(conic.row_blocks), nonneg=nonneg)
+
+
+def canonicalised(program: "ProtocolProgram") -> LinearStatement:
+    """cvxpy's canonicalisation of the program's cvxpy model (module docstring)."""
     model = program.to_cvxpy()
-    variables = model.problem.variables()
-    offsets = np.cumsum([0] + [v.size for v in variables])
-    columns = {v.id: offsets[i] for i, v in enumerate(variables)}
-    with _at_zero(variables):
-        groups = {name: _stack([_rows(c, columns, int(offsets[-1])) for c in constraints])
-                  for name, constraints in model.constraints.items()}
-        cost = _rows(model.problem.objective.expr <= 0, columns, int(offsets[-1]))
-    return _emit(program, variables, offsets, groups, cost)
+    problem = model.problem
+    data, chain, inverse = problem.get_problem_data(cp.CLARABEL)
+    dims = data["dims"]
+    if dims.exp or dims.soc or dims.psd or dims.p3d or getattr(dims, "pnd", None):
+        raise solvers.UnsupportedModelError(f"{program.name}: its cvxpy model has cones, "
+                                            f"not an LP")
+    columns, rows = _column_and_row_numbers(problem, chain, inverse, data["A"].shape)
+    groups = {}
+    for name, constraints in model.constraints.items():
+        missing = [c for c in constraints if c.id not in rows]
+        if missing:
+            raise solvers.UnsupportedModelError(f"the constraint {missing[0]} is not a "
+                                                f"linear row")
+        groups[name] = np.concatenate([np.ravel(rows[c.id]) for c in constraints]
+                                      or [np.zeros(0, dtype=np.int64)])
+    named = {variable_key(v): columns[v.id] for v in problem.variables()}
+    named.update({name: columns[v.id] for name, v in model.variables.items()
+                  if isinstance(v, cp.Variable)})
+    offset = float(np.ravel(inverse[-1].inverse_data["offset"])[0]) \
+        if hasattr(inverse[-1], "inverse_data") else 0.0
+    return LinearStatement(sp.csr_matrix(data["A"]), np.asarray(data["b"], dtype=float),
+                           np.asarray(data["c"], dtype=float), dims.zero, named, groups,
+                           offset=offset)
 
 
-@contextmanager
-def _at_zero(variables: list[cp.Variable]) -> Iterator[None]:
-    """Every variable at zero while the rows are read (their values are restored after)."""
-    saved = [v.value for v in variables]
-    for v in variables:
-        v.value = np.zeros(v.shape)
-    try:
-        yield
-    finally:
-        for v, value in zip(variables, saved):
-            v.value = value
+def _column_and_row_numbers(problem: cp.Problem, chain: Chain, inverse: list[Any],
+                            shape: tuple[int, int]) -> tuple[dict[int, np.ndarray],
+                                                             dict[int, np.ndarray]]:
+    """Columns of each cvxpy variable and rows of each constraint, by cvxpy's ``invert``.
+
+    The solution handed to the inverse reductions has ``x = 1, 2, ..., n`` and row
+    duals ``1, 2, ..., m``; the values it maps back are those numbers (``- 1``),
+    placed where the reductions place a variable's entries and a constraint's
+    dual (an equality's dual may come back negated: the absolute value is taken).
+    """
+    solver = inverse[-1].inverse_data
+    m, n = shape
+    duals, start = {}, 1
+    for constraint in [*solver["eq_constr"], *solver["other_constr"]]:
+        duals[constraint.id] = np.arange(start, start + constraint.size, dtype=float)
+        start += constraint.size
+    numbered = Solution("optimal", 0.0, {solver["var_id"]: np.arange(1.0, n + 1.0)}, duals, {})
+    back = Chain(problem, chain.reductions[:-1]).invert(numbered, inverse[:-1])
+    columns = {vid: np.rint(np.abs(value)).astype(np.int64) - 1
+               for vid, value in back.primal_vars.items()}
+    rows = {cid: np.rint(np.abs(np.asarray(value, dtype=float))).astype(np.int64) - 1
+            for cid, value in back.dual_vars.items() if value is not None}
+    return columns, rows
 
 
-def _rows(constraint: Any, columns: dict[int, int], n: int) -> LinearRows:
-    """The rows of one affine cvxpy constraint, in row-major order of its expression."""
-    if isinstance(constraint, (Equality, Zero)):
-        expr, sign, equal = constraint.expr, 1.0, True
-    elif isinstance(constraint, (Inequality, NonPos)):
-        expr, sign, equal = constraint.expr, 1.0, False
-    elif isinstance(constraint, NonNeg):
-        expr, sign, equal = constraint.expr, -1.0, False
-    else:
-        raise solvers.UnsupportedModelError(f"{type(constraint).__name__} is not a linear row")
-    if not expr.is_affine():
-        raise solvers.UnsupportedModelError(f"the constraint {constraint} is not affine")
-    m = int(expr.size)
-    rows, cols, vals = [], [], []
-    for variable, gradient in expr.grad.items():
-        block = _coo(gradient)
-        rows.append(block.col)  # grad is (variable, expression): transposed
-        cols.append(block.row + columns[variable.id])
-        vals.append(block.data)
-    jacobian = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(m, n))
-    constant = np.ravel(np.broadcast_to(np.asarray(expr.value, dtype=float), expr.shape),
-                        order="F")
-    order = np.arange(m).reshape(expr.shape, order="F").ravel() if expr.shape else np.arange(m)
-    return LinearRows(sign * sp.csr_matrix(jacobian)[order], sign * constant[order],
-                      np.full(m, equal))
-
-
-def _coo(gradient: Any) -> sp.coo_matrix:
-    """One of cvxpy's gradient blocks (sparse, dense or a scalar) in COO form."""
-    if isinstance(gradient, np.ndarray) or np.isscalar(gradient):
-        return sp.coo_matrix(np.atleast_2d(np.asarray(gradient, dtype=float)))
-    return sp.coo_matrix(gradient)
-
-
-def _stack(parts: list[LinearRows]) -> LinearRows:
-    return LinearRows(sp.vstack([p.A for p in parts]).tocsr(), np.concatenate([p.a for p in parts]),
-                      np.concatenate([p.equal for p in parts]))
-
-
-def _emit(program: "ProtocolProgram", variables: list[cp.Variable], offsets: np.ndarray,
-          groups: dict[str, LinearRows], cost: LinearRows) -> solvers.PyomoModel:
-    model = pyo.ConcreteModel(name=program.name)
-    column: list[Any] = []
-    components: dict[int, Any] = {}
-    for i, variable in enumerate(variables):
-        component, data = _variable(variable)
-        model.add_component(f"x{i}", component)
-        components[variable.id] = component
-        column.extend(data(component))
-    model.objective = pyo.Objective(expr=_affine(cost.A, cost.a, 0, column), sense=pyo.minimize)
+def emit(name: str, statement: LinearStatement) -> solvers.PyomoModel:
+    """The Pyomo model of ``statement``: its named variables and row groups as components."""
+    model = pyo.ConcreteModel(name=name)
+    n = statement.A.shape[1]
+    column: list[Any] = [None] * n
+    variables: dict[str, Any] = {}
+    nonneg = statement.nonneg if statement.nonneg.size else np.zeros(n, dtype=bool)
+    components: dict[tuple, Any] = {}  # one component per distinct set of columns
+    for label, index in statement.columns.items():
+        key = (index.shape, index.tobytes())
+        if key not in components:
+            component = _variable(index, bool(index.size) and bool(np.all(nonneg[index])))
+            model.add_component(f"x{len(components)}", component)
+            components[key] = component
+            for at in itertools.product(*map(range, index.shape)):
+                column[index[at]] = component[at] if at else component
+        variables[label] = components[key]
+    extra = [j for j in range(n) if column[j] is None]
+    if extra:  # columns of no named variable (cvxpy's auxiliary variables)
+        model.auxiliary = pyo.Var(pyo.RangeSet(0, len(extra) - 1), domain=pyo.Reals)
+        for k, j in enumerate(extra):
+            column[j] = model.auxiliary[k]
+    cost = sp.csr_matrix(statement.c[None, :])
+    model.objective = pyo.Objective(expr=_affine(cost, 0, column, statement.offset),
+                                    sense=pyo.minimize)
+    named = set(np.concatenate([*statement.groups.values(), np.zeros(0, dtype=np.int64)]))
+    groups = {**statement.groups,
+              OTHER_ROWS: np.array([r for r in range(statement.A.shape[0]) if r not in named],
+                                   dtype=np.int64)}
     constraints = {}
-    for name, rows in groups.items():
-        component = pyo.Constraint(pyo.RangeSet(0, rows.A.shape[0] - 1), rule=(
-            lambda m, r, rows=rows: (_affine(rows.A, rows.a, r, column) == 0) if rows.equal[r]
-            else (_affine(rows.A, rows.a, r, column) <= 0)))
-        model.add_component(name, component)
-        constraints[name] = component
-    assert program._context is not None  # built by to_cvxpy
-    named = {name: components[v.id] for name, v in program._context.variables.items()}
-    named.update({variable_key(v): components[v.id] for v in variables})
-    return solvers.PyomoModel(model, named, constraints)
+    for label, rows in groups.items():
+        if rows.size == 0:
+            continue
+        component = pyo.Constraint(pyo.RangeSet(0, rows.size - 1), rule=(
+            lambda m, k, rows=rows: _row(statement, int(rows[k]), column)))
+        model.add_component(label, component)
+        constraints[label] = component
+    constraints.pop(OTHER_ROWS, None)
+    return solvers.PyomoModel(model, variables, constraints)
 
 
-def _variable(variable: cp.Variable) -> tuple[Any, Any]:
-    """A Pyomo variable shaped like ``variable`` and the map to its entries in cvxpy's order."""
-    if any(value for key, value in variable.attributes.items()
-           if key != "nonneg" and isinstance(value, bool)):
-        raise solvers.UnsupportedModelError(f"variable {variable.name()} has attributes an LP "
-                                            f"cannot keep")
-    domain = pyo.NonNegativeReals if variable.attributes.get("nonneg") else pyo.Reals
-    shape = variable.shape
-    if len(shape) == 0:
-        return pyo.Var(domain=domain), lambda c: [c]
-    if len(shape) == 1:
-        return pyo.Var(pyo.RangeSet(0, shape[0] - 1), domain=domain), \
-            lambda c: [c[k] for k in range(shape[0])]
-    rows, cols = shape
-    return pyo.Var(pyo.RangeSet(0, rows - 1), pyo.RangeSet(0, cols - 1), domain=domain), \
-        lambda c: [c[k % rows, k // rows] for k in range(rows * cols)]  # column-major, as cvxpy
+def _row(statement: LinearStatement, row: int, column: list[Any]) -> Any:
+    """Row ``row`` of the statement: ``A x == b`` on a zero row, ``A x <= b`` otherwise."""
+    lhs = _affine(statement.A, row, column)
+    return (lhs == float(statement.b[row])) if row < statement.zero \
+        else (lhs <= float(statement.b[row]))
 
 
-def _affine(A: sp.csr_matrix, a: np.ndarray, row: int, column: list[Any]) -> Any:
+def _variable(index: np.ndarray, nonneg: bool) -> Any:
+    """A Pyomo variable shaped like ``index``."""
+    domain = pyo.NonNegativeReals if nonneg else pyo.Reals
+    if index.ndim == 0:
+        return pyo.Var(domain=domain)
+    return pyo.Var(*(pyo.RangeSet(0, size - 1) for size in index.shape), domain=domain)
+
+
+def _affine(A: sp.csr_matrix, row: int, column: list[Any], constant: float = 0.0) -> Any:
+    """``A[row] x + constant`` as a Pyomo expression."""
     start, end = A.indptr[row], A.indptr[row + 1]
-    return LinearExpression(constant=float(a[row]),
+    return LinearExpression(constant=float(constant),
                             linear_coefs=[float(v) for v in A.data[start:end]],
                             linear_vars=[column[j] for j in A.indices[start:end]])
