@@ -38,7 +38,7 @@ from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import ordered_secret_pairs
-from rldp_models.programs.cvxpy_emission import emit_block
+from rldp_models.programs.cvxpy_emission import emit_block, emit_objective
 from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
@@ -74,8 +74,8 @@ class NominalDistortion(Objective):
     robust: bool = False
 
     def build(self, context: BuildContext) -> cp.Expression:
-        """The statement's cost (:func:`~rldp_models.programs.cvxpy_emission.emit_block`)."""
-        return emit_block(self, context)
+        """The statement's cost (:func:`~rldp_models.programs.cvxpy_emission.emit_objective`)."""
+        return emit_objective(self, context)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         return LINEAR_AND_DIRECT
@@ -105,7 +105,7 @@ class RobustDistortion(Objective):
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
         if Capability.DIRECT_CONIC in self.capabilities(context.robust_set()):
-            return emit_block(self, context)
+            return emit_objective(self, context)
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
         cone = context.robust_set().support_at_most(context.expected_distortion_per_cell(),

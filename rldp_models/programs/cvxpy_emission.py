@@ -54,19 +54,34 @@ if TYPE_CHECKING:
 class StatesRows(Protocol):
     """A block that states its rows in the direct conic form."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def build_conic(self, builder: ConicBuilder) -> None: ...
 
 
-def emit_block(block: StatesRows, context: BuildContext) -> cp.Expression | None:
+def emit_objective(block: StatesRows, context: BuildContext) -> cp.Expression:
+    """Add an objective's stated rows to ``context`` and return its cost ``c.x`` (the
+    expression to minimise).
+
+    Raises
+    ------
+    ValueError
+        If the statement has no cost (a constraint family's: use :func:`emit_block`).
+    """
+    cost = emit_block(block, context)
+    if cost is None:
+        raise ValueError(f"{type(block).__name__} states no cost, so it is not an objective")
+    return cost
+
+
+def emit_block(block: StatesRows, context: BuildContext) -> Any:
     """Add ``block``'s stated rows to ``context`` as cvxpy constraints (module docstring).
 
     Returns
     -------
     cvxpy expression or None
-        The block's cost ``c.x`` (an objective's expression to minimise), or
-        ``None`` when the statement has no cost.
+        The block's cost ``c.x``, or ``None`` when the statement has no cost.
     """
     import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
