@@ -148,3 +148,48 @@ def test_import_is_lazy() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, cwd=Path(__file__).parent.parent)
     assert run.stdout.split("\n")[:2] == ["[]", "True"], run.stderr
+
+
+def test_a_restricted_guarantee_names_its_pairs_and_outputs() -> None:
+    from rldp_models.api import Protocol
+    from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
+    from rldp_models.results.program_result import solution_result
+    from rldp_models.uncertainty import ChiSquareSet
+
+    crosstab = Crosstab.from_array(COUNTS, EYES, HAIR)
+    program = ProtocolProgram(crosstab, RobustDistortion(),
+                              [RobustSecretPrivacy(1.0, outputs=[0, 3], pairs=[(0, 3), (3, 0)])],
+                              uncertainty=ChiSquareSet.from_counts(crosstab.counts, 0.05),
+                              distortion="hamming", eps=1.0, name="RURP on two pairs")
+    protocol = Protocol(solution_result(program.solve()))
+    covers = protocol.guarantees()["covers"].tolist()
+    assert covers == ["pairs (Blue, Hazel), (Hazel, Blue); outputs Black, Red"]
+    assert "(only pairs (Blue, Hazel), (Hazel, Blue); outputs Black, Red)" in protocol.summary()
+    full = rldp.solve("RURP", crosstab, **OPTIONS)
+    assert full.guarantees()["covers"].tolist() == ["all"]
+
+
+def test_the_printed_time_is_the_whole_solve(files: dict[str, Path]) -> None:
+    """The solver's own seconds are a part of the whole solve's wall time, and both appear."""
+    solved = rldp.solve("RURP", files["counts"], **OPTIONS)
+    assert 0 < solved.solver_seconds <= solved.wall_seconds
+    assert f"{solved.wall_seconds:.2f} s wall" in solved.summary()
+
+
+def test_compare_solvers_table_fits_in_100_columns_unless_wide() -> None:
+    from rldp_models.api.solver_comparison import SolverRow, format_table
+
+    rows = [SolverRow("clarabel-direct", "optimal", 0.365229, 0.0, 0.0, 0.0, 0.08, "passes",
+                      0.3652292011, 0.3652291901, 3.0e-08, 3.0e-08, "clarabel-direct",
+                      "a note " * 40),
+            SolverRow("scs", "optimal_inaccurate", 0.36541, 1.8e-4, 0.0124, 0.196, 12.6,
+                      "passes", 0.3652570987, 0.3649665219, 7.9e-4, 7.6e-05,
+                      "clarabel-direct", "stopped at its budget of 10 s (--budget)")]
+    narrow, wide = format_table(rows), format_table(rows, wide=True)
+    assert max(map(len, narrow.splitlines())) <= 100 < max(map(len, wide.splitlines()))
+    for row in rows:  # every value of every column is shown in both
+        for value in ("0.3652292011", "0.3649665219", "stopped at its budget", "0.0124"):
+            assert value in narrow and value in wide
+    clarabel = next(line for line in narrow.splitlines()
+                    if line.startswith("clarabel-direct  0"))
+    assert clarabel.split()[1:4] == ["0", "0", "0"]  # exact zeros as 0

@@ -94,9 +94,32 @@ class Protocol(Outcome):
         import pandas as pd
 
         return pd.DataFrame([{"notion": g.notion, "eps": g.eps, "holds": g.holds,
-                              "block": g.block, "source": g.source, "detail": g.detail}
+                              "covers": self.covers(g.block), "block": g.block,
+                              "source": g.source, "detail": g.detail}
                              for g in self.result.guarantees],
-                            columns=["notion", "eps", "holds", "block", "source", "detail"])
+                            columns=["notion", "eps", "holds", "covers", "block", "source",
+                                     "detail"])
+
+    def covers(self, block: str | None) -> str:
+        """What the guarantee of ``block`` covers: ``"all"``, or its ordered secret pairs and
+        outputs by label (a block declared with ``pairs=``/``outputs=``)."""
+        parameters = next((b.get("parameters", {}) for b in self.result.declaration.blocks
+                           if b.get("parameters", {}).get("name") == block), {})
+        pairs, outputs = parameters.get("pairs"), parameters.get("outputs")
+        if pairs is None and outputs is None:
+            return "all"
+        crosstab = self.result.crosstab
+        secrets = crosstab.s_labels if crosstab is not None else None
+        named = []
+        if pairs is not None:
+            named.append("pairs " + ", ".join(
+                f"({secrets[a]}, {secrets[b]})" if secrets else f"({a}, {b})"
+                for a, b in pairs))
+        if outputs is not None:
+            labels = [label_text(y) for y in self.result.outputs]
+            named.append("outputs " + ", ".join(labels[y] if y < len(labels) else str(y)
+                                                 for y in outputs))
+        return "; ".join(named)
 
     def write(self, path: str | Path, embed_counts: bool = True) -> None:
         """Write the record (refused, no file, when a guarantee fails)."""
@@ -112,6 +135,7 @@ class Protocol(Outcome):
 
     def _guarantee_lines(self) -> list[str]:
         return [f"  {g.notion} eps = {g.eps:g}: {'holds' if g.holds else 'FAILS'}"
+                + ("" if self.covers(g.block) == "all" else f" (only {self.covers(g.block)})")
                 for g in self.result.guarantees]
 
     def _gap_lines(self) -> list[str]:
