@@ -103,8 +103,9 @@ class Protocol(Outcome):
     def covers(self, block: str | None) -> str:
         """What the guarantee of ``block`` covers: ``"all"``, or its ordered secret pairs and
         outputs by label (a block declared with ``pairs=``/``outputs=``)."""
-        parameters = next((b.get("parameters", {}) for b in self.result.declaration.blocks
-                           if b.get("parameters", {}).get("name") == block), {})
+        blocks = self.result.declaration.blocks
+        parameters: dict[str, Any] = next((b.get("parameters", {}) for b in blocks
+                                           if b.get("parameters", {}).get("name") == block), {})
         pairs, outputs = parameters.get("pairs"), parameters.get("outputs")
         if pairs is None and outputs is None:
             return "all"

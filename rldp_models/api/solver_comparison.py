@@ -5,9 +5,10 @@ freshly built copy of it; solvers that cannot (a conic model for an LP solver,
 MOSEK without a licence) are listed with the reason. Against a reference
 solver the table gives the objective difference, the largest difference of the
 protocol ``P(y | s, u)`` and of the constraint groups' multipliers, and the
-time (model emission plus solve). :func:`compare_solvers` returns the table; the
-printed one is at most 100 characters wide (the bounds, differences and notes in
-a second block) unless ``wide``.
+time of the whole solve (building the model, solving, finishing the protocol to
+exact rows with any repair, and its bounds; wall clock). :func:`compare_solvers`
+returns the table; the printed one is at most 100 characters wide (status and
+gaps; differences; bounds; notes) unless ``wide``.
 
 Dual signs: every backend returns multipliers in cvxpy's convention (a
 multiplier of ``g(x) <= 0`` is ``>= 0``, Lagrangian ``f + y g`` for a
@@ -50,6 +51,7 @@ import json
 import math
 import sys
 import textwrap
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,7 @@ def solve_with(name: str, spec: ProgramSpec, crosstab: Any,
     """
     import solvers
 
+    start = time.perf_counter()
     program = spec.build(crosstab)
     options = {} if budget is None else {"time_limit": budget}
     try:
@@ -124,10 +127,11 @@ def solve_with(name: str, spec: ProgramSpec, crosstab: Any,
         row.objective = result.objective
         row.primal = np.asarray(result.primal["protocol"], dtype=float)
         row.dual = {g: np.asarray(v, dtype=float).ravel() for g, v in result.dual.items()}
-        _finish(row, program, result)
+        _finish(row, program, result, options)
     else:
         row.note = _joined(row.note, " ".join(result.log.split()) or
                            f"{name} returned {result.status.value} and no message")
+    row.seconds = time.perf_counter() - start  # the whole solve, finish included
     return row
 
 
@@ -140,10 +144,14 @@ def _joined(*notes: str) -> str:
     return "; ".join(note for note in notes if note)
 
 
-def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult) -> None:
-    """``exact``, ``upper`` and ``lower`` of the row: its protocol finished and its bounds."""
+def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult,
+            options: dict[str, Any]) -> None:
+    """``exact``, ``upper`` and ``lower`` of the row: its protocol finished and its bounds.
+
+    A repair's tightened re-solve gets the same ``options`` (the budget's time limit):
+    unbounded, SCS spent 4x its budgeted solve there on a 4 x 4 table."""
     try:
-        solution = finish_solution(program, result)
+        solution = finish_solution(program, result, row.solver, options)
     except GuaranteeError as exc:
         row.exact = "fails"
         row.note = _joined(row.note, " ".join(str(exc).split()))
