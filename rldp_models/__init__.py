@@ -4,7 +4,24 @@ The modelling layer: data (:mod:`rldp_models.data`), uncertainty sets
 (:mod:`rldp_models.uncertainty`), symbolic derivations
 (:mod:`rldp_models.symbolic`), robust protocol programs
 (:mod:`rldp_models.programs`), evaluation and exact privacy checks
-(:mod:`rldp_models.privacy`), and the ``rldp`` command line.
+(:mod:`rldp_models.privacy`), the Python API (:mod:`rldp_models.api`: ``rldp_models.solve``,
+``verify``, ``compare``, ``compare_solvers``, ``coverage``, ``release_records``), and the
+``rldp`` command line.
 """
 
 __version__ = "0.1.0"
+
+API = {"solve": "solve", "verify": "verify", "compare": "compare",
+       "compare_solvers": "compare_solvers", "coverage": "coverage",
+       "release_records": "release", "crosstab_of": "crosstab_of"}
+"""The one-call-per-command functions (:mod:`rldp_models.api`) by their name here, imported on
+first use so that ``import rldp_models`` stays cheap. ``rldp release`` is
+``rldp_models.release_records``: ``rldp_models.release`` is the release package."""
+
+
+def __getattr__(name: str) -> object:
+    if name in API:
+        from rldp_models import api
+
+        return getattr(api, API[name])
+    raise AttributeError(f"module 'rldp_models' has no attribute {name!r}")

@@ -13,11 +13,14 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from rldp_models.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_TOTAL = 2**53
 """Largest number of records: every count and the total stay exact in float64 (``Phat``)."""
@@ -138,24 +141,109 @@ class Crosstab:
         if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
             warnings.warn(f"{path}: some records have more fields than the header; the fields "
                           "beyond the header's columns are ignored", RecordsWarning, stacklevel=2)
-        for column in (sensitive, public):
+        return cls._counted(frame, sensitive, public, None, f"{path}: ")
+
+    @classmethod
+    def from_frame(cls, frame: "pd.DataFrame", sensitive: str, public: str,
+                   weights: str | None = None) -> "Crosstab":
+        """Count the records of a DataFrame over two of its columns.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One record per row.
+        sensitive, public : str
+            The columns of S and U.
+        weights : str, optional
+            A column of nonnegative integer weights (each row counts that many
+            records); default: every row counts once.
+
+        Notes
+        -----
+        Label order: a categorical column's categories in their order (unobserved
+        categories included, as zero counts); otherwise the numeric-aware sort of
+        :meth:`from_records` (numbers numerically, else as text), so the same data
+        gives the same crosstab through a records CSV. Labels are the values' text
+        (a float column of whole numbers, as pandas makes an integer column with
+        missing values, is written ``1``, not ``1.0``). Rows with a missing S or U
+        are left out with a :class:`RecordsWarning` that counts them.
+        """
+        import pandas as pd
+
+        if not isinstance(frame, pd.DataFrame):
+            raise InputError(f"from_frame takes a pandas DataFrame, got {type(frame).__name__}")
+        if sensitive == public:
+            raise InputError(f"sensitive and public name the same column {sensitive!r}; "
+                             "S and U must be different columns")
+        return cls._counted(frame, sensitive, public, weights, "")
+
+    @classmethod
+    def from_crosstab(cls, table: "pd.DataFrame") -> "Crosstab":
+        """A crosstab from a table of counts such as ``pandas.crosstab(df.s, df.u)``.
+
+        The index holds the S labels and the columns the U labels. Label order is
+        that of :meth:`from_frame`: a categorical index's categories, else the
+        numeric-aware sort (``pandas.crosstab`` of the same records gives the
+        crosstab :meth:`from_frame` and :meth:`from_records` give). A table with
+        margins (``margins=True``) or proportions (``normalize=...``) is refused.
+        """
+        import pandas as pd
+
+        if not isinstance(table, pd.DataFrame):
+            raise InputError(f"from_crosstab takes a pandas DataFrame of counts, "
+                             f"got {type(table).__name__}")
+        if isinstance(table.index, pd.MultiIndex) or isinstance(table.columns, pd.MultiIndex):
+            raise InputError("from_crosstab takes one S and one U dimension; the table has a "
+                             "multi-level index or columns")
+        margins = [name for name in ("All",) if name in table.index and name in table.columns]
+        if margins:
+            raise InputError("the table has margins ('All' row and column); build it without "
+                             "margins=True")
+        rows = _label_order(table.index)
+        columns = _label_order(table.columns)
+        texts = [_label_text(v) for v in table.index], [_label_text(v) for v in table.columns]
+        counts = table.set_axis(texts[0], axis=0).set_axis(texts[1], axis=1)
+        ordered = counts.reindex(index=rows, columns=columns)
+        return cls(ordered.to_numpy(), tuple(rows), tuple(columns))
+
+    @classmethod
+    def _counted(cls, frame: "pd.DataFrame", sensitive: str, public: str,
+                 weights: str | None, where: str) -> "Crosstab":
+        """The counts of ``frame`` over two columns (:meth:`from_records`, :meth:`from_frame`)."""
+        import pandas as pd
+
+        for column in (sensitive, public, *([weights] if weights is not None else [])):
             if column not in frame.columns:
                 raise InputError(
-                    f"{path}: no column {column!r}; columns are {', '.join(frame.columns)}"
+                    f"{where}no column {column!r}; columns are "
+                    f"{', '.join(str(c) for c in frame.columns)}"
                 )
-        complete = frame[[sensitive, public]].dropna()
+        complete = frame.dropna(subset=[sensitive, public])
         if len(complete) < len(frame):
-            warnings.warn(f"{path}: {len(frame) - len(complete)} of {len(frame)} records have "
+            warnings.warn(f"{where}{len(frame) - len(complete)} of {len(frame)} records have "
                           f"an empty {sensitive!r} or {public!r} field and are left out of the "
-                          "counts", RecordsWarning, stacklevel=2)
-        frame = complete
-        if frame.empty:
-            raise InputError(f"{path}: no complete records in columns {sensitive!r}, {public!r}")
-        table = pd.crosstab(frame[sensitive], frame[public])
-        rows = _natural_order([str(label) for label in table.index])
-        columns = _natural_order([str(label) for label in table.columns])
-        ordered = table.reindex(index=rows, columns=columns)
-        return cls(ordered.to_numpy(), tuple(rows), tuple(columns))
+                          "counts", RecordsWarning, stacklevel=3)
+        if complete.empty:
+            raise InputError(f"{where}no complete records in columns {sensitive!r}, {public!r}")
+        rows = _label_order(complete[sensitive])
+        columns = _label_order(complete[public])
+        keys = pd.DataFrame({"s": _label_texts(complete[sensitive]),
+                             "u": _label_texts(complete[public])})
+        if weights is None:
+            cells = keys.groupby(["s", "u"], sort=False).size()
+        else:
+            if complete[weights].isna().any():
+                raise InputError(f"{where}the weights column {weights!r} has missing values")
+            cells = complete[weights].groupby([keys["s"], keys["u"]], sort=False).sum()
+        table = cells.unstack(fill_value=0).reindex(index=rows, columns=columns, fill_value=0)
+        return cls(table.to_numpy(dtype=object), tuple(rows), tuple(columns))
+
+    def to_frame(self) -> "pd.DataFrame":
+        """The counts as a DataFrame: S labels as the index, U labels as the columns."""
+        import pandas as pd
+
+        return pd.DataFrame(self.counts, index=pd.Index(self.s_labels, name="S"),
+                            columns=pd.Index(self.u_labels, name="U"))
 
     def to_csv(self, path: str | Path) -> None:
         """Write the crosstab in the format :meth:`from_csv` reads."""
@@ -283,6 +371,35 @@ def _natural_order(labels: Sequence[str]) -> list[str]:
         return sorted(labels, key=float)
     except ValueError:
         return sorted(labels)
+
+
+def _label_order(values: object) -> list[str]:
+    """The label order of a column or index: a categorical's categories, else natural order."""
+    import pandas as pd
+
+    dtype = getattr(values, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        return [_label_text(v) for v in dtype.categories]
+    return _natural_order(sorted({_label_text(v) for v in pd.unique(pd.Series(values))}))
+
+
+def _label_texts(column: "pd.Series") -> "pd.Series":
+    """Every value's :func:`_label_text` (vectorised where the column holds no floats)."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    if pd.api.types.is_float_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
+        return column.map(_label_text).astype(str)
+    return column.astype(str)
+
+
+def _label_text(value: object) -> str:
+    """A label's text: ``str``, with whole floats written as integers (``1.0`` as ``1``)."""
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 import solvers
 from rldp_models.cli import main
-from rldp_models.cli.compare_solvers import SolverRow, compare
+from rldp_models.api.solver_comparison import SolverRow, compare
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
 from tests.shared_data import without_warnings

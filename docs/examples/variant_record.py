@@ -1,12 +1,12 @@
-"""A variant from library blocks, solved, written as a record, verified from the command line."""
+"""A variant from library blocks, solved, written as a record, verified from the record alone
+(``rldp_models.verify``, the Python call of ``rldp verify``)."""
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+import rldp_models
 from rldp_models.data import Crosstab
 from rldp_models.programs import (NominalSecretPrivacy, ProtocolProgram, RobustDistortion,
                                   RobustSecretPrivacy)
@@ -25,7 +25,6 @@ print(f"{result.declaration.name}: {result.value['measure']} {result.value['valu
       f"guarantees {[(g.notion, g.eps, g.holds) for g in result.guarantees]}")
 out = Path(tempfile.mkdtemp()) / "variant.json"
 result.write(out)                                                      # counts embedded
-verify = subprocess.run([sys.executable, "-m", "rldp_models.cli", "verify", str(out)],
-                        capture_output=True, text=True)
-print(verify.stdout, end="")
-assert verify.returncode == 0, verify.stderr
+verified = rldp_models.verify(out)                                     # as rldp verify out
+print(verified.summary())
+assert verified.exit_code == 0

@@ -56,28 +56,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.executors import executor_from_spec
-    from rldp_models.uncertainty.coverage import coverage_study
+    from rldp_models.api import coverage
 
-    crosstab = load_crosstab(args)
-    if not 0 < args.confidence < 1:
-        raise InputError(f"--confidence must lie in (0, 1), got {args.confidence}")
-    executor = executor_from_spec(args.executor, args.workers)
-    table = coverage_study(crosstab.counts, args.uncertainty, number_list(args.alpha, float,
-                                                                          "--alpha"),
-                           args.draws, args.seed, text_list(args.reference),
-                           number_list(args.n, int, "--n") if args.n else None,
-                           args.radius_from, args.inner_draws, executor, args.confidence)
-    print(format_table(table, args.confidence))
+    outcome = coverage(load_crosstab(args), alpha=number_list(args.alpha, float, "--alpha"),
+                       uncertainty=text_list(args.uncertainty), draws=args.draws,
+                       seed=args.seed, reference=text_list(args.reference),
+                       n=number_list(args.n, int, "--n") if args.n else None,
+                       radius_from=args.radius_from, inner_draws=args.inner_draws,
+                       confidence=args.confidence, executor=args.executor,
+                       workers=args.workers)
+    print(outcome.text)
     if args.out:
         try:
-            table.to_csv(args.out, index=False)
+            outcome.table.to_csv(args.out, index=False)
         except OSError as exc:
             raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
         sys.stderr.write(f"rldp: wrote {args.out}\n")
     png = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
     if png:
-        write_plot(table, png)
+        write_plot(outcome.table, png)
         sys.stderr.write(f"rldp: wrote {png}\n")
     return ExitCode.OK
 
@@ -93,18 +90,6 @@ def number_list(text: str, kind: type, option: str) -> list:
 def text_list(text: str) -> list[str]:
     """``"a, b"`` as ``["a", "b"]``."""
     return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def format_table(table, confidence: float) -> str:
-    """The coverage table as aligned text, one line per set, n, reference and alpha."""
-    header = (f"{'set':5s} {'n':>7s} {'reference':10s} {'radius':10s} {'alpha':>6s} "
-              f"{'coverage':>8s}  {100 * confidence:.0f}% Clopper-Pearson  {'draws':>7s}")
-    lines = [header]
-    for row in table.itertuples():
-        lines.append(f"{row.set:5s} {row.n:7d} {row.reference:10s} {row.radius_from:10s} "
-                     f"{row.alpha:6.3g} {row.coverage:8.4f}  [{row.low:.4f}, {row.high:.4f}]"
-                     f"{'':6s}{row.draws:7d}")
-    return "\n".join(lines)
 
 
 def write_plot(table, path: str) -> None:

@@ -22,12 +22,8 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from pathlib import Path
 
 from rldp_models.cli.exit_codes import ExitCode
-from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
-from rldp_models.release.provenance import refuse_released, result_digest
-from rldp_models.release.records import release_csv
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,26 +46,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rldp_models.api import release
+    from rldp_models.release.loading import GuaranteeNotVerified
+    from rldp_models.release.provenance import refuse_released
+
     refuse_released(args.data, "--data")
-    drawn_with = result_digest(args.result)
-    if args.no_verify:
-        result, digest = load_result(args.result)
-    else:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
-            result, digest, checked = verified_result(args.result)
+            released = release(args.result, args.data, sensitive=args.sensitive,
+                               public=args.public, keep=args.keep, seed=args.seed,
+                               out=args.out, check=not args.no_verify)
         except GuaranteeNotVerified as exc:
             sys.stderr.write(f"rldp: release: {exc}\n")
             return ExitCode.FAILED
-        (print if checked.startswith("guarantee") else _warn)(checked)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        summary = release_csv(result, args.data, args.sensitive, args.public, args.out,
-                              args.keep, args.seed, digest, result_digest=drawn_with,
-                              result_name=Path(args.result).name)
+    if released.checked:
+        (print if released.checked.startswith("guarantee") else _warn)(released.checked)
     print_warnings(caught)
-    marked = " (seeded: NOT FOR RELEASE)" if summary.seeded else ""
-    print(f"released {summary.records} records with {result.declaration.name}{marked}")
-    print(f"  wrote {summary.out}")
+    print(released.summary())
     return ExitCode.OK
 
 

@@ -22,7 +22,6 @@ import argparse
 import math
 import sys
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.common import (
@@ -44,11 +43,6 @@ WIDE_EPSILON = 20.0
 resolve less and less reliably (on Adult sex x race, RURP by clarabel-direct, clarabel and ECOS
 fails from eps 30 and NURP from eps 45, while SCS's first-order method still solves eps 30)."""
 
-
-if TYPE_CHECKING:
-    from rldp_models.data import Crosstab
-    from rldp_models.finish import Repair
-    from rldp_models.programs import ProtocolProgram
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -105,50 +99,27 @@ def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
     add(parser)
 
 
-def program_from_args(args: argparse.Namespace, crosstab: Crosstab) -> ProtocolProgram:
-    """The preset named by the arguments, over the requested uncertainty set."""
-    from rldp_models.cli.radius_option import uncertainty_from_args
-    from rldp_models.programs import preset
-
-    uncertainty = uncertainty_from_args(args, crosstab)
-    return preset(args.problem, crosstab, args.eps, args.alpha, uncertainty=uncertainty,
-                  distortion=args.distortion)
-
-
-def radius_from(args: argparse.Namespace) -> str:
-    """How the set's radius was chosen, as the declaration records it."""
-    if args.radius_from == "bootstrap":
-        return "bootstrap"
-    return "--radius" if args.radius is not None else "alpha"
+def program_options(args: argparse.Namespace) -> dict:
+    """The program's keyword arguments of :func:`rldp_models.solve` (eps to the bootstrap)."""
+    return {"eps": args.eps, "alpha": args.alpha, "distortion": args.distortion,
+            "uncertainty": args.uncertainty, "radius": args.radius, "lam": args.lam,
+            "order": args.order, "radius_from": args.radius_from,
+            "bootstrap_draws": args.bootstrap_draws, "bootstrap_seed": args.bootstrap_seed}
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.programs.backend_choice import default_solver
-    from rldp_models.results.program_result import solution_result
+    from rldp_models.api import NoProtocol, solve
 
-    import solvers
-
-    if args.solver is not None:
-        solvers.get(args.solver)  # fail fast on an unknown or unavailable solver
-    crosstab = load_crosstab(args)
-    program = program_from_args(args, crosstab)
-    args.solver = args.solver or default_solver(program)
-    solution = program.solve(solver=args.solver)
-    if solution.protocol is None:  # a preset is always feasible: the solver gave up
-        why = f" ({solution.result.log})" if solution.result.log else ""
-        sys.stderr.write(f"rldp: {args.problem}: solver {args.solver} returned "
-                         f"{solution.status.value}{why}; no protocol, nothing written"
+    try:
+        solved = solve(args.problem, load_crosstab(args), solver=args.solver,
+                       **program_options(args))
+    except NoProtocol as exc:  # a preset is always feasible: the solver gave up
+        why = f" ({exc.log})" if exc.log else ""
+        sys.stderr.write(f"rldp: {exc}{why}; no protocol, nothing written"
                          f"{_wide_eps_hint(args.eps)}\n")
         return ExitCode.INCONCLUSIVE
-    result = solution_result(solution, radius_from(args))
-    print(f"{args.problem}: {solution.status.value}, objective {solution.objective:.6g} "
-          f"({args.solver}, {solution.result.timings.total_seconds:.2f} s)")
-    for check in solution.checks:
-        print("  " + check.summary())
-    if solution.repair is not None:
-        print(f"  repaired: {_repair_description(solution.repair)}; "
-              f"objective cost {solution.repair.cost:.3g}")
-    return write_result(result, args.out, args.problem, not args.no_embed_counts)
+    print(solved.summary())
+    return write_result(solved.result, args.out, args.problem, not args.no_embed_counts)
 
 
 def _wide_eps_hint(eps: float) -> str:
@@ -158,15 +129,3 @@ def _wide_eps_hint(eps: float) -> str:
     return (f"; at eps {eps:g} the privacy rows hold e^eps = {math.exp(eps):.1e} beside 1, "
             "beyond what interior-point solvers resolve reliably: try --solver scs or a "
             "smaller eps")
-
-
-def _repair_description(repair: "Repair") -> str:
-    """What the repair of a solved program did, in words (:class:`~rldp_models.finish.Repair`)."""
-    if repair.method == "fallback":
-        return "replaced by the best protocol that ignores its input (eps = 0)"
-    toward = {"uniform": "the uniform protocol",
-              "tightened": "the program's solution at eps (1 - 1e-4)"}.get(
-        str(repair.reference), str(repair.reference))
-    then = f", then with the uniform protocol, weight {repair.uniform_weight:.3g}" \
-        if repair.uniform_weight else ""
-    return f"mixed with {toward}, weight {repair.weight:.3g}{then}"

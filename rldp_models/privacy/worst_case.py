@@ -25,7 +25,6 @@ import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
-import cvxpy as cp
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
@@ -81,6 +80,8 @@ class PairRatioSubproblem:
     """``max a.R1 - tau b.R2`` over Theorem 3's set, compiled once with parameters."""
 
     def __init__(self, n_u: int) -> None:
+        import cvxpy as cp  # only when a worst case is estimated: importing this module is cheap
+
         self.rows = cp.Parameter((2, n_u), nonneg=True)
         self.powered = cp.Parameter((2, n_u), nonneg=True)
         self.rho = cp.Parameter(nonneg=True)
@@ -118,6 +119,8 @@ class PairRatioSubproblem:
         return None
 
     def _solve_with(self, solver: str) -> tuple[np.ndarray, np.ndarray] | None:
+        import cvxpy as cp
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a witness is checked for membership
             try:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,56 @@ def compare(results: dict[str, CertifiedResult], crosstab: Crosstab, distortion:
         except InputError as exc:
             raise InputError(f"{name}: {exc}") from None
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+TEXT_WIDTH = 100
+"""Characters per line of :func:`format_table` unless ``wide`` (then one line per result)."""
+
+
+def format_table(table: pd.DataFrame, wide: bool = False) -> str:
+    """``table`` as text, at most :data:`TEXT_WIDTH` characters a line unless ``wide``
+    (columns that do not fit continue in a block below, the result names repeated);
+    an exact zero prints as ``0``."""
+    return table.to_string(index=False, na_rep="n/a", float_format=_number,
+                           line_width=None if wide else TEXT_WIDTH)
+
+
+def _number(value: float) -> str:
+    return "0" if value == 0 else f"{value:.4g}"
+
+
+def plot(table: pd.DataFrame, path: str | Path) -> None:
+    """The comparison in the measure the programs minimise: worst-case expected distortion
+    over F (the bar; at Phat: the dot) against the certified eps over F (the second panel).
+
+    Results whose outputs release no single ``u`` (no distortion) are named with ``n/a``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 0.6 * len(table) + 2))
+    names = [f"{name} (n/a)" if np.isnan(value) else str(name)
+             for name, value in zip(table["result"], table["distortion over F"])]
+    left.barh(names, np.nan_to_num(table["distortion over F"].to_numpy(float)),
+              color="tab:blue", label="worst case over F (certified)")
+    left.scatter(table["distortion at Phat"], names, color="black", zorder=3, label="at Phat")
+    left.set_xlabel("expected distortion (lower is better)")
+    left.legend()
+    left.invert_yaxis()
+    right.barh(names, table["eps over F"], color="tab:red", label="certified eps over F")
+    right.scatter(table["eps at Phat"], names, color="black", zorder=3, label="eps at Phat")
+    right.set_xlabel("eps")
+    right.invert_yaxis()
+    right.legend()
+    figure.tight_layout()
+    try:
+        figure.savefig(path, dpi=120, metadata={"Software": None})
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        plt.close(figure)
 
 
 def measures(name: str, result: CertifiedResult, crosstab: Crosstab, distortion: str,

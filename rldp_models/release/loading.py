@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rldp_models.certificates.verification import verify
 from rldp_models.errors import InputError
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.counts import embedded_crosstab, recorded_digest
@@ -51,6 +50,8 @@ def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]
     GuaranteeNotVerified
         If the re-check fails: the file's matrix does not meet its stated guarantee.
     """
+    from rldp_models.certificates.verification import verify  # imports cvxpy: only when asked
+
     result, digest = load_result(path)
     record: dict[str, Any] = read_record(path)
     crosstab = embedded_crosstab(record)

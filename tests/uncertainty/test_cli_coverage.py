@@ -10,12 +10,8 @@ import pandas as pd
 import pytest
 
 from rldp_models import cli
-from rldp_models.cli.radius_option import (
-    add_radius_arguments,
-    radius_record,
-    uncertainty_from_args,
-    warn_if_sparse,
-)
+from rldp_models.api import ProgramSpec
+from rldp_models.cli.radius_option import add_radius_arguments, warn_if_sparse
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 
@@ -95,21 +91,26 @@ def parsed(*argv: str) -> argparse.Namespace:
 
 def test_radius_option_builds_the_asymptotic_or_the_bootstrap_set() -> None:
     crosstab = Crosstab.from_array(COUNTS)
-    asymptotic = uncertainty_from_args(parsed(), crosstab)
-    assert asymptotic.radius_source is None
-    assert radius_record(asymptotic, parsed())["radius_from"] == "alpha=0.05"
+    asymptotic = spec(parsed()).uncertainty_set(crosstab)
+    assert asymptotic.radius_source is None and spec(parsed()).radius_source == "alpha"
     args = parsed("--radius-from", "bootstrap", "--bootstrap-draws", "400",
                   "--bootstrap-seed", "3", "--uncertainty", "kl")
-    boot = uncertainty_from_args(args, crosstab)
-    record = radius_record(boot, args)
-    assert boot.name == "kl" and record["radius_from"] == "bootstrap"
-    assert record["radius_source"]["draws"] == 400 and record["radius_source"]["seed"] == 3
-    assert record["radius"] == boot.radius != asymptotic.radius
+    boot = spec(args).uncertainty_set(crosstab)
+    assert boot.name == "kl" and spec(args).radius_source == "bootstrap"
+    assert boot.radius_source["draws"] == 400 and boot.radius_source["seed"] == 3
+    assert boot.radius != asymptotic.radius
     with pytest.raises(InputError):
-        uncertainty_from_args(parsed("--radius-from", "bootstrap", "--radius", "0.1"), crosstab)
+        spec(parsed("--radius-from", "bootstrap", "--radius", "0.1")).uncertainty_set(crosstab)
     for bad in (["--bootstrap-draws", "5"], ["--bootstrap-seed", "-2"]):
         with pytest.raises(InputError):
-            uncertainty_from_args(parsed("--radius-from", "bootstrap", *bad), crosstab)
+            spec(parsed("--radius-from", "bootstrap", *bad)).uncertainty_set(crosstab)
+
+
+def spec(args: argparse.Namespace) -> ProgramSpec:
+    """The program the radius options describe (RURP at eps 1)."""
+    return ProgramSpec("RURP", 1.0, args.alpha, uncertainty=getattr(args, "uncertainty", "chi2"),
+                       radius=getattr(args, "radius", None), radius_from=args.radius_from,
+                       bootstrap_draws=args.bootstrap_draws, bootstrap_seed=args.bootstrap_seed)
 
 
 def test_warn_if_sparse_writes_one_line(capsys: pytest.CaptureFixture) -> None:
