@@ -38,7 +38,8 @@ WORK = Path(tempfile.mkdtemp(prefix="rldp-records-verify-"))
 PRODUCERS = (
     [["solve", name] for name in ("NUNP", "NURP", "RUNP", "RURP")]
     + [["protocol", name] for name in ("ir", "grr-cr", "ue-cr", "srr", "grr")]
-    + [["mechanism", name] for name in ("binary", "rr", "geometric", "srr", "urr")]
+    + [["mechanism", name] for name in ("binary", "rr", "geometric", "srr", "ue", "urr", "urap",
+                                         "quaternary")]
 )
 
 
@@ -69,8 +70,10 @@ def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str) 
     argv = [*producer, "--counts", str(table), "--eps", repr(eps), "--out", str(out), "-q"]
     if producer[0] == "solve":
         argv += ["--distortion", "hamming"]
-    if producer == ["mechanism", "urr"]:
+    if producer[1] in ("urr", "urap"):
         argv += ["--sensitive", _first_secret(table)]
+    if producer[1] == "quaternary":
+        argv += ["--delta", "0.2"]
     code, err = run_cli(argv)
     assert "Traceback" not in err, err
     if code != 0:
@@ -111,7 +114,10 @@ epsilons = st.sampled_from([0.2279, 0.5, 1.0, 2.0])
 
 def check_every_record(data: tuple[np.ndarray, list[str], list[str]], producer: list[str],
                        eps: float) -> None:
-    table = write_table(*data, name="table.csv")
+    counts, s_labels, u_labels = data
+    if producer[1] == "quaternary":  # a binary input: the table's first two cells
+        counts, s_labels, u_labels = counts[:2, :1], s_labels[:2], u_labels[:1]
+    table = write_table(counts, s_labels, u_labels, name="table.csv")
     produce_and_verify(producer, table, eps, "record")
 
 

@@ -3,12 +3,13 @@
 The exact checkers prove a matrix's guarantee; this module tests that the
 values actually *released* follow that matrix, as LDP-Auditor (Arcolezi &
 Gambs, "Revealing the True Cost of Locally Differentially Private Protocols:
-An Auditing Perspective", PETS 2024) and Google's differential-privacy
-stochastic tester (``differential-privacy/java/.../testing``: histograms of a
-mechanism's outputs on neighbouring inputs against ``e^eps``) do for their
-libraries. Draws go through the release path itself (a ``draw`` function of
-input rows, e.g. :meth:`~rldp_models.release.sampling.DyadicRows.draw` or a
-release channel's, :func:`channel_sampler`), with a seeded source of words.
+An Auditing Perspective", PETS 2024) and Google's DP Stochastic Tester
+(``google/differential-privacy``, ``cc/testing``; Wilson et al., "Differentially
+Private SQL with Bounded User Contribution", PoPETs 2020, section 5.3: output
+histograms on neighbouring inputs against ``e^eps``) do for their libraries.
+Draws go through the release path itself (a ``draw`` function of input rows,
+e.g. :meth:`~rldp_models.release.sampling.DyadicRows.draw` or a release
+channel's, :func:`channel_sampler`), with a seeded source of words.
 
 Two tests, each with a stated false-alarm level:
 
