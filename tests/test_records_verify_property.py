@@ -63,13 +63,14 @@ def write_table(counts: np.ndarray, s_labels: list[str], u_labels: list[str], na
     return path
 
 
-def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str) -> None:
+def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str,
+                       distortion: str = "hamming") -> None:
     """The property: the producer's record verifies, or the producer refused in one line."""
     out = WORK / f"{stem}.json"
     out.unlink(missing_ok=True)
     argv = [*producer, "--counts", str(table), "--eps", repr(eps), "--out", str(out), "-q"]
     if producer[0] == "solve":
-        argv += ["--distortion", "hamming"]
+        argv += ["--distortion", distortion]
     if producer[1] in ("urr", "urap"):
         argv += ["--sensitive", _first_secret(table)]
     if producer[1] == "quaternary":
@@ -103,22 +104,35 @@ def tables(draw) -> tuple[np.ndarray, list[str], list[str]]:
         counts[:, draw(st.integers(0, n_u - 1))] = 0
     numeric = draw(st.booleans())
     words = st.text("abcxyzé ", min_size=1, max_size=4).map(str.strip).filter(bool)
-    label = st.integers(-50, 50).map(str) if numeric else words
+    numbers = st.one_of(st.integers(-50, 50).map(str),
+                        st.sampled_from(["0.5", "2.5", "-1.25", "1e3", "7.0"]))
+    label = numbers if numeric else words
     s_labels = draw(st.lists(words, min_size=n_s, max_size=n_s, unique=True))
     u_labels = draw(st.lists(label, min_size=n_u, max_size=n_u, unique=True))
     return counts, s_labels, u_labels
 
 
 epsilons = st.sampled_from([0.2279, 0.5, 1.0, 2.0])
+distortions = st.sampled_from(["squared", "absolute", "hamming"])
 
 
 def check_every_record(data: tuple[np.ndarray, list[str], list[str]], producer: list[str],
-                       eps: float) -> None:
+                       eps: float, distortion: str) -> None:
     counts, s_labels, u_labels = data
+    if not all(_is_number(u) for u in u_labels):
+        distortion = "hamming"  # squared and absolute distortions need numeric U labels
     if producer[1] == "quaternary":  # a binary input: the table's first two cells
         counts, s_labels, u_labels = counts[:2, :1], s_labels[:2], u_labels[:1]
     table = write_table(counts, s_labels, u_labels, name="table.csv")
-    produce_and_verify(producer, table, eps, "record")
+    produce_and_verify(producer, table, eps, "record", distortion)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 QUICK = settings(max_examples=4, deadline=None, derandomize=True,
@@ -127,18 +141,19 @@ QUICK = settings(max_examples=4, deadline=None, derandomize=True,
 
 @pytest.mark.parametrize("producer", PRODUCERS, ids=" ".join)
 @QUICK
-@given(data=tables(), eps=epsilons)
-def test_every_written_record_verifies(producer: list[str], data, eps: float) -> None:
-    check_every_record(data, producer, eps)
+@given(data=tables(), eps=epsilons, distortion=distortions)
+def test_every_written_record_verifies(producer: list[str], data, eps: float,
+                                       distortion: str) -> None:
+    check_every_record(data, producer, eps, distortion)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("producer", PRODUCERS, ids=" ".join)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=tables(), eps=epsilons)
-def test_every_written_record_verifies_many_tables(producer: list[str], data,
-                                                   eps: float) -> None:
-    check_every_record(data, producer, eps)
+@given(data=tables(), eps=epsilons, distortion=distortions)
+def test_every_written_record_verifies_many_tables(producer: list[str], data, eps: float,
+                                                   distortion: str) -> None:
+    check_every_record(data, producer, eps, distortion)
 
 
 # ---------------------------------------------------------------------- the IR regression
