@@ -102,9 +102,15 @@ def _worst_column(protocol, claim: dict, output_of_index) -> np.ndarray:
 
 
 def column_level(column: np.ndarray, p: np.ndarray) -> float:
-    """``max_{s1 != s2} log P(y|s1) / P(y|s2)`` under ``P`` for one output's column."""
-    with np.errstate(divide="ignore", invalid="ignore"):  # a secret without mass releases nothing
-        released = np.nan_to_num(np.sum(p / p.sum(axis=1, keepdims=True) * column, axis=1))
+    """``max_{s1 != s2} log P(y|s1) / P(y|s2)`` under ``P`` for one output's column.
+
+    Only secrets with ``P(s) > 0`` take part: ``P(y | S = s)`` of Definition 1
+    is undefined for a secret without mass (a witness keeps an empty secret row
+    of ``Phat`` empty), as the checkers and the dense certificate treat it.
+    """
+    mass = p.sum(axis=1)
+    present = np.flatnonzero(mass > 0)
+    released = np.sum(p[present] / mass[present, None] * column[present], axis=1)
     worst = 0.0
     for s1, s2 in itertools.permutations(range(len(released)), 2):
         if released[s1] > 0:

@@ -4,6 +4,7 @@
 module                             idea
 =================================  ===========================================
 :mod:`~.sampling`                  exact draws from dyadic rows with random bits
+:mod:`~.audit`                     statistical audit of released draws (fit, ratios)
 :mod:`~.channel`                   a result's rows or factors, ready to draw
 :mod:`~.records`                   releasing a data frame or a CSV in chunks
 :mod:`~.released`                  reading released records back as counts
