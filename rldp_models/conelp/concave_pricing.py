@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import highspy
@@ -185,6 +186,11 @@ class ConcavePricing:
         costs 30% more time per box at 5x5, where it did not move the bound
         (``benchmarks/bench_polyopt.py``), and a proof holds about three times as
         many boxes.
+    stop : callable, optional
+        Asked between batches of boxes (:data:`BATCH`); when it returns True the
+        search ends there with the bound of its open boxes, which is valid
+        wherever it stops (anytime column generation:
+        :class:`~rldp_models.conelp.pricing_progress.RoundWatch`).
 
     Raises
     ------
@@ -194,7 +200,8 @@ class ConcavePricing:
     """
 
     def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES,
-                 entering: float = PRICING_TOLERANCE, propagate: bool = False) -> None:
+                 entering: float = PRICING_TOLERANCE, propagate: bool = False,
+                 stop: Callable[[], bool] | None = None) -> None:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
@@ -211,6 +218,7 @@ class ConcavePricing:
             raise InputError(f"entering must be a nonnegative reduced cost, got {entering}")
         self.max_nodes, self.entering = max_nodes, float(entering)
         self.propagate = propagate
+        self.stop = stop
         self._columns = np.arange(self.prior.size, dtype=np.int32)
         self._highs = self._model()
         self._lower, self._upper, self._vertices = self._root_box()
@@ -277,6 +285,9 @@ class ConcavePricing:
     def proof(self, dual: np.ndarray) -> dict[str, np.ndarray]:
         """Branch and bound from the root box to the end at ``dual``, recorded as a proof.
 
+        Ended early by :attr:`stop`, it is the proof of the bound of the boxes
+        still open (``claimed``), which checks all the same.
+
         The arrays (splits, boxes dropped as empty with their Farkas rays, the
         root box's weak-duality proofs, the leaves' multipliers) are checked by
         :func:`rldp_models.certificates.pricing_proof.check_pricing_proof`
@@ -317,6 +328,7 @@ class ConcavePricing:
                 best = max(best, value)
                 pool.append((value, node.point))
                 if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
+                        self.stop is not None and self.stop()) or (
                         not complete and best > entering_value and (
                             best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
                     heapq.heappush(heap, node)
