@@ -105,15 +105,17 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
     set_quiet(getattr(args, "quiet", False))
     check_outputs(args)
     estimate = _CHECKS.get(args.command, lambda _: None)(args)
+    anytime = _is_polyopt(args)
+    time_limit = None if anytime else getattr(args, "time_limit", None)
     if estimate is not None:
         limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
-        resources.check(estimate, limit, getattr(args, "time_limit", None))
+        resources.check(estimate, limit, math.inf if anytime else time_limit)
         _announce(estimate, args)
     if args.command != "solvers":
         from solvers.banners import silence_highs_banner
 
         silence_highs_banner()
-    with _time_limit(getattr(args, "time_limit", None), args.command), \
+    with _time_limit(time_limit, args.command), \
             _elapsed_line(estimate, args):
         yield
 
@@ -233,7 +235,50 @@ def _compare_solvers(args: argparse.Namespace) -> resources.Estimate:
 
 def _protocol(args: argparse.Namespace) -> resources.Estimate:
     n_s, n_u = _crosstab(args).shape
-    return resources.protocol_estimate(args.name, n_s, n_u)
+    estimate = resources.protocol_estimate(args.name, n_s, n_u)
+    if args.name == "polyopt" and n_s * n_u > POLYOPT_MAX_CELLS:
+        raise InputError(f"{estimate.what}: PolyOpt is not tried beyond {POLYOPT_MAX_CELLS} "
+                         "cells (its pricing proofs at 5x5 already hold millions of boxes); "
+                         "no --time-limit makes it useful: use a smaller table")
+    if args.name == "polyopt" and n_s * n_u > POLYOPT_ESTIMATED_CELLS:
+        return resources.Estimate(estimate.what, estimate.bytes, math.inf)
+    return estimate
+
+
+POLYOPT_MAX_CELLS = 36
+"""Largest table (6x6) PolyOpt runs on, anytime."""
+
+
+POLYOPT_ESTIMATED_CELLS = 12
+"""PolyOpt's time is estimated up to this many cells (Gamma's rays listed by the block
+lemma or double description: seconds). Beyond, column generation's time ranges over
+orders of magnitude with eps and the table (4x4: 8-237 s over eps 0.5-8; 5x5: 642 s at
+eps 8, over 900 s below; ``benchmarks/bench_polyopt.py``), so it is "unknown: may take
+hours" and the run is anytime: it stops at :data:`POLYOPT_DEFAULT_LIMIT` unless
+``--time-limit`` says otherwise, with the best protocol and its proven gap."""
+
+POLYOPT_DEFAULT_LIMIT = 600.0
+"""Seconds PolyOpt runs by default when its time cannot be estimated."""
+
+POLYOPT_LIMIT_FACTOR = 10.0
+"""Otherwise it stops by default at this multiple of its estimate (at least a minute)."""
+
+
+def _is_polyopt(args: argparse.Namespace) -> bool:
+    return args.command == "protocol" and getattr(args, "name", None) == "polyopt"
+
+
+def polyopt_time_limit(args: argparse.Namespace, crosstab) -> float:
+    """``--time-limit``, else a default from PolyOpt's estimate (anytime: the run stops
+    there with the best protocol and its proven gap)."""
+    given = getattr(args, "time_limit", None)
+    if given is not None:
+        return float(given)
+    n_s, n_u = crosstab.shape
+    if n_s * n_u > POLYOPT_ESTIMATED_CELLS:
+        return POLYOPT_DEFAULT_LIMIT
+    estimate = resources.protocol_estimate("polyopt", n_s, n_u).seconds
+    return max(60.0, POLYOPT_LIMIT_FACTOR * estimate)
 
 
 def _verify(args: argparse.Namespace) -> resources.Estimate:
@@ -287,7 +332,16 @@ _CHECKS = {"solve": _solve, "compare-solvers": _compare_solvers, "protocol": _pr
 
 def _announce(estimate: resources.Estimate, args: argparse.Namespace) -> None:
     """One line on stderr when the work will be long (not with ``--quiet``)."""
-    if estimate.seconds >= resources.LONG_WORK_SECONDS and not getattr(args, "quiet", False):
+    if getattr(args, "quiet", False):
+        return
+    if not math.isfinite(estimate.seconds):
+        limit = getattr(args, "time_limit", None) or POLYOPT_DEFAULT_LIMIT
+        sys.stderr.write(f"rldp: {estimate.what}: time unknown: may take hours; stopping "
+                         f"after {resources.format_seconds(limit)} with the best protocol "
+                         "found and its proven gap (--time-limit changes this), "
+                         f"{resources.format_bytes(estimate.bytes)}\n")
+        return
+    if estimate.seconds >= resources.LONG_WORK_SECONDS:
         sys.stderr.write(f"rldp: {estimate.what}: estimated "
                          f"{resources.format_seconds(estimate.seconds)}, "
                          f"{resources.format_bytes(estimate.bytes)}\n")
