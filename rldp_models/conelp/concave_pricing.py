@@ -282,27 +282,62 @@ class ConcavePricing:
             shift = delta
         return float(delta), float(high)
 
-    def proof(self, dual: np.ndarray) -> dict[str, np.ndarray]:
-        """Branch and bound from the root box to the end at ``dual``, recorded as a proof.
-
-        Ended early by :attr:`stop`, it is the proof of the bound of the boxes
-        still open (``claimed``), which checks all the same.
+    def proof(self, dual: np.ndarray, targets: tuple[float, ...] = (0.0,),
+              progress: Callable[[float], None] | None = None) -> dict[str, np.ndarray]:
+        """Branch and bound from the root box at ``dual``, recorded as a proof.
 
         The arrays (splits, boxes dropped as empty with their Farkas rays, the
         root box's weak-duality proofs, the leaves' multipliers) are checked by
         :func:`rldp_models.certificates.pricing_proof.check_pricing_proof`
         without any search; ``claimed`` is this search's bound on ``h``. The
         frontier kept for :meth:`price` is left as it was.
+
+        The search closes a box once its bound is at most ``max(best, t)``
+        for each target ``t`` of ``targets`` in turn (decreasing; the last
+        ``0`` proves the largest value itself), continuing the same tree, and
+        calls ``progress`` with the bound reached after each. Ended early by
+        :attr:`stop`, it is the proof of the bound of the boxes still open,
+        which checks all the same.
         """
         recorder = ProofRecorder(self)
         kept, self._frontier, self._recorder = self._frontier, [], recorder
+        dual = np.asarray(dual, dtype=float)
         try:
-            self._search(np.asarray(dual, dtype=float), 1, complete=True)
-            leaves = self._frontier
+            heap = self._start(dual)
+            for target in targets:
+                heap = self._complete(dual, heap, target)
+                if progress is not None:
+                    progress(max(-n.priority for n in heap))
+                if self.stop is not None and self.stop():
+                    break
+            leaves = heap
             top = max((-n.priority for n in leaves), default=-math.inf)
         finally:
             self._frontier, self._recorder = kept, None
         return recorder.finish(leaves, dual, top)
+
+    def _complete(self, dual: np.ndarray, heap: list[_Node], target: float) -> list[_Node]:
+        """Expand ``heap`` until every box's bound is at most ``max(best, target)`` (or
+        :attr:`stop`); the boxes are kept, so a later call with a smaller target goes on."""
+        best = max(value for value, _ in self._local_search(dual, [heap[0].point]))
+        nodes = 0
+        while heap and nodes < self.max_nodes:
+            batch: list[_Node] = []
+            while heap and len(batch) < BATCH:
+                node = heapq.heappop(heap)
+                best = max(best, self.objective(node.point, dual))
+                if -node.priority <= max(best, target) + GAP_TOLERANCE or (
+                        self.stop is not None and self.stop()):
+                    heapq.heappush(heap, node)
+                    break
+                batch.append(node)
+            if not batch:
+                break
+            lower, upper, parent, bases = self._expanded(batch)
+            for found in self._nodes(dual, lower, upper, parent, bases):
+                heapq.heappush(heap, found)
+            nodes += parent.size
+        return heap
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
         """Branch and bound from the kept frontier; ``complete``: until the bound meets the best.

@@ -65,7 +65,7 @@ description (4x2: 3 s against 0.5 s)."""
 FIRST_MIX_WEIGHT = 1e-9
 """First weight of the uniform protocol when a proven level exceeds ``eps``."""
 
-PRICING_SHARE = 0.4
+PRICING_SHARE = 0.35
 """Share of ``time_limit`` given to column generation."""
 
 PROOF_SHARE = 0.9
@@ -76,7 +76,7 @@ MIN_PROOF_SHARE = 0.25
 """The pricing proof gets at least this share of ``time_limit``."""
 
 PROOF_MARGINS = (0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
-"""Relative margins of the successive pricing proofs of a time-limited run
+"""Relative margins of the successive targets of a time-limited run's pricing proof
 (:func:`_pricing_proof`): a looser target closes in far fewer boxes."""
 
 GAP_MARGIN = 1e-9
@@ -328,13 +328,12 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeL
     largest reduced cost at the shifted dual is then about ``0``, so the
     proof's bound per unit mass is tight (``s`` plus what the search leaves)
     rather than the slice's crude ``H max(p)`` of a positive ``H``. A
-    converged run has ``s = 0``. With ``anytime`` (a time limit) the proof is
-    made at ``lam + (s + m U / d) 1`` for the margins ``m`` of
-    :data:`PROOF_MARGINS` in turn, each a complete search from the root that
-    closes sooner the larger ``m`` (the bound is then ``m`` of ``U`` above the
-    tight one), and the smallest bound proved is kept. Stopped by ``watch``, a
-    proof proves the bound of the boxes still open. Returns the certificate of the shifted dual
-    (its ``max_violation`` and ``upper_bound`` as the checker of
+    converged run has ``s = 0``. With ``anytime`` (a time limit) the search
+    first closes boxes at the targets ``m U / (d max p)`` on ``h``, ``m`` the
+    margins of :data:`PROOF_MARGINS` in turn (a bound ``m U`` above the tight
+    one, reached in far fewer boxes), continuing one tree. Stopped by
+    ``watch``, the proof proves the bound of the boxes still open. Returns the
+    certificate of the shifted dual (its ``max_violation`` and ``upper_bound`` as the checker of
     :mod:`rldp_models.certificates.pricing_proof` derives them) and the proof.
     """
     rows = gamma_rows(vertices, outer_ratio(eps)).astype(float)
@@ -344,24 +343,22 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeL
     found = pricing.price(dual, 1)
     dual = dual + max(max(((u - dual @ v) / v.sum()
                            for u, v in zip(found.utilities, found.rays.T)), default=0.0), 0.0)
-    margins = PROOF_MARGINS if anytime else (0.0,)
-    best: tuple[DualCertificate, dict] | None = None
-    for margin in margins:
-        shifted = dual + margin * max(solution.value, 0.0) / phat.size
-        made = pricing.proof(shifted)
-        top = float(made["claimed"])
-        per_mass = top * float(phat.max()) if top > 0 else top / float(made["upper"][0].sum())
-        bound = float(shifted.sum()) + max(per_mass, 0.0) * phat.size
-        if best is None or bound < best[0].upper_bound:
-            best = (DualCertificate(dual=shifted, max_violation=per_mass,
-                                    duality_gap=float(shifted.sum()) - solution.value,
-                                    upper_bound=bound), made)
-        if watch.stopped_early:
-            break
-        watch.say(f"proof: bound {bound:.6g} (margin {100 * margin:.2g}%), "
-                  f"{watch.elapsed():.1f} s")
-    assert best is not None
-    return best
+    scale = max(solution.value, 0.0) / (phat.size * float(phat.max()))
+    targets = tuple(m * scale for m in PROOF_MARGINS) if anytime else (0.0,)
+
+    def bound_of(top: float) -> float:
+        return float(dual.sum()) + max(top, 0.0) * float(phat.max()) * phat.size
+
+    def say(top: float) -> None:
+        watch.say(f"proof: bound {bound_of(top):.6g}, {watch.elapsed():.1f} s")
+
+    made = pricing.proof(dual, targets, say)
+    top = float(made["claimed"])
+    per_mass = top * float(phat.max()) if top > 0 else top / float(made["upper"][0].sum())
+    bound = bound_of(top)
+    return DualCertificate(dual=dual, max_violation=per_mass,
+                           duality_gap=float(dual.sum()) - solution.value,
+                           upper_bound=bound), made
 
 
 def _with_gap(certificate: DualCertificate, utility: float, stopped: bool) -> DualCertificate:
