@@ -9,7 +9,7 @@ alpha, n, radius_B, the chosen ``parameters`` and ``rldp`` (certified and
 attained eps over F from the checker); polyopt adds ``lower_bound`` and
 ``certificate`` (by column generation also OUT.proof.npz, the proof of its
 last pricing, whose path the certificate records for ``rldp verify``).
-polyopt is anytime: at ``--time-limit`` (default: from its estimate) it writes
+polyopt is anytime: at ``--time-limit`` (default 10 min) it writes
 the best protocol found, exactly certified, with its proven gap to the optimum
 of LP (47) over Gamma (``certificate.proven_gap``, re-checked by verify), and
 prints one line per pricing round on stderr (not with ``--quiet``).
@@ -100,7 +100,7 @@ def _polyopt(args: argparse.Namespace, crosstab):
 
     options = {"finer": args.finer, "method": args.method or "auto",
                "progress": not getattr(args, "quiet", False), "proof": True,
-               "time_limit": polyopt_time_limit(args, crosstab)}
+               "time_limit": polyopt_time_limit(args)}
     if args.solver is not None:
         options["solver"] = args.solver
     result = polyopt_protocol(crosstab, args.eps, args.alpha, **options)

@@ -15,9 +15,12 @@ gets the best result found and never a killed interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -118,6 +121,29 @@ class RoundWatch:
         if self.shown and (last or time.monotonic() - self._printed >= LINE_SECONDS):
             self.say(describe(report))
         return report
+
+    @contextlib.contextmanager
+    def stage(self, activity: str) -> Iterator[None]:
+        """Announce ``activity`` and, while it runs (a step that cannot check in, e.g.
+        double description), print a line every :data:`HEARTBEAT_SECONDS` from a
+        thread that only prints."""
+        self.say(activity)
+        if not self.shown:
+            yield
+            return
+        started, done = time.monotonic(), threading.Event()
+
+        def beat() -> None:
+            while not done.wait(HEARTBEAT_SECONDS):
+                self.say(f"{activity} ({time.monotonic() - started:.0f} s)")
+
+        thread = threading.Thread(target=beat, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
     def say(self, text: str) -> None:
         """One line on the stream (when shown)."""

@@ -28,9 +28,9 @@ import numpy as np
 
 from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
-from rldp_models.conelp.engine import CERTIFICATE_TOLERANCE
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError
+from rldp_models.conelp.exact_lp_dual import GAP_TOLERANCE as OPTIMALITY_TOLERANCE
 from rldp_models.conelp.exact_lp_dual import MAX_GAMMA_DIMENSION, outer_ratio
 from rldp_models.conelp.polyopt_block_rays import block_enumeration_applies, block_extreme_rays
 from rldp_models.conelp.polyopt_gamma import (conditional_bounds, gamma_rows, gamma_vertices,
@@ -246,8 +246,12 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     phat = crosstab.phat.ravel()
     blocks = _block_bounds(uncertainty, finer)
     method = choose_method(method, phat.size, eps, blocks is not None)
-    first, rays = (_enumerated(rows, phat, solver, blocks, ratio)
-                   if method == "enumerate" else _generated(rows, phat, solver, watch))
+    if method == "enumerate":
+        with watch.stage(f"listing the rays of Gamma (dimension {phat.size}) and solving "
+                         "LP (47) over them"):
+            first, rays = _enumerated(rows, phat, solver, blocks, ratio)
+    else:
+        first, rays = _generated(rows, phat, solver, watch)
     stopped = watch.stopped_early
     certificate, pricing_proof = first.certificate, None
     if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION):
@@ -258,15 +262,17 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         certificate, pricing_proof = _pricing_proof(vertices, eps, phat, first, proof_watch,
                                                     time_limit is not None)
         stopped = stopped or proof_watch.stopped_early
-    watch.say("certifying the protocols' RLDP level exactly")
-    Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps, vertices)
-    utility = MutualInformation(phat).total(Q)
-    if stopped or pricing_proof is not None:
-        certificate = _with_gap(certificate, utility, stopped)
-    lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
-    robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
-    second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
-    Q2, level2, weight2 = _certified(second.columns, crosstab.counts, uncertainty, eps, vertices)
+    with watch.stage("certifying the protocols' RLDP level exactly"):
+        Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps,
+                                      vertices)
+        utility = MutualInformation(phat).total(Q)
+        if stopped or pricing_proof is not None:
+            certificate = _with_gap(certificate, utility, stopped)
+        lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
+        robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
+        second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
+        Q2, level2, weight2 = _certified(second.columns, crosstab.counts, uncertainty, eps,
+                                         vertices)
     return PolyOptResult(
         Q=Q, utility_hat=utility,
         lower_bound=second.value if weight2 == 0.0 else 0.0, Q2=Q2,
@@ -364,15 +370,17 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeL
 def _with_gap(certificate: DualCertificate, utility: float, stopped: bool) -> DualCertificate:
     """``certificate`` with its proven gap to ``utility`` (``U(Q)``), when one is claimed.
 
-    Claimed when the run stopped early or the gap exceeds what certifies an
-    optimum (:data:`rldp_models.conelp.engine.CERTIFICATE_TOLERANCE` relative
-    to ``1 + bound``). The float gap is raised by :data:`GAP_MARGIN` (relative
-    to ``1 + bound``) so that the exact re-check of ``rldp verify``, which
-    encloses ``U(Q)`` and the bound in interval arithmetic, stays below it.
+    Claimed when the run stopped early or the gap exceeds half of what ``rldp
+    verify`` accepts as an optimum
+    (:data:`rldp_models.conelp.exact_lp_dual.GAP_TOLERANCE` relative to ``1 + bound``;
+    half, for the exact re-check's rounding). The float gap is raised by
+    :data:`GAP_MARGIN` (relative to ``1 + bound``) so that the exact re-check of
+    ``rldp verify``, which encloses ``U(Q)`` and the bound in interval arithmetic,
+    stays below it.
     """
     gap = certificate.upper_bound - utility
     scale = 1.0 + abs(certificate.upper_bound)
-    if not stopped and gap <= CERTIFICATE_TOLERANCE * scale:
+    if not stopped and gap <= 0.5 * OPTIMALITY_TOLERANCE * scale:
         return certificate
     return replace(certificate, proven_gap=max(gap, 0.0) + GAP_MARGIN * scale)
 
