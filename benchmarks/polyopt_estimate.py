@@ -5,8 +5,10 @@ measured time on instances it was not fitted on, or say "unknown: may take hours
 run is ``polyopt_protocol(..., method="auto", proof=True, time_limit=LIMIT)`` on a Jeffreys
 draw (Sec. VIII-A of the RLDP paper, ``n = 1000``), timed in CPU seconds
 (``time.process_time``: the machine is shared). Seeds :data:`FIT_SEEDS` fit
-``log t = a + b cells + c log eps`` per method by least squares; seeds :data:`HELD_OUT_SEEDS`
-are predicted and their ratios measured/predicted reported. Run::
+``log t = a + b cells + c log eps`` by least squares in two regimes: up to 8 cells (Gamma
+enumerated, no pricing proof) and 9-12 (enumerated, plus the pricing proof ``rldp verify``
+needs); seeds :data:`HELD_OUT_SEEDS` are predicted and their ratios measured/predicted
+reported. The coefficients are :data:`rldp_models.cli.preflight.POLYOPT_SECONDS`. Run::
 
     python benchmarks/polyopt_estimate.py [OUT.json]
 """
@@ -39,6 +41,10 @@ def measure(n_s: int, n_u: int, eps: float, seed: int) -> dict:
             "stopped": result.stopped_early, "relative_gap": result.relative_gap}
 
 
+REGIMES = [(1, 8), (9, 12)]
+"""Cells per fitted regime: Gamma enumerated without, then with, the pricing proof."""
+
+
 def fit(runs: list[dict]) -> np.ndarray:
     """``(a, b, c)`` of ``log t = a + b cells + c log eps`` over ``runs``."""
     X = np.array([[1.0, r["cells"], np.log(r["eps"])] for r in runs])
@@ -57,17 +63,21 @@ def main(out: str) -> None:
             for eps in EPS:
                 runs.append(measure(n_s, n_u, eps, seed))
                 print(json.dumps(runs[-1]), flush=True)
-    finished = [r for r in runs if not r["stopped"]]
-    coefficients = fit([r for r in finished if r["seed"] in FIT_SEEDS])
-    for r in runs:
-        r["predicted"] = predict(coefficients, r["cells"], r["eps"])
-        r["ratio"] = r["cpu_seconds"] / r["predicted"]
-    held = [r["ratio"] for r in finished if r["seed"] in HELD_OUT_SEEDS]
-    report = {"coefficients": coefficients.tolist(), "runs": runs,
-              "held_out_ratio_range": [min(held), max(held)] if held else None}
+    report: dict = {"runs": runs, "regimes": []}
+    for low, high in REGIMES:
+        inside = [r for r in runs if low <= r["cells"] <= high and not r["stopped"]]
+        coefficients = fit([r for r in inside if r["seed"] in FIT_SEEDS])
+        for r in inside:
+            r["predicted"] = predict(coefficients, r["cells"], r["eps"])
+            r["ratio"] = r["cpu_seconds"] / r["predicted"]
+        ratios = {name: [min(x), max(x)] for name, x in (
+            ("fitted", [r["ratio"] for r in inside if r["seed"] in FIT_SEEDS]),
+            ("held_out", [r["ratio"] for r in inside if r["seed"] in HELD_OUT_SEEDS]))}
+        report["regimes"].append({"cells": [low, high], "coefficients": coefficients.tolist(),
+                                  "ratio_ranges": ratios})
+        print(f"cells {low}-{high}: coefficients {coefficients}, ratios {ratios}")
     with open(out, "w") as handle:
         json.dump(report, handle, indent=1)
-    print("coefficients", coefficients, "held-out ratios", sorted(held))
 
 
 if __name__ == "__main__":

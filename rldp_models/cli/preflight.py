@@ -240,9 +240,27 @@ def _protocol(args: argparse.Namespace) -> resources.Estimate:
         raise InputError(f"{estimate.what}: PolyOpt is not tried beyond {POLYOPT_MAX_CELLS} "
                          "cells (its pricing proofs at 5x5 already hold millions of boxes); "
                          "no --time-limit makes it useful: use a smaller table")
-    if args.name == "polyopt" and n_s * n_u > POLYOPT_ESTIMATED_CELLS:
-        return resources.Estimate(estimate.what, estimate.bytes, math.inf)
+    if args.name == "polyopt":
+        return resources.Estimate(estimate.what, estimate.bytes,
+                                  polyopt_seconds(n_s * n_u, args.eps))
     return estimate
+
+
+def polyopt_seconds(cells: int, eps: float) -> float:
+    """CPU seconds of ``rldp protocol polyopt`` (:data:`POLYOPT_SECONDS`); ``inf``
+    (unknown) beyond :data:`POLYOPT_ESTIMATED_CELLS`."""
+    for (low, high), (a, b, c) in POLYOPT_SECONDS.items():
+        if low <= cells <= high:
+            return math.exp(a + b * cells + c * math.log(max(eps, 1e-3)))
+    return math.inf
+
+
+POLYOPT_SECONDS = {(1, 8): (-4.972, 0.3472, -0.0969), (9, 12): (-2.107, 0.3391, -0.4077)}
+"""``log t = a + b cells + c log eps`` (CPU seconds) per range of cells, fitted by
+``benchmarks/polyopt_estimate.py`` on Jeffreys draws (seed 0; 2x3, 2x4, 3x3, 2x6, 3x4 at
+eps 0.5, 2, 8; ``benchmarks/polyopt_estimate.json``). Held out (seed 1): measured /
+estimated in 0.90-1.51 up to 8 cells (Gamma enumerated, 0.04-0.14 s) and 0.64-2.02 at 9-12
+(plus the pricing proof, 1.3-16 s); fitted 0.85-1.23 and 0.25-1.84."""
 
 
 POLYOPT_MAX_CELLS = 36
@@ -251,7 +269,7 @@ POLYOPT_MAX_CELLS = 36
 
 POLYOPT_ESTIMATED_CELLS = 12
 """PolyOpt's time is estimated up to this many cells (Gamma's rays listed by the block
-lemma or double description: seconds). Beyond, column generation's time ranges over
+lemma or double description, :data:`POLYOPT_SECONDS`). Beyond, column generation's time ranges over
 orders of magnitude with eps and the table (4x4: 8-237 s over eps 0.5-8; 5x5: 642 s at
 eps 8, over 900 s below; ``benchmarks/bench_polyopt.py``), so it is "unknown: may take
 hours". Every run is anytime: it stops at :data:`POLYOPT_DEFAULT_LIMIT` unless

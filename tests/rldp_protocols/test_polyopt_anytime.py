@@ -79,3 +79,27 @@ def test_quiet_hides_the_round_lines(tmp_path: Path, capsys) -> None:
                  "--method", "column-generation", "--time-limit", "0.05",
                  "--out", str(out)]) == 0
     assert "round" not in capsys.readouterr().err
+
+
+def test_the_estimate_is_within_3x_of_held_out_measurements() -> None:
+    """``benchmarks/polyopt_estimate.json`` holds CPU seconds measured on Jeffreys draws; the
+    estimate was fitted on seed 0 only."""
+    from rldp_models.cli.preflight import polyopt_seconds
+
+    measured = json.loads((Path(__file__).parents[2] / "benchmarks" /
+                           "polyopt_estimate.json").read_text())["runs"]
+    held_out = [r for r in measured if r["seed"] == 1 and not r["stopped"]]
+    assert len(held_out) >= 10
+    for run in held_out:
+        ratio = run["cpu_seconds"] / polyopt_seconds(run["cells"], run["eps"])
+        assert 1 / 3 <= ratio <= 3, run
+    assert polyopt_seconds(16, 2.0) == float("inf")
+
+
+def test_cli_says_unknown_beyond_its_estimates(tmp_path: Path, capsys) -> None:
+    counts, out = tmp_path / "counts.csv", tmp_path / "po.json"
+    Crosstab.from_array([[5, 3, 2, 4], [2, 6, 3, 1], [1, 2, 7, 3], [4, 1, 2, 6]]).to_csv(counts)
+    assert main(["protocol", "polyopt", "--counts", str(counts), "--eps", "2",
+                 "--time-limit", "0.05", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "time unknown: may take hours" in err and "round 1" in err
