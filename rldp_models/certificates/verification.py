@@ -367,8 +367,18 @@ def mechanism_certificate(record: dict) -> Verdict:
                                          joint))
 
 
+def _claimed_gap(fields: dict) -> float | None:
+    """The gap an anytime PolyOpt record claims (``proven_gap``; None: the optimum)."""
+    claim = fields.get("proven_gap")
+    if claim is None:
+        return None
+    if isinstance(claim, bool) or not isinstance(claim, (int, float)):
+        raise InputError(f"the certificate's proven_gap is not a number: {claim!r}")
+    return float(claim)
+
+
 def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
-                label: str = "") -> Verdict:
+                label: str = "", claimed_gap: float | None = None) -> Verdict:
     """One cone LP's dual checked over every ray of the outer cone at ``R >= e^eps``."""
     dual = np.asarray(dual, dtype=float)
     if dual.shape != (Q.shape[0],):
@@ -381,7 +391,7 @@ def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
     except InputError as exc:
         return Verdict(False, f"{label}the LP dual cannot be re-checked: {exc}")
     mu = interval_utility(str(utility["measure"]), utility["parameters"])
-    check = check_lp_dual(dual, rays, mu, np.ones(Q.shape[0]), Q)
+    check = check_lp_dual(dual, rays, mu, np.ones(Q.shape[0]), Q, claimed_gap)
     return Verdict(check.holds, f"{label}LP dual checked over all {check.rays} rays of the "
                    f"{cone} cone at ratio >= e^eps, in exact rationals",
                    (f"dual infeasibility per unit ray mass: {digits_text(check.violation, 6)} "
@@ -460,12 +470,16 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
         return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
                        "re-run rldp protocol polyopt to write one that does")
     ratio = outer_ratio(float(record["eps"]))
-    if crosstab.counts.size > MAX_GAMMA_DIMENSION and certificate.fields.get("pricing_proof"):
+    if crosstab.counts.size > MAX_GAMMA_DIMENSION:
+        if not certificate.fields.get("pricing_proof"):
+            return Verdict(False, "the PolyOpt LP dual over Gamma records no pricing proof "
+                           f"({crosstab.counts.size} cells: Gamma is not enumerated); re-run "
+                           "rldp protocol polyopt to write one")
         return _pricing_proof_verdict(record, crosstab, certificate, ratio)
     rays = partial(gamma_cone_rays, crosstab.counts, float(record["alpha"]), ratio,
                    bool(certificate.fields.get("finer", False)))
     return _lp_verdict("polyopt-gamma", certificate.fields["dual"], guarantee.matrix(record),
-                       utility, rays)
+                       utility, rays, claimed_gap=_claimed_gap(certificate.fields))
 
 
 def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
@@ -491,7 +505,14 @@ def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: Certif
     Q = guarantee.matrix(record)
     lp = lp_check_at(fields["dual"], check.per_mass, check.leaves,
                      interval_utility(str(utility["measure"]), utility["parameters"]),
-                     np.ones(Q.shape[0]), Q)
+                     np.ones(Q.shape[0]), Q, _claimed_gap(fields))
+    if lp.claimed_gap is not None:
+        return Verdict(lp.holds, f"PolyOpt protocol proven within {digits_text(lp.gap, 6)} "
+                       f"nats of LP (47)'s optimum over Gamma (record claims "
+                       f"{digits_text(lp.claimed_gap, 6)}), by a branch-and-bound proof "
+                       f"({check.boxes} boxes, {check.leaves} leaves) in exact rationals",
+                       (f"utility bound {digits_text(lp.bound, 15)}; U(Q) >= "
+                        f"{digits_text(lp.attained, 15)}",), {"lp": lp})
     return Verdict(lp.holds, f"LP dual checked over all rays of the polyopt-gamma cone at "
                    f"ratio >= e^eps by a branch-and-bound proof ({check.boxes} boxes, "
                    f"{check.leaves} leaves: root box, splits, leaf bounds, empty boxes) in exact "

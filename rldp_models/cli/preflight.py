@@ -105,15 +105,17 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
     set_quiet(getattr(args, "quiet", False))
     check_outputs(args)
     estimate = _CHECKS.get(args.command, lambda _: None)(args)
+    anytime = _is_polyopt(args)
+    time_limit = None if anytime else getattr(args, "time_limit", None)
     if estimate is not None:
         limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
-        resources.check(estimate, limit, getattr(args, "time_limit", None))
+        resources.check(estimate, limit, math.inf if anytime else time_limit)
         _announce(estimate, args)
     if args.command != "solvers":
         from solvers.banners import silence_highs_banner
 
         silence_highs_banner()
-    with _time_limit(getattr(args, "time_limit", None), args.command), \
+    with _time_limit(time_limit, args.command), \
             _elapsed_line(estimate, args):
         yield
 
@@ -233,7 +235,62 @@ def _compare_solvers(args: argparse.Namespace) -> resources.Estimate:
 
 def _protocol(args: argparse.Namespace) -> resources.Estimate:
     n_s, n_u = _crosstab(args).shape
-    return resources.protocol_estimate(args.name, n_s, n_u)
+    estimate = resources.protocol_estimate(args.name, n_s, n_u)
+    if args.name == "polyopt" and n_s * n_u > POLYOPT_MAX_CELLS:
+        raise InputError(f"{estimate.what}: PolyOpt is not tried beyond {POLYOPT_MAX_CELLS} "
+                         "cells (its pricing proofs at 5x5 already hold millions of boxes); "
+                         "no --time-limit makes it useful: use a smaller table")
+    if args.name == "polyopt":
+        return resources.Estimate(estimate.what, estimate.bytes,
+                                  polyopt_seconds(n_s * n_u, args.eps))
+    return estimate
+
+
+def polyopt_seconds(cells: int, eps: float) -> float:
+    """CPU seconds of ``rldp protocol polyopt`` (:data:`POLYOPT_SECONDS`); ``inf``
+    (unknown) beyond :data:`POLYOPT_ESTIMATED_CELLS`."""
+    for (low, high), (a, b, c) in POLYOPT_SECONDS.items():
+        if low <= cells <= high:
+            return math.exp(a + b * cells + c * math.log(max(eps, 1e-3)))
+    return math.inf
+
+
+POLYOPT_SECONDS = {(1, 8): (-4.972, 0.3472, -0.0969), (9, 12): (-2.107, 0.3391, -0.4077)}
+"""``log t = a + b cells + c log eps`` (CPU seconds) per range of cells, fitted by
+``benchmarks/polyopt_estimate.py`` on Jeffreys draws (seed 0; 2x3, 2x4, 3x3, 2x6, 3x4 at
+eps 0.5, 2, 8; ``benchmarks/polyopt_estimate.json``). Held out (seed 1): measured /
+estimated in 0.90-1.51 up to 8 cells (Gamma enumerated, 0.04-0.14 s) and 0.64-2.02 at 9-12
+(plus the pricing proof, 1.3-16 s); fitted 0.85-1.23 and 0.25-1.84."""
+
+
+POLYOPT_MAX_CELLS = 36
+"""Largest table (6x6) PolyOpt runs on, anytime."""
+
+
+POLYOPT_ESTIMATED_CELLS = 12
+"""PolyOpt's time is estimated up to this many cells (Gamma's rays listed by the block
+lemma or double description, :data:`POLYOPT_SECONDS`). Beyond, column generation's time ranges over
+orders of magnitude with eps and the table (4x4: 8-237 s over eps 0.5-8; 5x5: 642 s at
+eps 8, over 900 s below; ``benchmarks/bench_polyopt.py``), so it is "unknown: may take
+hours". Every run is anytime: it stops at :data:`POLYOPT_DEFAULT_LIMIT` unless
+``--time-limit`` says otherwise, with the best protocol and its proven gap."""
+
+POLYOPT_DEFAULT_LIMIT = 600.0
+"""Seconds (wall clock) PolyOpt runs by default before it stops with its best protocol and
+proven gap. Not a multiple of the estimate: on a shared machine the wall clock ran 3-4
+times the CPU time, and a limit of 10x the 5 s estimate cut Adult race x sex (10 cells,
+certified optimal when let run) at a 3% gap."""
+
+
+def _is_polyopt(args: argparse.Namespace) -> bool:
+    return args.command == "protocol" and getattr(args, "name", None) == "polyopt"
+
+
+def polyopt_time_limit(args: argparse.Namespace) -> float:
+    """``--time-limit``, else :data:`POLYOPT_DEFAULT_LIMIT` (anytime: the run stops there
+    with the best protocol and its proven gap)."""
+    given = getattr(args, "time_limit", None)
+    return POLYOPT_DEFAULT_LIMIT if given is None else float(given)
 
 
 def _verify(args: argparse.Namespace) -> resources.Estimate:
@@ -287,7 +344,16 @@ _CHECKS = {"solve": _solve, "compare-solvers": _compare_solvers, "protocol": _pr
 
 def _announce(estimate: resources.Estimate, args: argparse.Namespace) -> None:
     """One line on stderr when the work will be long (not with ``--quiet``)."""
-    if estimate.seconds >= resources.LONG_WORK_SECONDS and not getattr(args, "quiet", False):
+    if getattr(args, "quiet", False):
+        return
+    if not math.isfinite(estimate.seconds):
+        limit = getattr(args, "time_limit", None) or POLYOPT_DEFAULT_LIMIT
+        sys.stderr.write(f"rldp: {estimate.what}: time unknown: may take hours; stopping "
+                         f"after {resources.format_seconds(limit)} with the best protocol "
+                         "found and its proven gap (--time-limit changes this), "
+                         f"{resources.format_bytes(estimate.bytes)}\n")
+        return
+    if estimate.seconds >= resources.LONG_WORK_SECONDS:
         sys.stderr.write(f"rldp: {estimate.what}: estimated "
                          f"{resources.format_seconds(estimate.seconds)}, "
                          f"{resources.format_bytes(estimate.bytes)}\n")

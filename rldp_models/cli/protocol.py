@@ -9,6 +9,10 @@ alpha, n, radius_B, the chosen ``parameters`` and ``rldp`` (certified and
 attained eps over F from the checker); polyopt adds ``lower_bound`` and
 ``certificate`` (by column generation also OUT.proof.npz, the proof of its
 last pricing, whose path the certificate records for ``rldp verify``).
+polyopt is anytime: at ``--time-limit`` (default 10 min) it writes
+the best protocol found, exactly certified, with its proven gap to the optimum
+of LP (47) over Gamma (``certificate.proven_gap``, re-checked by verify), and
+prints one line per pricing round on stderr (not with ``--quiet``).
 Rows are dyadic rationals summing to exactly 1, checked after rounding (and
 repaired by mixing if the rounding broke the level). ir, grr-cr and ue-cr are
 built and proven in product form: OUT.json holds their exact factors
@@ -87,7 +91,7 @@ def _closed_form(args: argparse.Namespace, crosstab):
 
 
 def _polyopt(args: argparse.Namespace, crosstab):
-    from rldp_models.experiments.runner import progress_enabled
+    from rldp_models.cli.preflight import polyopt_time_limit
     from rldp_models.results.protocol_result import polyopt_result
     try:
         from rldp_models.rldp_protocols.polyopt import polyopt_protocol
@@ -95,9 +99,15 @@ def _polyopt(args: argparse.Namespace, crosstab):
         raise InputError(f"polyopt is not available in this installation ({exc})") from None
 
     options = {"finer": args.finer, "method": args.method or "auto",
-               "progress": progress_enabled(), "proof": True}
+               "progress": not getattr(args, "quiet", False), "proof": True,
+               "time_limit": polyopt_time_limit(args)}
     if args.solver is not None:
         options["solver"] = args.solver
     result = polyopt_protocol(crosstab, args.eps, args.alpha, **options)
+    if result.certificate.proven_gap is not None:
+        stop = "stopped at the time limit; " if result.stopped_early else ""
+        print(f"  {stop}proven within {result.certificate.proven_gap:.3g} nats "
+              f"({100 * result.relative_gap:.3g}%) of the optimum of LP (47) over Gamma "
+              f"(bound {result.certificate.upper_bound:.6g})")
     return polyopt_result(result, crosstab, args.eps, args.alpha, finer=args.finer,
                           solver=args.solver or "highspy")

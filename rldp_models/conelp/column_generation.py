@@ -14,7 +14,7 @@ Signature::
     solve_by_pricing(oracle: PricingOracle, utility: ColumnUtility, rhs: ArrayLike,
                      solver: str = "highspy", *, batch: int | None = None,
                      max_iterations: int = 1000, tolerance: float = 1e-10,
-                     **options) -> ConeLPSolution
+                     watch: RoundWatch | None = None, **options) -> ConeLPSolution
 
 * ``utility`` evaluates ``mu`` on the oracle's seed rays (``utility.columns``);
   the oracle gives the utilities of the rays it proposes.
@@ -28,6 +28,9 @@ Signature::
   ``solution.certificate.max_violation`` is ``delta = c +`` the oracle's last
   proven bound, so ``lam + max(delta, 0) 1`` is dual feasible over every ray
   and ``certificate.upper_bound`` bounds every mechanism in the cone.
+* ``watch`` (:class:`~rldp_models.conelp.pricing_progress.RoundWatch`) sees
+  every round and may end the run early (anytime: the protocol of the last
+  master, the certificate of the round with the smallest proven bound).
 * ``solution.rays`` is ``None`` (oracle rays have no index);
   ``solution.vectors`` holds the rays in use, ``solution.pricing_nodes`` the
   oracle's total work.
@@ -43,13 +46,14 @@ from numpy.typing import ArrayLike
 from rldp_models.conelp.engine import (PRICING_TOLERANCE, ColumnUtility, ConeLPSolution,
                                        PricedRays, generate_columns)
 from rldp_models.conelp.pricing import PricingOracle
+from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.errors import InputError
 
 
 def solve_by_pricing(oracle: PricingOracle, utility: ColumnUtility, rhs: ArrayLike,
                      solver: str = "highspy", *, batch: int | None = None,
                      max_iterations: int = 1000, tolerance: float = PRICING_TOLERANCE,
-                     **options: Any) -> ConeLPSolution:
+                     watch: RoundWatch | None = None, **options: Any) -> ConeLPSolution:
     """The cone LP over the oracle's cone, by column generation (see the module docstring).
 
     Parameters
@@ -69,6 +73,8 @@ def solve_by_pricing(oracle: PricingOracle, utility: ColumnUtility, rhs: ArrayLi
         oracle that stops its search early on a good ray must know it (e.g.
         ``ConcavePricing(..., entering=tolerance)``), or it may stop on a ray
         that does not enter.
+    watch : RoundWatch, optional
+        Reports rounds and says when to stop (see the module docstring).
     **options
         Passed to the solver.
 
@@ -88,7 +94,7 @@ def solve_by_pricing(oracle: PricingOracle, utility: ColumnUtility, rhs: ArrayLi
     start = PricedRays(seed, utility.columns(seed), _keys(seed), np.inf)
     return generate_columns(lambda dual, count, known: _priced(oracle.price(dual, count)),
                             start, rhs, solver, batch=batch, max_iterations=max_iterations,
-                            options=options, tolerance=tolerance)
+                            options=options, tolerance=tolerance, watch=watch)
 
 
 def _priced(result: Any) -> PricedRays:

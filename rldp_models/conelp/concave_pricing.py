@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import highspy
@@ -185,6 +186,11 @@ class ConcavePricing:
         costs 30% more time per box at 5x5, where it did not move the bound
         (``benchmarks/bench_polyopt.py``), and a proof holds about three times as
         many boxes.
+    stop : callable, optional
+        Asked between batches of boxes (:data:`BATCH`); when it returns True the
+        search ends there with the bound of its open boxes, which is valid
+        wherever it stops (anytime column generation:
+        :class:`~rldp_models.conelp.pricing_progress.RoundWatch`).
 
     Raises
     ------
@@ -194,7 +200,8 @@ class ConcavePricing:
     """
 
     def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES,
-                 entering: float = PRICING_TOLERANCE, propagate: bool = False) -> None:
+                 entering: float = PRICING_TOLERANCE, propagate: bool = False,
+                 stop: Callable[[], bool] | None = None) -> None:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
@@ -211,6 +218,7 @@ class ConcavePricing:
             raise InputError(f"entering must be a nonnegative reduced cost, got {entering}")
         self.max_nodes, self.entering = max_nodes, float(entering)
         self.propagate = propagate
+        self.stop = stop
         self._columns = np.arange(self.prior.size, dtype=np.int32)
         self._highs = self._model()
         self._lower, self._upper, self._vertices = self._root_box()
@@ -274,24 +282,79 @@ class ConcavePricing:
             shift = delta
         return float(delta), float(high)
 
-    def proof(self, dual: np.ndarray) -> dict[str, np.ndarray]:
-        """Branch and bound from the root box to the end at ``dual``, recorded as a proof.
+    def proof(self, dual: np.ndarray, targets: tuple[float, ...] = (0.0,),
+              progress: Callable[[float], None] | None = None) -> dict[str, np.ndarray]:
+        """Branch and bound from the root box at ``dual``, recorded as a proof.
 
         The arrays (splits, boxes dropped as empty with their Farkas rays, the
         root box's weak-duality proofs, the leaves' multipliers) are checked by
         :func:`rldp_models.certificates.pricing_proof.check_pricing_proof`
         without any search; ``claimed`` is this search's bound on ``h``. The
         frontier kept for :meth:`price` is left as it was.
+
+        The search closes a box once its bound is at most ``max(best, t)``
+        for each target ``t`` of ``targets`` in turn (decreasing; the last
+        ``0`` proves the largest value itself), continuing the same tree, and
+        calls ``progress`` with the bound reached after each. Ended early by
+        :attr:`stop`, it is the proof of the bound of the boxes still open,
+        which checks all the same.
         """
-        recorder = ProofRecorder(self)
-        kept, self._frontier, self._recorder = self._frontier, [], recorder
+        kept, self._frontier = self._frontier, []
+        self.recording()
         try:
-            self._search(np.asarray(dual, dtype=float), 1, complete=True)
-            leaves = self._frontier
-            top = max((-n.priority for n in leaves), default=-math.inf)
+            return self.proved(dual, targets, progress)
         finally:
             self._frontier, self._recorder = kept, None
-        return recorder.finish(leaves, dual, top)
+
+    def recording(self) -> None:
+        """Record every split and dropped box from here on, from the root box.
+
+        The pricing calls (:meth:`price`) then grow one tree whose open boxes
+        are all kept, so :meth:`proved` can finish a proof from it at any dual
+        (a leaf's multipliers bound it at any dual) instead of from the root.
+        """
+        self._frontier, self._recorder = [], ProofRecorder(self)
+
+    def proved(self, dual: np.ndarray, targets: tuple[float, ...] = (0.0,),
+               progress: Callable[[float], None] | None = None) -> dict[str, np.ndarray]:
+        """The proof of the recorded tree (:meth:`recording`) continued at ``dual`` to
+        ``targets`` (see :meth:`proof`); the tree is kept."""
+        if self._recorder is None:
+            raise InputError("proved() needs recording() first")
+        dual = np.asarray(dual, dtype=float)
+        heap = self._start(dual)
+        for target in targets:
+            heap = self._complete(dual, heap, target)
+            if progress is not None:
+                progress(max(-n.priority for n in heap))
+            if self.stop is not None and self.stop():
+                break
+        self._frontier = heap
+        top = max((-n.priority for n in heap), default=-math.inf)
+        return self._recorder.finish(heap, dual, top)
+
+    def _complete(self, dual: np.ndarray, heap: list[_Node], target: float) -> list[_Node]:
+        """Expand ``heap`` until every box's bound is at most ``max(best, target)`` (or
+        :attr:`stop`); the boxes are kept, so a later call with a smaller target goes on."""
+        best = max(value for value, _ in self._local_search(dual, [heap[0].point]))
+        nodes = 0
+        while heap and nodes < self.max_nodes:
+            batch: list[_Node] = []
+            while heap and len(batch) < BATCH:
+                node = heapq.heappop(heap)
+                best = max(best, self.objective(node.point, dual))
+                if -node.priority <= max(best, target) + GAP_TOLERANCE or (
+                        self.stop is not None and self.stop()):
+                    heapq.heappush(heap, node)
+                    break
+                batch.append(node)
+            if not batch:
+                break
+            lower, upper, parent, bases = self._expanded(batch)
+            for found in self._nodes(dual, lower, upper, parent, bases):
+                heapq.heappush(heap, found)
+            nodes += parent.size
+        return heap
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
         """Branch and bound from the kept frontier; ``complete``: until the bound meets the best.
@@ -317,6 +380,7 @@ class ConcavePricing:
                 best = max(best, value)
                 pool.append((value, node.point))
                 if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
+                        self.stop is not None and self.stop()) or (
                         not complete and best > entering_value and (
                             best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
                     heapq.heappush(heap, node)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Protocol, cast
 
@@ -47,6 +47,7 @@ import scipy.sparse as sp
 from scipy.optimize import nnls
 
 import solvers
+from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.conelp.rays import ExplicitRays, RaySet
 from rldp_models.errors import InputError
 
@@ -107,6 +108,11 @@ class DualCertificate:
         ``lam`` is slightly infeasible.
     tolerance : float
         Threshold used by :attr:`verified`.
+    proven_gap : float or None
+        When a producer stopped short of the optimum (anytime column
+        generation): an upper bound, in the utility's units, on
+        ``upper_bound - U(Q)`` for the protocol ``Q`` it returns, which
+        ``rldp verify`` re-checks; None when it claims the optimum itself.
     """
 
     dual: np.ndarray
@@ -114,6 +120,7 @@ class DualCertificate:
     duality_gap: float
     upper_bound: float
     tolerance: float = CERTIFICATE_TOLERANCE
+    proven_gap: float | None = None
 
     @property
     def verified(self) -> bool:
@@ -151,6 +158,10 @@ class ConeLPSolution:
         The rays in use, ``v_r`` (so ``columns = vectors * theta``).
     pricing_nodes : int
         Work the pricing reported (branch-and-bound nodes; 0 for full pricing).
+    final_dual : ndarray or None
+        Column generation: the last master's dual, made feasible on its own
+        rays (where a tight bound is best sought after an early stop; the
+        certificate is the round's with the smallest proven bound).
     """
 
     columns: np.ndarray
@@ -164,6 +175,7 @@ class ConeLPSolution:
     seconds: float
     vectors: np.ndarray
     pricing_nodes: int = 0
+    final_dual: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -311,17 +323,20 @@ Pricer = Callable[[np.ndarray, int, "set[Hashable]"], PricedRays]
 
 def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: str, *,
                      batch: int | None, max_iterations: int, options: dict[str, Any],
-                     tolerance: float = PRICING_TOLERANCE, indexed: bool = False
-                     ) -> ConeLPSolution:
+                     tolerance: float = PRICING_TOLERANCE, indexed: bool = False,
+                     watch: RoundWatch | None = None) -> ConeLPSolution:
     """Column generation shared by :meth:`ConeLP.solve` and pricing oracles.
 
     Solve the master LP over the rays so far (:class:`_Master`), price at its
     dual made exactly feasible on the master's own rays (:meth:`_Master.repair`),
     add the new rays of reduced cost per unit mass above ``tolerance`` (at most
     ``batch``, default ``2 d``), and repeat until none enters. The certificate
-    is the master's dual with ``max_violation`` the last pricing's proven bound
-    plus the repair's shift. With ``indexed`` the keys are ray indices and
-    become :attr:`ConeLPSolution.rays`.
+    is the dual of the round with the smallest proven bound, its
+    ``max_violation`` that round's pricing bound plus the repair's shift; the
+    protocol is the last master's (the master's optimum never decreases). With
+    ``indexed`` the keys are ray indices and become :attr:`ConeLPSolution.rays`.
+    ``watch`` receives every round (:class:`~.pricing_progress.RoundWatch`) and
+    ends the run early when it says so (status ITERATION_LIMIT), anytime.
     """
     started = time.perf_counter()
     options = {**_SOLVER_DEFAULTS.get(solver.lower(), {}), **options}
@@ -330,18 +345,28 @@ def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: s
     master = _Master(seed, np.asarray(rhs, dtype=float), solver.lower(), options)
     batch = batch or 2 * master.rays.shape[0]
     nodes = 0
+    best = (np.inf, np.zeros(0), np.inf)
     for iteration in range(1, max_iterations + 1):
         theta, dual = master.solve(solver, options)
         shift = master.repair(dual)
         priced = price(dual + shift, batch, master.known)
         nodes += priced.nodes
         bound = priced.upper_bound + shift
+        upper = float(master.rhs @ dual) + max(bound, 0.0) * float(master.rhs.sum())
+        if upper < best[0]:
+            best = (upper, dual, bound)
         entering = master.entering(priced, dual + shift, tolerance, batch)
-        if entering.size == 0 or iteration == max_iterations:
+        done = entering.size == 0 or iteration == max_iterations
+        if watch is not None:
+            done = watch.stopping() or done
+            watch.round(iteration, master.rays.shape[1], float(master.utilities @ theta),
+                        best[0], last=done)
+        if done:
             break
         master.add(priced, entering)
-    return master.solution(theta, dual, bound, _status(entering.size == 0, bound), solver,
-                           iteration, nodes, indexed, time.perf_counter() - started)
+    solution = master.solution(theta, best[1], best[2], _status(entering.size == 0, best[2]),
+                               solver, iteration, nodes, indexed, time.perf_counter() - started)
+    return replace(solution, final_dual=dual + shift)
 
 
 class _Master:

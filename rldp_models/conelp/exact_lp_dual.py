@@ -223,12 +223,16 @@ class LPCheck:
         utility of every mechanism in the stated cone.
     attained : mpmath.mpf
         Lower bound on the utility of the returned mechanism.
+    claimed_gap : float or None
+        The gap the record claims (anytime PolyOpt: ``certificate.proven_gap``),
+        or None when it claims the optimum.
     """
 
     rays: int
     violation: mpmath.mpf
     bound: mpmath.mpf
     attained: mpmath.mpf
+    claimed_gap: float | None = None
 
     @property
     def gap(self) -> mpmath.mpf:
@@ -248,7 +252,17 @@ class LPCheck:
                     and self.gap <= GAP_TOLERANCE * (1 + abs(self.bound)))
 
     @property
+    def within_claim(self) -> bool:
+        """The proven gap is at most the claimed one (a finite bound, a finite claim)."""
+        claim = self.claimed_gap
+        return bool(claim is not None and math.isfinite(claim) and claim >= 0
+                    and mpmath.isfinite(self.bound) and self.gap <= claim)
+
+    @property
     def holds(self) -> bool:
+        """Optimal (dual feasible, gap closed), or within the claimed gap when one is claimed."""
+        if self.claimed_gap is not None:
+            return self.within_claim
         return self.feasible and self.optimal
 
 
@@ -264,24 +278,26 @@ def _violation(dual: Sequence[Fraction], rays: list[Ray], mu: IntervalUtility) -
 
 
 def check_lp_dual(dual: Vector, rays: list[Ray], mu: IntervalUtility,
-                  rhs: Vector, Q: np.ndarray) -> LPCheck:
+                  rhs: Vector, Q: np.ndarray, claimed_gap: float | None = None) -> LPCheck:
     """Check a cone LP's dual over ``rays`` and bound the optimality gap of ``Q``."""
     with high_precision():
         violation = _violation([Fraction(float(x)) for x in dual], rays, mu)
-    return lp_check_at(dual, violation, len(rays), mu, rhs, Q)
+    return lp_check_at(dual, violation, len(rays), mu, rhs, Q, claimed_gap)
 
 
 def lp_check_at(dual: Vector, violation: mpmath.mpf, rays: int, mu: IntervalUtility,
-                rhs: Vector, Q: np.ndarray) -> LPCheck:
+                rhs: Vector, Q: np.ndarray, claimed_gap: float | None = None) -> LPCheck:
     """The :class:`LPCheck` of a dual whose ``violation`` is proven (over ``rays`` rays, or
-    by a pricing proof): ``bound = rhs.lam + max(violation, 0) 1.rhs``."""
+    by a pricing proof): ``bound = rhs.lam + max(violation, 0) 1.rhs``; ``claimed_gap``
+    the record's claim, if any (:attr:`LPCheck.holds`)."""
     lam = [Fraction(float(x)) for x in dual]
     b = [Fraction(float(x)) for x in rhs]
     with high_precision():
         correction = iv.mpf(max(violation, 0)) if mpmath.isfinite(violation) \
             else iv.mpf(mpmath.inf)
         bound = upper_mpf(interval(_dot(lam, b)) + correction * interval(sum(b, Fraction(0))))
-    return LPCheck(rays, violation, bound, utility_lower_bound(mu, Q))
+    return LPCheck(rays, violation, bound, utility_lower_bound(mu, Q),
+                   None if claimed_gap is None else float(claimed_gap))
 
 
 def utility_lower_bound(mu: IntervalUtility, Q: np.ndarray) -> mpmath.mpf:

@@ -21,7 +21,7 @@ mixed with the uniform protocol on its outputs if the proven level exceeded
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -30,11 +30,12 @@ from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError
+from rldp_models.conelp.exact_lp_dual import GAP_TOLERANCE as OPTIMALITY_TOLERANCE
 from rldp_models.conelp.exact_lp_dual import MAX_GAMMA_DIMENSION, outer_ratio
 from rldp_models.conelp.polyopt_block_rays import block_enumeration_applies, block_extreme_rays
 from rldp_models.conelp.polyopt_gamma import (conditional_bounds, gamma_rows, gamma_vertices,
                                               safe_coordinate_bounds)
-from rldp_models.conelp.pricing_progress import ProgressOracle
+from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.conelp.rays import ExplicitRays
 from rldp_models.conelp.seeded_rays import SeededRays
 from rldp_models.data import Crosstab
@@ -63,6 +64,23 @@ description (4x2: 3 s against 0.5 s)."""
 
 FIRST_MIX_WEIGHT = 1e-9
 """First weight of the uniform protocol when a proven level exceeds ``eps``."""
+
+PRICING_SHARE = 0.35
+"""Share of ``time_limit`` given to column generation."""
+
+PROOF_SHARE = 0.8
+"""Column generation and the pricing proof end by this share of ``time_limit``; the rest
+is for the exact certification of ``Q`` and ``Q^2`` (seconds at 5x5)."""
+
+MIN_PROOF_SHARE = 0.25
+"""The pricing proof gets at least this share of ``time_limit``."""
+
+PROOF_MARGINS = (0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
+"""Relative margins of the successive targets of a time-limited run's pricing proof
+(:func:`_pricing_proof`): a looser target closes in far fewer boxes."""
+
+GAP_MARGIN = 1e-9
+"""Added to a claimed gap, relative to ``1 + bound`` (:func:`_with_gap`)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +124,10 @@ class PolyOptResult:
         proof (:meth:`ConcavePricing.proof`) bounding the reduced cost of
         ``certificate.dual`` over Gamma at ``R >= e^eps`` (the cone ``rldp
         verify`` checks), for :mod:`rldp_models.certificates.pricing_proof`.
+    stopped_early : bool
+        Column generation ended at the time limit, or the pricing proof did:
+        ``Q`` is then the best protocol found and ``certificate.proven_gap``
+        its proven distance to the optimum of LP (47) over Gamma.
     """
 
     Q: np.ndarray
@@ -121,6 +143,13 @@ class PolyOptResult:
     mixing_weight: float = 0.0
     method: str = "enumerate"
     pricing_proof: dict | None = None
+    stopped_early: bool = False
+
+    @property
+    def relative_gap(self) -> float:
+        """``certificate.proven_gap / certificate.upper_bound`` (0 when the optimum is claimed)."""
+        gap = self.certificate.proven_gap
+        return 0.0 if gap is None else gap / max(self.certificate.upper_bound, 1e-300)
 
 
 def gamma_extreme_rays(uncertainty: ChiSquareSet, eps: float, *, finer: bool = False
@@ -158,7 +187,7 @@ def choose_method(method: str, dimension: int, eps: float, by_blocks: bool = Fal
 def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
                      finer: bool = False, solver: str = "highspy",
                      method: str = "auto", progress: bool = False,
-                     proof: bool = False) -> PolyOptResult:
+                     proof: bool = False, time_limit: float | None = None) -> PolyOptResult:
     """PolyOpt: the protocol maximising ``I_Phat(X;Y)`` with columns in Gamma (Theorem 12).
 
     Parameters
@@ -180,25 +209,36 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         generation ``Q^2`` is optimal over the rays generated for ``Q^1`` (and
         the seed), so ``L`` is a valid, possibly smaller, lower bound.
     progress : bool
-        Show a progress bar over the pricing rounds of column generation
-        (on standard error; 4x4 takes minutes).
+        One line per pricing round of column generation on standard error
+        (round, columns, utility, proven bound, gap, elapsed; at most one a
+        second, and one at least every two seconds), and one per later stage.
     proof : bool
         With column generation, also prove the final dual's pricing over
         Gamma at ``R >= e^eps`` (``pricing_proof``, for ``rldp verify``): one
         more complete branch and bound from the root (3x4 at eps 2: +0.7 s;
         4x4 at eps 2: +20 s). ``rldp protocol polyopt`` asks for it.
+    time_limit : float, optional
+        Seconds (wall clock) for the whole run, anytime: column generation
+        stops at :data:`PRICING_SHARE` of it and the pricing proof at
+        :data:`PROOF_SHARE`, both cooperatively, and the best protocol found
+        is returned, exactly certified, with its proven gap
+        (``certificate.proven_gap``, ``stopped_early``). None: no limit.
 
     Raises
     ------
     InputError
-        On a table with one secret, ``eps <= 0``, ``alpha`` outside (0, 1) or
-        an unknown ``method``.
+        On a table with one secret, ``eps <= 0``, ``alpha`` outside (0, 1),
+        an unknown ``method`` or a nonpositive ``time_limit``.
     """
     eps = as_epsilon(eps)
     if eps <= 0:
         raise InputError(f"PolyOpt needs eps > 0, got {eps}")
     if crosstab.shape[0] < 2:
         raise InputError("PolyOpt needs at least two secret values")
+    if time_limit is not None and not time_limit > 0:
+        raise InputError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    watch = RoundWatch("polyopt", progress,
+                       None if time_limit is None else PRICING_SHARE * time_limit)
     uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
     vertices = gamma_vertices(uncertainty, finer)
     ratio = Fraction(inner_ratio(eps))
@@ -206,22 +246,47 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     phat = crosstab.phat.ravel()
     blocks = _block_bounds(uncertainty, finer)
     method = choose_method(method, phat.size, eps, blocks is not None)
-    first, rays = (_enumerated(rows, phat, solver, blocks, ratio)
-                   if method == "enumerate" else _generated(rows, phat, solver, progress))
-    Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps, vertices)
-    lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
-    robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
-    second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
-    Q2, level2, weight2 = _certified(second.columns, crosstab.counts, uncertainty, eps, vertices)
+    oracle = None
+    if method == "enumerate":
+        with watch.stage(f"listing the rays of Gamma (dimension {phat.size}) and solving "
+                         "LP (47) over them"):
+            first, rays = _enumerated(rows, phat, solver, blocks, ratio)
+    else:
+        first, rays, oracle = _generated(
+            gamma_rows(vertices, outer_ratio(eps)) if proof else rows, phat, solver, watch,
+            proof)
+    stopped = watch.stopped_early
+    certificate, pricing_proof = first.certificate, None
+    if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION):
+        watch.say("proving the bound over every ray of Gamma (branch and bound from the root)")
+        seconds = None if time_limit is None else \
+            max(PROOF_SHARE * time_limit - watch.elapsed(), MIN_PROOF_SHARE * time_limit)
+        proof_watch = RoundWatch("polyopt", progress, seconds, activity="proof: branch and bound")
+        if oracle is None:
+            oracle = ConcavePricing(gamma_rows(vertices, outer_ratio(eps)).astype(float), phat)
+            oracle.recording()
+        oracle.stop = proof_watch.stopping
+        certificate, pricing_proof = _pricing_proof(oracle, phat, first, proof_watch,
+                                                    time_limit is not None)
+        stopped = stopped or proof_watch.stopped_early
+    with watch.stage("certifying the protocols' RLDP level exactly"):
+        Q, level, weight = _certified(first.columns, crosstab.counts, uncertainty, eps,
+                                      vertices)
+        utility = MutualInformation(phat).total(Q)
+        if stopped or pricing_proof is not None:
+            certificate = _with_gap(certificate, utility, stopped)
+        lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
+        robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
+        second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
+        Q2, level2, weight2 = _certified(second.columns, crosstab.counts, uncertainty, eps,
+                                         vertices)
     return PolyOptResult(
-        Q=Q, utility_hat=MutualInformation(phat).total(Q),
+        Q=Q, utility_hat=utility,
         lower_bound=second.value if weight2 == 0.0 else 0.0, Q2=Q2,
-        certificate=first.certificate, rldp_certified_eps=level, rldp_certified_eps_q2=level2,
+        certificate=certificate, rldp_certified_eps=level, rldp_certified_eps_q2=level2,
         labels=_labels(crosstab, first.columns.shape[1]), rays=rays.count,
         exact_rays=rays.exact, mixing_weight=weight, method=method,
-        pricing_proof=_pricing_proof(vertices, eps, phat, first.certificate.dual)
-        if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION)
-        else None)
+        pricing_proof=pricing_proof, stopped_early=stopped)
 
 
 def _block_bounds(uncertainty: ChiSquareSet, finer: bool) -> np.ndarray | None:
@@ -254,24 +319,80 @@ def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str, blocks: np.ndar
         rays
 
 
-def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, progress: bool = False
-               ) -> tuple[ConeLPSolution, ExplicitRays]:
-    """LP (47) by column generation; the rays in use plus the oracle's seed."""
-    oracle = ConcavePricing(rows.astype(float), phat)
-    with ProgressOracle(oracle, "PolyOpt rays of Gamma", progress) as shown:
-        solution = solve_by_pricing(shown, MutualInformation(phat), np.ones(phat.size), solver)
+def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, watch: RoundWatch,
+               record: bool) -> tuple[ConeLPSolution, ExplicitRays, ConcavePricing]:
+    """LP (47) by column generation, anytime (``watch``); the rays in use plus the seed,
+    and the oracle (its branch-and-bound tree recorded from the root when ``record``)."""
+    oracle = ConcavePricing(rows.astype(float), phat, stop=watch.stopping)
+    if record:
+        oracle.recording()
+    solution = solve_by_pricing(oracle, MutualInformation(phat), np.ones(phat.size), solver,
+                                watch=watch)
     pool = np.hstack([solution.vectors, oracle.seed()])
-    return solution, SeededRays.around(ExplicitRays(pool), np.ones(phat.size))
+    return solution, SeededRays.around(ExplicitRays(pool), np.ones(phat.size)), oracle
 
 
-def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, dual: np.ndarray) -> dict:
-    """A proof that ``dual`` prices every ray of Gamma at ``outer_ratio(eps) >= e^eps``.
+def _pricing_proof(pricing: ConcavePricing, phat: np.ndarray, solution: ConeLPSolution,
+                   watch: RoundWatch, anytime: bool) -> tuple[DualCertificate, dict]:
+    """A proven bound over Gamma at ``outer_ratio(eps) >= e^eps`` and its recorded proof.
 
-    Gamma at the outer ratio contains the cone priced (at ``inner_ratio``),
-    so the proof covers what ``rldp verify`` checks.
+    ``pricing`` prices Gamma at the outer ratio, which contains the cone at
+    ``inner_ratio`` and is the cone ``rldp verify`` checks, and records its
+    tree (:meth:`ConcavePricing.recording`): column generation's own tree,
+    when it priced with it, so the proof goes on from there rather than from
+    the root. The proof is made at the last master's dual ``lam``
+    (:attr:`ConeLPSolution.final_dual`; the LP's own dual when Gamma was
+    enumerated) shifted by ``s 1``, ``s >= 0`` the largest reduced cost per
+    unit mass of a ray found there by a quick pricing: the largest reduced
+    cost at the shifted dual is then about ``0``, so the proof's bound per
+    unit mass is tight (``s`` plus what the search leaves) rather than the
+    slice's crude ``H max(p)`` of a positive ``H``. A converged run has
+    ``s = 0``. With ``anytime`` (a time limit) the search first closes boxes
+    at the targets ``m U / (d max p)`` on ``h``, ``m`` the margins of
+    :data:`PROOF_MARGINS` in turn (a bound ``m U`` above the tight one,
+    reached in far fewer boxes). Stopped by ``watch``, the proof proves the
+    bound of the boxes still open. Returns the certificate of the shifted
+    dual (its ``max_violation`` and ``upper_bound`` as the checker of
+    :mod:`rldp_models.certificates.pricing_proof` derives them) and the proof.
     """
-    rows = gamma_rows(vertices, outer_ratio(eps)).astype(float)
-    return ConcavePricing(rows, phat).proof(dual)
+    dual = solution.final_dual if solution.final_dual is not None else \
+        solution.certificate.dual
+    found = pricing.price(dual, 1)
+    dual = dual + max(max(((u - dual @ v) / v.sum()
+                           for u, v in zip(found.utilities, found.rays.T)), default=0.0), 0.0)
+    scale = max(solution.value, 0.0) / (phat.size * float(phat.max()))
+    targets = tuple(m * scale for m in PROOF_MARGINS) if anytime else (0.0,)
+
+    def bound_of(top: float) -> float:
+        return float(dual.sum()) + max(top, 0.0) * float(phat.max()) * phat.size
+
+    def say(top: float) -> None:
+        watch.say(f"proof: bound {bound_of(top):.6g}, {watch.elapsed():.1f} s")
+
+    made = pricing.proved(dual, targets, say)
+    top = float(made["claimed"])
+    per_mass = top * float(phat.max()) if top > 0 else top / float(made["upper"][0].sum())
+    return DualCertificate(dual=dual, max_violation=per_mass,
+                           duality_gap=float(dual.sum()) - solution.value,
+                           upper_bound=bound_of(top)), made
+
+
+def _with_gap(certificate: DualCertificate, utility: float, stopped: bool) -> DualCertificate:
+    """``certificate`` with its proven gap to ``utility`` (``U(Q)``), when one is claimed.
+
+    Claimed when the run stopped early or the gap exceeds half of what ``rldp
+    verify`` accepts as an optimum
+    (:data:`rldp_models.conelp.exact_lp_dual.GAP_TOLERANCE` relative to ``1 + bound``;
+    half, for the exact re-check's rounding). The float gap is raised by
+    :data:`GAP_MARGIN` (relative to ``1 + bound``) so that the exact re-check of
+    ``rldp verify``, which encloses ``U(Q)`` and the bound in interval arithmetic,
+    stays below it.
+    """
+    gap = certificate.upper_bound - utility
+    scale = 1.0 + abs(certificate.upper_bound)
+    if not stopped and gap <= 0.5 * OPTIMALITY_TOLERANCE * scale:
+        return certificate
+    return replace(certificate, proven_gap=max(gap, 0.0) + GAP_MARGIN * scale)
 
 
 def _certified(Q: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet, eps: float,

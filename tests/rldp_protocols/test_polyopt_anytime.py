@@ -1,0 +1,105 @@
+"""Anytime PolyOpt: at a time limit the best protocol, exactly certified, with a proven gap
+that ``rldp verify`` re-checks (issue 37). The LP optimum comes from enumerating Gamma."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rldp_models.cli import main
+from rldp_models.data import Crosstab
+from rldp_models.rldp_protocols.polyopt import polyopt_protocol
+from rldp_models.utility import MutualInformation
+
+COUNTS = Crosstab.from_array([[30, 5, 12], [4, 25, 9], [11, 14, 20]], ["a", "b", "c"],
+                             ["lo", "mid", "hi"])
+EPS = 1.0
+
+
+@pytest.fixture(scope="module")
+def optimum() -> float:
+    """LP (47)'s optimum over all of Gamma's rays (double description, no pricing)."""
+    return polyopt_protocol(COUNTS, EPS, method="enumerate").utility_hat
+
+
+def test_a_stopped_run_returns_a_private_protocol_and_a_valid_gap(optimum: float) -> None:
+    result = polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True,
+                              time_limit=0.05)
+    assert result.stopped_early
+    assert result.rldp_certified_eps <= EPS
+    assert np.allclose(result.Q.sum(axis=1), 1.0, atol=0)
+    utility = MutualInformation(COUNTS.phat.ravel()).total(result.Q)
+    gap = result.certificate.proven_gap
+    assert gap is not None and utility <= optimum + 1e-9
+    assert result.certificate.upper_bound >= optimum - 1e-9
+    assert gap >= optimum - utility - 1e-12
+
+
+def test_an_unlimited_run_claims_the_optimum(optimum: float) -> None:
+    result = polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True)
+    assert not result.stopped_early
+    assert result.utility_hat == pytest.approx(optimum, abs=1e-7)
+    assert result.certificate.upper_bound - result.utility_hat <= 1e-6
+
+
+def _verify(record: Path, counts: Path) -> int:
+    return main(["verify", str(record), "--counts", str(counts), "-q"])
+
+
+def test_cli_writes_the_gap_and_verify_rechecks_it(tmp_path: Path, capsys) -> None:
+    counts, out = tmp_path / "counts.csv", tmp_path / "po.json"
+    COUNTS.to_csv(counts)
+    code = main(["protocol", "polyopt", "--counts", str(counts), "--eps", str(EPS),
+                 "--method", "column-generation", "--time-limit", "0.05", "--out", str(out)])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "proven within" in captured.out and "round 1" in captured.err
+    record = json.loads(out.read_text())
+    claimed = record["certificate"]["proven_gap"]
+    assert claimed > 0
+    assert _verify(out, counts) == 0
+    record["certificate"]["proven_gap"] = claimed / 4
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(record))
+    assert _verify(tampered, counts) == 1
+    del record["certificate"]["pricing_proof"]
+    record["certificate"]["proven_gap"] = claimed
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps(record))
+    assert _verify(missing, counts) == 1
+
+
+def test_quiet_hides_the_round_lines(tmp_path: Path, capsys) -> None:
+    counts, out = tmp_path / "counts.csv", tmp_path / "po.json"
+    COUNTS.to_csv(counts)
+    assert main(["protocol", "polyopt", "--counts", str(counts), "--eps", str(EPS), "-q",
+                 "--method", "column-generation", "--time-limit", "0.05",
+                 "--out", str(out)]) == 0
+    assert "round" not in capsys.readouterr().err
+
+
+def test_the_estimate_is_within_3x_of_held_out_measurements() -> None:
+    """``benchmarks/polyopt_estimate.json`` holds CPU seconds measured on Jeffreys draws; the
+    estimate was fitted on seed 0 only."""
+    from rldp_models.cli.preflight import polyopt_seconds
+
+    measured = json.loads((Path(__file__).parents[2] / "benchmarks" /
+                           "polyopt_estimate.json").read_text())["runs"]
+    held_out = [r for r in measured if r["seed"] == 1 and not r["stopped"]]
+    assert len(held_out) >= 10
+    for run in held_out:
+        ratio = run["cpu_seconds"] / polyopt_seconds(run["cells"], run["eps"])
+        assert 1 / 3 <= ratio <= 3, run
+    assert polyopt_seconds(16, 2.0) == float("inf")
+
+
+def test_cli_says_unknown_beyond_its_estimates(tmp_path: Path, capsys) -> None:
+    counts, out = tmp_path / "counts.csv", tmp_path / "po.json"
+    Crosstab.from_array([[5, 3, 2, 4], [2, 6, 3, 1], [1, 2, 7, 3], [4, 1, 2, 6]]).to_csv(counts)
+    assert main(["protocol", "polyopt", "--counts", str(counts), "--eps", "2",
+                 "--time-limit", "0.05", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "time unknown: may take hours" in err and "round 1" in err
