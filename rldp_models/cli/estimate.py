@@ -137,8 +137,9 @@ def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, m
         sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
                          f"{_listed(list(missing['target']))}; {missing['reason'].iloc[0]}\n")
     if not table.converged and frame["estimable"].any():
-        sys.stderr.write("rldp: warning: EM did not converge within its iteration limit on "
-                         "every bootstrap table; its intervals may be too wide\n")
+        sys.stderr.write("rldp: warning: the maximum likelihood fit did not reach its "
+                         "tolerance on the point estimate or 1% of the bootstrap tables; its "
+                         "intervals may be off\n")
     shown = frame[frame["estimable"]].drop(columns=["estimable", "reason"])
     if len(shown):
         print(f"intervals: {table.level:.0%}, {method}, {table.draws} tables")
