@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import null_space
+from threadpoolctl import threadpool_limits
 
 from rldp_models.errors import InputError
 from rldp_models.validation import as_nonnegative_array, as_probability_vector, as_stochastic_matrix
@@ -338,7 +339,8 @@ def _newton_step(Q: np.ndarray, f: np.ndarray, p: np.ndarray,
         free, RIDGE * scale[:, :, 0], 1.0)[:, None, :]
     system[:, :k, k] = system[:, k, :k] = free
     right = np.concatenate([np.where(free, g, 0.0), np.zeros((rows, 1))], axis=1)
-    d = np.linalg.solve(system, right[:, :, None])[:, :k, 0]
+    with threadpool_limits(1, user_api="blas"):
+        d = np.linalg.solve(system, right[:, :, None])[:, :k, 0]
     result, improved = p.copy(), np.zeros(rows, dtype=bool)
     t = np.ones((rows, 1))
     for _ in range(HALVINGS):
