@@ -11,8 +11,10 @@ per-coordinate intervals from a parametric bootstrap (multinomial tables from
 the EM fit, percentile method). Writes --out (CSV) and a PNG beside it (or
 at --plot); --truth records.csv adds the records' own M P_X. Exit 0 when at
 least one coordinate was estimated, 1 when none is estimable. RESULT.json must
-be the file the records were released with: its digest is checked against the
-one rldp release wrote in RELEASED.csv (exit 2 if they differ).
+be the file the records were released with: its digest (covering the output
+labels and their order) is checked against the one rldp release wrote in
+RELEASED.csv, and a file whose digest differs or is missing is refused (exit 2)
+unless --unchecked-release.
 """
 
 from __future__ import annotations
@@ -61,12 +63,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", type=float, default=0.95, metavar="L",
                         help="interval level (default 0.95)")
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap")
+    parser.add_argument("--unchecked-release", action="store_true",
+                        help="read RELEASED.csv even if it does not record RESULT.json's "
+                             "digest (a warning instead of a refusal)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     png = _check(args)
-    unchecked = check_released_with(args.released, args.result)
+    unchecked = check_released_with(args.released, args.result, args.unchecked_release)
     if unchecked is not None:
         sys.stderr.write(f"rldp: warning: {unchecked}\n")
     result, _ = load_result(args.result)
@@ -132,8 +137,9 @@ def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, m
         sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
                          f"{_listed(list(missing['target']))}; {missing['reason'].iloc[0]}\n")
     if not table.converged and frame["estimable"].any():
-        sys.stderr.write("rldp: warning: EM did not converge within its iteration limit on "
-                         "every bootstrap table; its intervals may be too wide\n")
+        sys.stderr.write("rldp: warning: the maximum likelihood fit did not reach its "
+                         "tolerance on the point estimate or 1% of the bootstrap tables; its "
+                         "intervals may be off\n")
     shown = frame[frame["estimable"]].drop(columns=["estimable", "reason"])
     if len(shown):
         print(f"intervals: {table.level:.0%}, {method}, {table.draws} tables")

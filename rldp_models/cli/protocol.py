@@ -21,11 +21,15 @@ dense ``Q`` is written too only when it has at most 4096 entries, and is then
 checked by the dense RLDP checker as well. OUT.json is the one result
 record (``rldp schema``), counts embedded unless ``--no-embed-counts``.
 Exit 0 when the certified eps is <= --eps; 1 otherwise, and OUT.json is not written.
+--target U|S|X|FILE says at design time whether rldp estimate will be able to
+estimate that target from a release with this protocol (the exact rank test
+it runs afterwards); a target it cannot estimate is a warning, not a failure.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rldp_models.cli.schema import add_embed_argument
 from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, significance,
@@ -53,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "pricing (default auto: by size)")
     parser.add_argument("--out", required=True, metavar="OUT.json")
     add_embed_argument(parser)
+    parser.add_argument("--target", metavar="U|S|X|FILE",
+                        help="say whether rldp estimate will determine this target from a "
+                             "release with the protocol")
     parser.set_defaults(func=run)
 
 
@@ -61,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.name != "polyopt" and (args.finer or args.solver is not None
                                    or args.method is not None):
         raise InputError("--finer, --solver and --method only apply to polyopt")
+    if args.target not in (None, "U", "S", "X") and not Path(args.target).is_file():
+        raise InputError(f"--target {args.target}: not U, S, X or a readable CSV file")
     crosstab = load_crosstab(args)
     result = _polyopt(args, crosstab) if args.name == "polyopt" else \
         _closed_form(args, crosstab)
@@ -74,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
           f"{'<=' if holds else 'EXCEEDS'} eps = {args.eps}")
     if result.repair.method != "none":
         print(f"  repaired: mixed with the uniform protocol, weight {result.repair.weight:.3g}")
+    if args.target is not None:
+        _say_estimable(result, args.target)
     return write_result(result, args.out, args.name, not args.no_embed_counts)
 
 
@@ -111,3 +122,17 @@ def _polyopt(args: argparse.Namespace, crosstab):
               f"(bound {result.certificate.upper_bound:.6g})")
     return polyopt_result(result, crosstab, args.eps, args.alpha, finer=args.finer,
                           solver=args.solver or "highspy")
+
+
+def _say_estimable(result, spec: str) -> None:
+    import sys
+
+    from rldp_models.release.identifiability import design_warning, target_identifiability
+
+    verdict = target_identifiability(result, spec)
+    warning = design_warning(verdict, spec)
+    if warning is None:
+        print(f"  target {spec}: every coordinate will be estimable from the release (channel "
+              f"rank {verdict.rank} of {verdict.inputs} inputs)")
+    else:
+        sys.stderr.write(f"rldp: warning: {warning}\n")

@@ -25,6 +25,8 @@ import numpy as np
 from rldp_models.errors import InputError
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.sampling import MAX_BITS, dyadic_numerators
+from rldp_models.release.targets import target as named_target
+from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.product_form import ProductProtocol
 
 MAX_EXACT_ENTRIES = 2**22
@@ -134,3 +136,23 @@ def _reason(name: str, witness: list[int], channel: ReleaseChannel, inputs: int,
     return (f"{name} is not estimable: the channel has rank {inputs - nullity} for {inputs} "
             f"inputs, and P_X + t v with v = [{shown}] releases the same law of Y but moves "
             f"{name}")
+
+
+def target_identifiability(result: CertifiedResult, spec: str) -> Identifiability:
+    """At design time: which coordinates of the target ``spec`` (``U``, ``S``, ``X`` or a
+    target CSV, :func:`rldp_models.release.targets.target`) a release with ``result`` will
+    determine, decided exactly as ``rldp estimate`` decides it afterwards."""
+    channel = ReleaseChannel.from_result(result)
+    goal = named_target(spec, channel.input_labels)
+    return identifiability(channel, goal.rows, goal.names)
+
+
+def design_warning(verdict: Identifiability, spec: str) -> str | None:
+    """One line for ``rldp protocol --target``: None when every coordinate is estimable."""
+    missing = [reason for reason in verdict.reasons if reason]
+    if not missing:
+        return None
+    count = len(verdict.estimable)
+    what = "nothing" if len(missing) == count else f"{len(missing)} of {count} coordinates"
+    return (f"target {spec}: {what} will be estimable from the release (channel rank "
+            f"{verdict.rank} of {verdict.inputs} inputs); {missing[0]}")

@@ -14,8 +14,12 @@ The digest is ``sha256:`` and the hex SHA-256 of the result file's bytes, what
 released with. Whoever reads the file back with a result (``rldp estimate``)
 compares the two and refuses another result: its channel is not the one the
 values were drawn from, and estimates through it would be wrong without any
-sign of it. Files released before the line existed carry no digest; they are
-read with a warning.
+sign of it. The result file holds the output labels in column order, so the
+digest covers them and their order: a result with its outputs permuted is
+another file. A file without the line (released before it existed, or with it
+deleted) is refused as well, since nothing then binds it to any result; the
+reader may accept it, or a mismatching digest, only by saying so
+(``unchecked=True``: ``rldp estimate --unchecked-release``), with a warning.
 """
 
 from __future__ import annotations
@@ -91,29 +95,40 @@ def released_header(path: str | Path) -> ReleasedHeader:
     return ReleasedHeader(lines, marked, digest)
 
 
-def check_released_with(released: str | Path, result: str | Path) -> str | None:
-    """Refuse ``result`` if ``released`` records another result's digest.
+def check_released_with(released: str | Path, result: str | Path,
+                        unchecked: bool = False) -> str | None:
+    """Refuse ``result`` unless ``released`` records its digest (module docstring).
+
+    Parameters
+    ----------
+    released, result
+        The released file and the result file it is read with.
+    unchecked
+        Accept a missing or mismatching digest (with a warning) instead of refusing.
 
     Returns
     -------
     str or None
-        A warning when the released file records no digest (released before the
-        line existed), else None.
+        The warning for a file accepted with ``unchecked``, else None.
 
     Raises
     ------
     InputError
-        One line naming both digests when they differ.
+        One line, when the digest is missing or names another result and not ``unchecked``.
     """
     recorded = released_header(released).result_digest
-    if recorded is None:
-        return (f"{released} does not record the result it was released with (released by an "
-                f"older rldp); not checked that it was {result}")
     given = result_digest(result)
-    if recorded != given:
-        raise InputError(f"{released} was released with result {recorded}, not {result} "
-                         f"({given}); give --result the file it was released with")
-    return None
+    if recorded == given:
+        return None
+    problem = (f"{released} records no result digest (its '# result sha256:' line is missing), "
+               f"so nothing binds it to {result}" if recorded is None else
+               f"{released} was released with result {recorded}, not {result} ({given})")
+    if unchecked:
+        return f"{problem}; read anyway (--unchecked-release): estimates are wrong if it was " \
+            "released with another channel"
+    advice = ("give --result the file it was released with" if recorded is not None else
+              "release it again with rldp release")
+    raise InputError(f"{problem}; {advice}, or accept it with --unchecked-release")
 
 
 def refuse_released(path: str | Path | None, option: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pandas as pd
 
@@ -57,20 +58,63 @@ def test_estimate_refuses_a_changed_copy_of_the_result(adult, tmp_path, capsys) 
     assert code == 2 and "give --result the file it was released with" in capsys.readouterr().err
 
 
-def test_estimate_with_the_right_result_runs_and_an_old_file_is_read_with_a_warning(
-        adult, tmp_path, capsys) -> None:
+def test_a_file_without_the_digest_is_refused_unless_unchecked(adult, tmp_path, capsys) -> None:
+    """Deleting the '# result sha256:' line turned the refusal of a foreign result into a
+    warning (issue 35): now nothing binds such a file to any result, so it is refused too."""
     released = tmp_path / "released.csv"
     release(adult, "srr", released, "--seed", "1")
     capsys.readouterr()
-    args = ["--result", str(adult.results["srr"]), "--out", str(tmp_path / "estimate.csv"),
-            "--draws", "20", "--seed", "0"]
-    assert main(["estimate", str(released), *args]) == 0
-    assert "does not record" not in capsys.readouterr().err
-    old = tmp_path / "old.csv"  # as released before the digest line: the seeded mark only
-    old.write_text("".join(line for line in released.read_text().splitlines(keepends=True)
-                           if not line.startswith("# result")))
-    assert main(["estimate", str(old), *args]) == 0
-    assert "does not record the result it was released with" in capsys.readouterr().err
+    args = ["--out", str(tmp_path / "estimate.csv"), "--draws", "20", "--seed", "0"]
+    assert main(["estimate", str(released), "--result", str(adult.results["srr"]), *args]) == 0
+    assert "digest" not in capsys.readouterr().err
+    (tmp_path / "estimate.csv").unlink()
+    stripped = tmp_path / "stripped.csv"  # the seeded mark only, the digest line deleted
+    stripped.write_text("".join(line for line in released.read_text().splitlines(keepends=True)
+                                if not line.startswith("# result")))
+    for result in ("srr", "ir"):  # its own result and a foreign one alike
+        code = main(["estimate", str(stripped), "--result", str(adult.results[result]), *args])
+        err = without_warnings(capsys.readouterr().err).strip().splitlines()
+        assert code == 2 and len(err) == 1 and "records no result digest" in err[0], err
+        assert "--unchecked-release" in err[0]
+        assert not (tmp_path / "estimate.csv").exists()
+    assert main(["estimate", str(stripped), "--result", str(adult.results["srr"]), *args,
+                 "--unchecked-release"]) == 0
+    assert "read anyway (--unchecked-release)" in capsys.readouterr().err
+
+
+def test_unchecked_release_accepts_a_mismatching_digest_with_a_warning(adult, tmp_path,
+                                                                     capsys) -> None:
+    released = tmp_path / "released.csv"
+    release(adult, "grr-cr", released)
+    capsys.readouterr()
+    args = ["estimate", str(released), "--result", str(adult.results["ir"]), "--out",
+            str(tmp_path / "estimate.csv"), "--draws", "20", "--seed", "0"]
+    assert main(args) == 2
+    capsys.readouterr()
+    assert main([*args, "--unchecked-release"]) == 0
+    err = capsys.readouterr().err
+    assert "was released with result sha256:" in err and "--unchecked-release" in err
+
+
+def test_the_digest_covers_the_output_labels_and_their_order(adult, tmp_path, capsys) -> None:
+    """A result whose outputs are permuted (rows permuted alike: the same channel up to labels)
+    would label every released value wrongly; its file differs, so estimate refuses it."""
+    released = tmp_path / "released.csv"
+    release(adult, "srr", released)
+    record = json.loads(adult.results["srr"].read_text())
+    matrix = record["matrix"]
+    order = list(reversed(range(len(matrix["outputs"]))))
+    matrix["outputs"] = [matrix["outputs"][k] for k in order]
+    matrix["rows"] = [[row[k] for k in order] for row in matrix["rows"]]
+    permuted = tmp_path / "srr-permuted.json"
+    permuted.write_text(json.dumps(record))
+    assert released_header(released).result_digest != \
+        "sha256:" + hashlib.sha256(permuted.read_bytes()).hexdigest()
+    capsys.readouterr()
+    code = main(["estimate", str(released), "--result", str(permuted), "--out",
+                 str(tmp_path / "estimate.csv"), "--draws", "20"])
+    err = without_warnings(capsys.readouterr().err).strip().splitlines()
+    assert code == 2 and len(err) == 1 and "give --result the file it was released with" in err[0]
 
 
 def test_a_released_file_given_as_records_is_named_for_what_it_is(adult, tmp_path,
