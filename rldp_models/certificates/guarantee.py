@@ -265,6 +265,37 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                    inconclusive=unproven)
 
 
+def declared_program(record: dict, fields: dict, crosstab: Crosstab):
+    """The program a record declares, rebuilt around ``crosstab``, with its constraint blocks.
+
+    The distortion is rebuilt from its declared name and the declared outputs (a user's
+    matrix is the one recorded). Returns the program and ``(block, source)`` per constraint.
+
+    Raises
+    ------
+    InputError
+        If the declaration does not make a program.
+    """
+    declaration = record["declaration"]
+    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
+    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
+    constraints = [(block, source) for spec, block, source in built
+                   if spec["role"] == "constraint"]
+    if len(objectives) != 1:
+        raise InputError(f"the declaration has {len(objectives)} objectives, not one")
+    uncertainty = None if declaration["uncertainty"] is None else \
+        build_set(declaration["uncertainty"], crosstab)
+    named = declaration["parameters"].get("distortion", "squared")
+    distortion = np.asarray(fields["distortion_matrix"], dtype=float) if named == "matrix" \
+        else str(named)
+    outputs = declaration["parameters"].get("outputs") or fields["labels"]["Y"]
+    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
+                              uncertainty=uncertainty, distortion=distortion,
+                              outputs=[str(y) for y in outputs],
+                              name=str(declaration["name"]))
+    return program, constraints
+
+
 def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
     """The guarantees of a program rebuilt from its declaration, each checked afresh.
 
@@ -281,20 +312,8 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
     stochastic, reason = is_exactly_stochastic(protocol)
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
-    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
-    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
-    constraints = [(block, source) for spec, block, source in built
-                   if spec["role"] == "constraint"]
-    if len(objectives) != 1:
-        raise InputError(f"the declaration has {len(objectives)} objectives, not one")
-    uncertainty = None if declaration["uncertainty"] is None else \
-        build_set(declaration["uncertainty"], crosstab)
-    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
-                              uncertainty=uncertainty,
-                              distortion=np.asarray(fields["distortion_matrix"], dtype=float),
-                              outputs=fields["labels"]["Y"],
-                              eps=float(declaration["parameters"].get("eps", 0.0)),
-                              name=str(declaration["name"]))
+    program, constraints = declared_program(record, fields, crosstab)
+    uncertainty = program.uncertainty
     verdicts, plugins = [], []
     for block, source in constraints:
         family = as_family(block)

@@ -32,7 +32,7 @@ from functools import partial
 
 import numpy as np
 
-from rldp_models.certificates import guarantee, optimality
+from rldp_models.certificates import claims, guarantee, optimality
 from rldp_models.certificates.conic import (
     OBJECTIVE_TOLERANCE,
     ConicCheck,
@@ -57,6 +57,7 @@ from rldp_models.conelp.exact_lp_dual import (
     interval_utility,
     lp_check_at,
     outer_ratio,
+    utility_lower_bound,
 )
 from rldp_models.data import Crosstab
 from rldp_models.distortion import expected_distortion
@@ -142,7 +143,39 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
                                         protocol_certificate(fields, crosstab, verdict))
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    return _exact_rows(record, report)
+    return _exact_rows(record, _with_claims(record, fields, crosstab, report))
+
+
+def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
+                 report: VerificationReport) -> VerificationReport:
+    """The guarantee verdict fails too when the record states an eps, a value or labels
+    that its declaration and matrix do not give (:mod:`.claims`)."""
+    stated = claims.claims_verdict(record, crosstab, _evaluated(record, fields, crosstab))
+    if stated.holds:
+        return report
+    failed = Verdict(False, stated.headline, (*stated.details, report.guarantee.headline,
+                                              *report.guarantee.details))
+    return VerificationReport(report.result_type, failed, report.certificate)
+
+
+def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float | None:
+    """The value re-evaluated from the matrix: a program's by its declared objective, a
+    protocol's ``I_Phat(X;Y)``, a cone-LP mechanism's utility from its certificate."""
+    rows = record["matrix"].get("rows")
+    if rows is None or record["value"].get("value") is None:
+        return None
+    Q = np.asarray(rows, dtype=float)
+    kind = record["result_type"]
+    if kind == "solve" and crosstab is not None and record["declaration"]["blocks"]:
+        program, _ = guarantee.declared_program(record, fields, crosstab)
+        return float(program.objective.evaluate(Q, program))
+    if kind == "protocol" and crosstab is not None:
+        return claims.mutual_information(crosstab.phat, Q)
+    utility = (record.get("certificate") or {}).get("utility")
+    if kind == "mechanism" and isinstance(utility, dict):
+        return float(utility_lower_bound(interval_utility(str(utility["measure"]),
+                                                          utility["parameters"]), Q))
+    return None
 
 
 def _check_shape(record: dict) -> None:
