@@ -123,7 +123,7 @@ def _close(stated: float, evaluated: float) -> bool:
 def mutual_information(prior: np.ndarray, Q: np.ndarray) -> float:
     """``I(X; Y)`` in nats for ``X ~ prior`` and ``Y | X ~ Q`` (the lower end of its
     interval enclosure, ``Q``'s doubles taken exactly)."""
-    mu = interval_utility("mi", {"prior": np.asarray(prior, dtype=float).ravel()})
+    mu = interval_utility("mi", {"prior": np.asarray(prior, dtype=float).ravel().tolist()})
     return float(utility_lower_bound(mu, Q))
 
 
