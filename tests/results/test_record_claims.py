@@ -47,11 +47,12 @@ def _verify(record: dict, tmp_path: Path) -> int:
 
 
 def _eps(record: dict) -> float:
-    """The eps the record's first guarantee states (its block's, for a program)."""
-    blocks = [b["parameters"]["eps"] for b in record["declaration"]["blocks"]
+    """The one eps the record states: a program block's, else the declaration's or the
+    details' (a protocol's)."""
+    stated = [b["parameters"]["eps"] for b in record["declaration"]["blocks"]
               if "eps" in b["parameters"]]
-    guarantee = record["guarantees"][0]
-    return float(guarantee["eps"]) if "eps" in guarantee else float(blocks[0])
+    stated += [record["declaration"]["parameters"].get("eps"), record["details"].get("eps")]
+    return float(next(eps for eps in stated if eps is not None))
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -89,3 +90,26 @@ def test_reversed_output_labels_fail(written, name: str, tmp_path: Path) -> None
     assert outputs != outputs[::-1]
     record["matrix"]["outputs"] = outputs[::-1]
     assert _verify(record, tmp_path) == 1
+
+
+def _eps_leaves(node, path: str = "") -> list[str]:
+    """Every numeric leaf named eps (an SRLIP attribute's own level excepted)."""
+    if isinstance(node, dict):
+        return [*([path + ".eps"] if isinstance(node.get("eps"), (int, float))
+                  and not path.startswith(".details.attributes") else []),
+                *(leaf for k, v in node.items() for leaf in _eps_leaves(v, f"{path}.{k}"))]
+    if isinstance(node, list):
+        return [leaf for i, v in enumerate(node) for leaf in _eps_leaves(v, f"{path}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_eps_is_stated_once(written, name: str) -> None:
+    """A program's eps lives in its guarantee block, a producer's in its declaration or
+    details: one number, which every guarantee is read back with."""
+    from rldp_models.results import CertifiedResult
+
+    record = written[name]
+    assert len(_eps_leaves(record)) == 1, _eps_leaves(record)
+    eps = {float(g.eps) for g in CertifiedResult.from_record(record).guarantees}
+    assert eps == {_eps(record)}
