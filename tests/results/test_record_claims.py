@@ -113,3 +113,12 @@ def test_eps_is_stated_once(written, name: str) -> None:
     assert len(_eps_leaves(record)) == 1, _eps_leaves(record)
     eps = {float(g.eps) for g in CertifiedResult.from_record(record).guarantees}
     assert eps == {_eps(record)}
+
+
+def test_a_string_where_a_multiplier_belongs_is_bad_input(written, tmp_path: Path) -> None:
+    """The schema types every multiplier as a number (issue 35: this was exit 4)."""
+    record = copy.deepcopy(written["solve-RURP"])
+    values = next(iter(record["certificate"]["multipliers"].values()))
+    key = next(iter(values))
+    values[key] = "abc"
+    assert _verify(record, tmp_path) == 2
