@@ -22,23 +22,18 @@ from typing import cast
 
 import numpy as np
 
-from rldp_models import privacy
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
-from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
-from rldp_models.privacy.metrics import epsilon_star
-from rldp_models.privacy.set_privacy import check_product_privacy
-from rldp_models.privacy.worst_case import worst_case_epsilon
+from rldp_models.mechanisms.declarations import declared_mechanism
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.results.blocks import bootstrap_checked_radius, build_block, build_set
 from rldp_models.rldp_protocols import checker
 from rldp_models.uncertainty.base import UncertaintySet
-from rldp_models.programs.components import NominalSecretPrivacy, RobustSecretPrivacy
-from rldp_models.programs.contract import GuaranteeFamily, as_family
-from rldp_models.uncertainty.base import Capability
+from rldp_models.privacy.certified import secret_privacy
+from rldp_models.programs.contract import GuaranteeFamily, as_family, block_label
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import named_set, shape_parameters
@@ -128,15 +123,6 @@ def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
     return cast(UncertaintySet, DerivedSet(uncertainty)) if derived else uncertainty
 
 
-def _product_guarantee(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float) -> Verdict:
-    """(**) of :mod:`rldp_models.uncertainty.base`, bounds found afresh by the set's own search."""
-    check = check_product_privacy(protocol, uncertainty, eps)
-    return Verdict(check.holds, f"robust privacy over the {uncertainty.name} set (radius "
-                   f"{uncertainty.radius:.6g}) in product form (sup over C_s1 <= e^eps inf over"
-                   f" C_s2), eps = {eps:g}, bounds proved in interval arithmetic",
-                   (check.summary(),))
-
-
 def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """Nominal (eq. 6 at ``Phat``) or robust (eq. 23 over ``F``) privacy of a solve result."""
 
@@ -157,27 +143,10 @@ def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
 
 def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
                     uncertainty: UncertaintySet | None, eps: float) -> Verdict:
-    """Nominal privacy (eq. 6 at ``Phat``) when ``uncertainty`` is None, else robust privacy.
-
-    Over the chi-square set robust privacy is eq. (23) by Theorems 3-4, with the
-    worst-case eps bracketed; over any other set it is the product form of
-    :func:`_product_guarantee`. Multipliers are found afresh, not read from a record.
-    """
-    if uncertainty is None:
-        check = check_nominal_privacy(protocol, crosstab.counts, eps)
-        return Verdict(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
-                       (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
-                        check.summary()))
-    if Capability.EXACT_PAIR not in uncertainty.capabilities:
-        return _product_guarantee(protocol, uncertainty, eps)
-    uncertainty = cast(ChiSquareSet, uncertainty)  # Theorem 3's pair projections are its own
-    check = check_robust_privacy(protocol, crosstab.counts, uncertainty, eps)
-    worst = worst_case_epsilon(protocol, crosstab.counts, uncertainty)
-    alpha = "" if uncertainty.alpha is None else f", alpha = {uncertainty.alpha}"
-    return Verdict(check.holds, f"robust privacy (all P in the chi-square set{alpha}, B = "
-                   f"{uncertainty.radius:.6g}), eps = {eps:g}",
-                   (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
-                    f"{worst.attained:.9g} attained by a distribution in F", check.summary()))
+    """Nominal privacy when ``uncertainty`` is None, else robust privacy
+    (:func:`rldp_models.privacy.certified.secret_privacy`)."""
+    found = secret_privacy(protocol, crosstab, uncertainty, eps)
+    return Verdict(found.holds, found.headline, found.details)
 
 
 def matrix(record: dict, key: str = "Q") -> np.ndarray:
@@ -201,46 +170,19 @@ def _stochastic_failure(Q: np.ndarray) -> str | None:
 
 
 def mechanism_guarantee(record: dict) -> Verdict:
-    """The exact check of the mechanism's own notion at the recorded eps (and delta)."""
+    """The exact check of the declared mechanism's notion at the recorded eps (its ``certify``
+    hook, :mod:`rldp_models.mechanisms.declarations`)."""
     Q = matrix(record)
     failure = _stochastic_failure(Q)
     if failure:
         return Verdict(False, failure)
     name, eps = str(record["mechanism"]), float(record["eps"])
-    notion, certification = _mechanism_certification(name, Q, eps, record)
+    declared = declared_mechanism(name)
+    certification = declared.certify(Q, eps, record)
     where = "" if certification.worst_pair is None else \
         f"; tightest at {list(certification.worst_pair)}"
-    return Verdict(certification.holds, f"{notion} of {name} at eps = {eps:g}, decided exactly"
-                   f"{where}")
-
-
-def _joint(record: dict) -> np.ndarray:
-    if record.get("joint") is None:
-        raise InputError(f"this {record['mechanism']} result does not record its joint "
-                         "distribution; re-run rldp mechanism to write one that does")
-    return np.asarray(record["joint"], dtype=float)
-
-
-def _mechanism_certification(name: str, Q: np.ndarray, eps: float, record: dict):
-    if name == "quaternary":
-        return "(eps, delta)-LDP", privacy.certify_approximate_ldp(Q, eps,
-                                                                   float(record["delta"]))
-    if name in ("urr", "urap"):
-        if record.get("sensitive") is None:
-            raise InputError(f"this {name} result does not record its sensitive symbols; "
-                             "re-run rldp mechanism to write one that does")
-        return "ULDP", privacy.certify_uldp(Q, np.asarray(record["sensitive"], bool), eps)
-    if name == "srr":
-        groups = np.repeat(np.arange(len(record["S"])), len(record["U"]))
-        return "LDP across secrets", privacy.certify_ldp(Q, eps, groups)
-    if name == "ldp-s":
-        return "LDP w.r.t. S", privacy.certify_ldp_wrt_secret(Q, _joint(record), eps)
-    if name == "lip":
-        return "LIP w.r.t. S", privacy.certify_lip(Q, _joint(record), eps)
-    if name == "srlip":
-        return "SRLIP w.r.t. S", privacy.certify_srlip(Q, _joint(record),
-                                                       record["attribute_sizes"], eps)
-    return "LDP", privacy.certify_ldp(Q, eps)
+    return Verdict(certification.holds, f"{declared.notion} of {name} at eps = {eps:g}, "
+                   f"decided exactly{where}")
 
 
 def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
@@ -265,6 +207,37 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                    inconclusive=unproven)
 
 
+def declared_program(record: dict, fields: dict, crosstab: Crosstab):
+    """The program a record declares, rebuilt around ``crosstab``, with its constraint blocks.
+
+    The distortion is rebuilt from its declared name and the declared outputs (a user's
+    matrix is the one recorded). Returns the program and ``(block, source)`` per constraint.
+
+    Raises
+    ------
+    InputError
+        If the declaration does not make a program.
+    """
+    declaration = record["declaration"]
+    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
+    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
+    constraints = [(block, source) for spec, block, source in built
+                   if spec["role"] == "constraint"]
+    if len(objectives) != 1:
+        raise InputError(f"the declaration has {len(objectives)} objectives, not one")
+    uncertainty = None if declaration["uncertainty"] is None else \
+        build_set(declaration["uncertainty"], crosstab)
+    named = declaration["parameters"].get("distortion", "squared")
+    distortion = np.asarray(fields["distortion_matrix"], dtype=float) if named == "matrix" \
+        else str(named)
+    outputs = declaration["parameters"].get("outputs") or fields["labels"]["Y"]
+    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
+                              uncertainty=uncertainty, distortion=distortion,
+                              outputs=[str(y) for y in outputs],
+                              name=str(declaration["name"]))
+    return program, constraints
+
+
 def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
     """The guarantees of a program rebuilt from its declaration, each checked afresh.
 
@@ -281,39 +254,18 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
     stochastic, reason = is_exactly_stochastic(protocol)
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
-    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
-    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
-    constraints = [(block, source) for spec, block, source in built
-                   if spec["role"] == "constraint"]
-    if len(objectives) != 1:
-        raise InputError(f"the declaration has {len(objectives)} objectives, not one")
-    uncertainty = None if declaration["uncertainty"] is None else \
-        build_set(declaration["uncertainty"], crosstab)
-    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
-                              uncertainty=uncertainty,
-                              distortion=np.asarray(fields["distortion_matrix"], dtype=float),
-                              outputs=fields["labels"]["Y"],
-                              eps=float(declaration["parameters"].get("eps", 0.0)),
-                              name=str(declaration["name"]))
+    program, constraints = declared_program(record, fields, crosstab)
     verdicts, plugins = [], []
     for block, source in constraints:
         family = as_family(block)
         if not isinstance(family, GuaranteeFamily):
             continue
-        if source == "library" and _checked_as_preset(family):
-            verdict = _library_block_verdict(block, protocol, crosstab, uncertainty)
-        elif source == "library":
-            check = family.check(protocol, program, {})
-            verdict = Verdict(bool(check.holds), f"{type(block).__name__} {family.name}: "
-                              f"{check.kind} guarantee" + _at_eps(check.eps),
-                              (check.summary(),))
-        else:
-            check = family.check(protocol, program, {})
-            plugins.append(f"{type(block).__name__} ({source})")
-            verdict = Verdict(bool(check.holds), f"{type(block).__name__} from {source}: "
-                              f"{check.kind} privacy, eps = {check.eps:g} [plug-in code]",
-                              (check.summary(),))
-        verdicts.append(verdict)
+        found = family.certify(protocol, program)
+        if source != "library":
+            plugins.append(f"{block_label(family)} ({source})")
+        verdicts.append(Verdict(found.holds, found.headline + (
+            "" if source == "library" else " [plug-in code]"), found.details,
+            inconclusive=found.inconclusive))
     if not verdicts:
         return Verdict(False, "the declaration has no block with a privacy check")
     if len(verdicts) == 1 and not plugins:
@@ -323,24 +275,4 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
                                       if plugins else ""))
     details = tuple(line for v in verdicts
                     for line in (("holds: " if v.holds else "FAILS: ") + v.headline, *v.details))
-    return Verdict(all(v.holds for v in verdicts), headline, details,
-                   {"plugins": plugins})
-
-
-def _checked_as_preset(family: GuaranteeFamily) -> bool:
-    """Library privacy blocks over every output and secret pair are checked as the presets
-    are; a restricted one, or a ``ForAll``, by its own exact ``check``."""
-    parameters = family.parameters()
-    return (isinstance(family, (NominalSecretPrivacy, RobustSecretPrivacy))
-            and parameters.get("outputs") is None and parameters.get("pairs") is None)
-
-
-def _at_eps(eps: float) -> str:
-    return f", eps = {eps:g}" if eps and math.isfinite(eps) else ""
-
-
-def _library_block_verdict(block, protocol: np.ndarray, crosstab: Crosstab,
-                           uncertainty: UncertaintySet | None) -> Verdict:
-    """A library privacy block checked as the presets are (multipliers found afresh)."""
-    return privacy_verdict(protocol, crosstab, uncertainty if block.robust else None,
-                           float(block.eps))
+    return Verdict.all_of(verdicts, headline, details, {"plugins": plugins})

@@ -32,7 +32,7 @@ from functools import partial
 
 import numpy as np
 
-from rldp_models.certificates import guarantee, optimality
+from rldp_models.certificates import claims, guarantee, optimality
 from rldp_models.certificates.conic import (
     OBJECTIVE_TOLERANCE,
     ConicCheck,
@@ -57,15 +57,17 @@ from rldp_models.conelp.exact_lp_dual import (
     interval_utility,
     lp_check_at,
     outer_ratio,
+    utility_lower_bound,
 )
 from rldp_models.data import Crosstab
 from rldp_models.distortion import expected_distortion
 from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import is_exactly_stochastic
+from rldp_models.mechanisms.declarations import declared_mechanism
 from rldp_models.precision import DIGITS, digits_text
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.results import optimality_bounds
-from rldp_models.results.certificate_record import LP_CONES, UTILITY_GROUP, CertificateRecord
+from rldp_models.results.certificate_record import UTILITY_GROUP, CertificateRecord
 from rldp_models.results.files import load_pricing_proof
 from rldp_models.results.migration import migrate, producer_fields, round1_type
 from rldp_models.results.schema import validate
@@ -129,6 +131,9 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
         elif kind == "solve":
             declared = bool(record["declaration"]["blocks"])
             flags = _declared_flags(record) if declared else None
+            certified = _certified_privacy(record) if declared else []
+            if certified:  # the certificate's multipliers prove this block, at its eps
+                fields["eps"] = float(certified[0]["parameters"]["eps"])
             verdict = guarantee.declared_guarantee(record, fields, crosstab) if declared \
                 else guarantee.solve_guarantee(fields, crosstab)
             report = VerificationReport(kind, verdict,
@@ -142,7 +147,39 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
                                         protocol_certificate(fields, crosstab, verdict))
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    return _exact_rows(record, report)
+    return _exact_rows(record, _with_claims(record, fields, crosstab, report))
+
+
+def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
+                 report: VerificationReport) -> VerificationReport:
+    """The guarantee verdict fails too when the record states an eps, a value or labels
+    that its declaration and matrix do not give (:mod:`.claims`)."""
+    stated = claims.claims_verdict(record, crosstab, _evaluated(record, fields, crosstab))
+    if stated.holds:
+        return report
+    failed = Verdict(False, stated.headline, (*stated.details, report.guarantee.headline,
+                                              *report.guarantee.details))
+    return VerificationReport(report.result_type, failed, report.certificate)
+
+
+def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float | None:
+    """The value re-evaluated from the matrix: a program's by its declared objective, a
+    protocol's ``I_Phat(X;Y)``, a cone-LP mechanism's utility from its certificate."""
+    rows = record["matrix"].get("rows")
+    if rows is None or record["value"].get("value") is None:
+        return None
+    Q = np.asarray(rows, dtype=float)
+    kind = record["result_type"]
+    if kind == "solve" and crosstab is not None and record["declaration"]["blocks"]:
+        program, _ = guarantee.declared_program(record, fields, crosstab)
+        return float(program.objective.evaluate(Q, program))
+    if kind == "protocol" and crosstab is not None:
+        return claims.mutual_information(crosstab.phat, Q)
+    utility = (record.get("certificate") or {}).get("utility")
+    if kind == "mechanism" and isinstance(utility, dict):
+        return float(utility_lower_bound(interval_utility(str(utility["measure"]),
+                                                          utility["parameters"]), Q))
+    return None
 
 
 def _check_shape(record: dict) -> None:
@@ -187,8 +224,15 @@ def _declared_flags(record: dict) -> tuple[bool, bool]:
     blocks = record["declaration"]["blocks"]
     library = [b for b in blocks if b.get("source", "library") == "library"]
     return (any(b["block"] == "RobustDistortion" for b in library),
-            any(b["block"] == "RobustSecretPrivacy" and b["parameters"].get("outputs") is None
-                and b["parameters"].get("pairs") is None for b in library))
+            bool(_certified_privacy(record)))
+
+
+def _certified_privacy(record: dict) -> list[dict]:
+    """The declared library blocks of robust privacy over every output and secret pair: the
+    multipliers of the certificate are theirs, at their eps."""
+    return [b for b in record["declaration"]["blocks"]
+            if b.get("source", "library") == "library" and b["block"] == "RobustSecretPrivacy"
+            and b["parameters"].get("outputs") is None and b["parameters"].get("pairs") is None]
 
 
 def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
@@ -345,20 +389,24 @@ def _conic_details(check, attained, beaten) -> list[str]:
 def mechanism_certificate(record: dict) -> Verdict:
     """A cone LP's dual re-checked over every ray; closed forms have nothing to certify."""
     name = str(record["mechanism"])
-    if name not in LP_CONES:
+    declared = declared_mechanism(name)
+    if declared.cone is None:
         return Verdict(True, f"{name} is a closed-form mechanism: no optimality is claimed, "
                        "nothing to certify")
     certificate = CertificateRecord.from_json(record.get("certificate"))
     if certificate.kind != "lp-dual":
         return _wrong_kind(certificate, "lp-dual")
-    if name == "srlip":
+    if declared.per_attribute:
         return _srlip_certificate(record, certificate.fields)
     utility = certificate.fields.get("utility")
     if not isinstance(utility, dict):
         return Verdict(False, "the certificate does not record its utility (measure, "
                        "parameters); re-run rldp mechanism to write one that does")
     joint = None if record.get("joint") is None else np.asarray(record["joint"], dtype=float)
-    cone = certificate.fields.get("cone", LP_CONES[name])
+    cone = certificate.fields.get("cone", declared.cone)
+    if cone != declared.cone:
+        return Verdict(False, f"the certificate's LP is over the {cone} cone; {name}'s is the "
+                       f"{declared.cone} cone")
     Q = guarantee.matrix(record)
     if cone == "ldp" and 2**Q.shape[0] - 2 > MAX_RAYS:
         return large_staircase_verdict(certificate.fields, Q, float(record["eps"]))

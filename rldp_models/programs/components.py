@@ -27,6 +27,7 @@ import numpy as np
 
 from rldp_models import symbolic_values
 from rldp_models.errors import InputError
+from rldp_models.privacy.certified import Certified, secret_privacy
 from rldp_models.privacy.guarantees import (
     GuaranteeCheck,
     check_nominal_privacy,
@@ -237,6 +238,10 @@ class NominalSecretPrivacy(GuaranteeFamily):
               multipliers: Multipliers) -> GuaranteeCheck:
         return check_nominal_privacy(protocol, program.crosstab.counts, self.eps)
 
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
+        """Eq. (6) at ``Phat``, with the worst-case eps there."""
+        return secret_privacy(protocol, program.crosstab, None, self.eps)
+
 
 @dataclass(frozen=True)
 class RobustSecretPrivacy(GuaranteeFamily):
@@ -353,6 +358,13 @@ class RobustSecretPrivacy(GuaranteeFamily):
                                          if v is not None and self._fits(v, protocol)},
                                         refine=self.restricted)
         return full if not self.restricted else self._restrict(full, protocol)
+
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
+        """Over every output and pair: eq. (23) with the worst-case eps over ``F`` bracketed
+        (the product form over a set without exact pair projections); restricted, the check."""
+        if self.restricted:
+            return super().certify(protocol, program)
+        return secret_privacy(protocol, program.crosstab, program.uncertainty, self.eps)
 
     def _fits(self, values: dict[str, Any], protocol: np.ndarray) -> bool:
         """Whether a pair's multipliers cover every output (a restricted block's cover only

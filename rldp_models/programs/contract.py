@@ -32,6 +32,8 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
                           (the repair, :mod:`rldp_models.programs.solution`)   finds its own)
 ``certificate_multipliers``  an objective's multipliers proving its value    none
                           at the returned protocol
+``certify(protocol, p)``   the verdict ``rldp verify`` prints (a             ``check``
+                          :class:`~rldp_models.privacy.certified.Certified`)
 ``estimated_worst_margin``  a float guess of the worst margin at the          None (check
                           solver's multipliers, to pick the first repair      first)
 ``parameters()``          the record's declaration of the block               dataclass fields
@@ -56,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 import numpy as np
 
 from rldp_models.errors import InputError
+from rldp_models.privacy.certified import Certified
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.uncertainty.base import NO_CAPABILITIES, Capability, UncertaintySet
@@ -154,6 +157,14 @@ class GuaranteeFamily(ConstraintFamily):
     def check(self, protocol: np.ndarray, program: "ProtocolProgram",
               multipliers: Multipliers) -> GuaranteeCheck:
         """The exact check; ``multipliers`` are the solver's (possibly empty) as a hint."""
+
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
+        """The verdict ``rldp verify`` prints for this guarantee on ``protocol`` (rebuilt
+        from a record), every multiplier found afresh; by default the exact :meth:`check`."""
+        check = self.check(protocol, program, {})
+        at_eps = f", eps = {check.eps:g}" if check.eps and np.isfinite(check.eps) else ""
+        return Certified(bool(check.holds), f"{block_label(self)} {self.name}: {check.kind} "
+                         f"guarantee{at_eps}", (check.summary(),))
 
     def mixed_multipliers(self, multipliers: Multipliers, weight: float,
                           n_outputs: int) -> Multipliers:

@@ -79,9 +79,9 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
         # converting the *input's* fields (round-1 files have no schema); checks never do this
         raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
             from None
-    details = {k: v for k, v in fields.items()
-               if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind]}
-
+    declared = {**derived, **known}["declaration"].parameters
+    details = {k: v for k, v in fields.items()  # the declaration states its own, once
+               if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind] and k not in declared}
     certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()
     return CertifiedResult(**{"result_type": kind, "certificate": certificate,
                               "details": details, **derived, **known})
@@ -103,7 +103,7 @@ def _solve(fields: dict[str, Any]) -> dict[str, Any]:
         {"block": "RobustDistortion" if robust[0] else "NominalDistortion", "role": "objective",
          "parameters": {}, "source": "library"},
         {"block": "RobustSecretPrivacy" if robust[1] else "NominalSecretPrivacy",
-         "role": "constraint", "parameters": {"eps": float(fields["eps"])}, "source": "library"}]
+         "role": "constraint", "parameters": {"eps": fields.get("eps")}, "source": "library"}]
     uncertainty = dict(fields.get("uncertainty") or {"set": "chi2", "radius_from": "alpha"})
     uncertainty.setdefault("radius", fields.get("radius_B"))
     uncertainty.setdefault("alpha", fields.get("alpha"))
@@ -124,7 +124,7 @@ def _solve(fields: dict[str, Any]) -> dict[str, Any]:
         "declaration": Declaration("program", problem, blocks,
                                    None if robust is not None and not any(robust) and
                                    fields.get("radius_B") is None else uncertainty,
-                                   {"eps": fields["eps"], "alpha": fields.get("alpha"),
+                                   {"eps": fields.get("eps"), "alpha": fields.get("alpha"),
                                     "distortion": fields.get("distortion", "squared"),
                                     "outputs": list(labels["Y"])}),
         "crosstab": _crosstab(labels, fields.get("counts")),
@@ -179,10 +179,35 @@ def _protocol(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def guarantee_eps(record: dict[str, Any], guarantee: dict[str, Any]) -> float:
+    """The eps a guarantee states: its block's, else the producer's declaration's (a record
+    written before eps lived once states it in the guarantee and the details too)."""
+    declaration = record["declaration"]
+    levels = {str(b["parameters"].get("name")): b["parameters"]["eps"]
+              for b in declaration["blocks"]
+              if isinstance(b.get("parameters"), dict) and b["parameters"].get("eps") is not None}
+    for stated in (levels.get(str(guarantee.get("block"))), guarantee.get("eps"),
+                   declaration["parameters"].get("eps"), record["details"].get("eps"),
+                   min(levels.values(), default=None)):
+        if stated is not None:
+            return float(stated)
+    raise InputError("the record states no eps for its guarantee")
+
+
 def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """The flat fields the checks of :mod:`rldp_models.certificates` read, from a record."""
-    kind, details = record["result_type"], record["details"]
-    fields = {**details, "result_type": kind, "certificate": record["certificate"]}
+    """The flat fields the checks of :mod:`rldp_models.certificates` read, from a record.
+
+    What the declaration states (eps, distortion, ...) is read from it, once; a
+    program's eps is its guarantee blocks' (the strictest, as
+    :func:`~rldp_models.programs.contract.program_eps` derives it).
+    """
+    kind, details, declaration = record["result_type"], record["details"], record["declaration"]
+    fields = {**declaration["parameters"], **details, "result_type": kind,
+              "certificate": record["certificate"]}
+    levels = [float(b["parameters"]["eps"]) for b in declaration["blocks"]
+              if isinstance(b.get("parameters"), dict) and b["parameters"].get("eps") is not None]
+    if fields.get("eps") is None and levels:
+        fields["eps"] = min(levels)
     matrix = record["matrix"]
     if matrix["representation"] == "product":
         fields["product"] = {key: value for key, value in matrix.items()
@@ -192,11 +217,11 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
         labels = details["labels"]
         fields["protocol"] = np.asarray(rows, dtype=float).reshape(
             len(labels["S"]), len(labels["U"]), -1).tolist()
-        uncertainty = record["declaration"].get("uncertainty")
+        uncertainty = declaration.get("uncertainty")
         if uncertainty is not None:
             fields["uncertainty"] = uncertainty
         fields["guarantee"] = {"holds": all(g["holds"] for g in record["guarantees"]),
-                               "checks": [{"kind": g["notion"], "eps": g["eps"],
+                               "checks": [{"kind": g["notion"], "eps": guarantee_eps(record, g),
                                            "holds": g["holds"]} for g in record["guarantees"]]}
         table = (record.get("counts") or {}).get("table")
         if table is not None:

@@ -47,7 +47,6 @@ def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
         "status": solution.status.value,
         "objective": solution.objective,
         "solver_objective": solution.result.objective,
-        "eps": program.eps,
         "alpha": None if uncertainty is None else uncertainty.alpha,
         "n": crosstab.n,
         "radius_B": None if uncertainty is None else uncertainty.radius,
@@ -102,8 +101,7 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
     distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
     return Declaration("program", program.name, blocks,
                        set_declaration(program.uncertainty, radius_from),
-                       {"eps": program.eps, "distortion": distortion,
-                        "outputs": list(program.outputs or ())})
+                       {"distortion": distortion, "outputs": list(program.outputs or ())})
 
 
 def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:

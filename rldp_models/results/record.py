@@ -41,7 +41,7 @@ from rldp_models.results.certified import (
 )
 from rldp_models.results.counts import counts_record, embedded_crosstab
 from rldp_models.results.json_ready import jsonable
-from rldp_models.results.migration import migrate
+from rldp_models.results.migration import guarantee_eps, migrate
 from rldp_models.results.repair_record import repair_from_json, repair_to_json
 from rldp_models.results.schema import validate
 
@@ -59,7 +59,8 @@ def to_record(result: CertifiedResult, embed_counts: bool = True) -> dict[str, A
         "producer": result.declaration.name,
         "matrix": _matrix_record(result),
         "value": dict(result.value),
-        "guarantees": [vars(g) for g in result.guarantees],
+        "guarantees": [{k: v for k, v in vars(g).items() if k != "eps"}
+                       for g in result.guarantees],
         "certificate": result.certificate,
         "repair": repair_to_json(result.repair),
         "solver": None if result.solver is None else vars(result.solver),
@@ -99,7 +100,8 @@ def from_record(record: dict[str, Any]) -> CertifiedResult:
         matrix=np.asarray(matrix["rows"], dtype=float) if "rows" in matrix else None,
         inputs=list(matrix["inputs"]), outputs=list(matrix.get("outputs", [])),
         value=dict(record["value"]),
-        guarantees=tuple(GuaranteeVerdict(**g) for g in record["guarantees"]),
+        guarantees=tuple(GuaranteeVerdict(**{**g, "eps": guarantee_eps(record, g)})
+                         for g in record["guarantees"]),
         certificate=record["certificate"],
         repair=repair_from_json(record["repair"]),
         declaration=Declaration(**record["declaration"]),

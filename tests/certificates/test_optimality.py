@@ -17,6 +17,7 @@ import pytest
 import solvers
 from rldp_models.certificates import optimality
 from rldp_models.results import optimality_bounds
+from rldp_models.results.migration import producer_fields
 from rldp_models.results.optimality_dual import conic_instance, solution_optimality
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
@@ -133,7 +134,7 @@ def tampered(record: dict, change) -> dict:
 
 def claim_verdict(record: dict, crosstab):
     """The optimality verdict alone (what ``verify`` appends), without the other checks."""
-    details = record["details"]
+    details = producer_fields(record)  # eps read from the block that states it
     instance = optimality_bounds.Instance(crosstab.counts, details["radius_B"], details["eps"],
                                    np.asarray(details["distortion_matrix"]), True, True)
     protocol = np.asarray(record["matrix"]["rows"], dtype=float)
