@@ -173,7 +173,7 @@ def test_the_printed_time_is_the_whole_solve(files: dict[str, Path]) -> None:
     """The solver's own seconds are a part of the whole solve's wall time, and both appear."""
     solved = rldp.solve("RURP", files["counts"], **OPTIONS)
     assert 0 < solved.solver_seconds <= solved.wall_seconds
-    assert f"{solved.wall_seconds:.2f} s wall" in solved.summary()
+    assert f"whole solve {solved.wall_seconds:.2f} s wall" in solved.summary()
 
 
 def test_compare_solvers_table_fits_in_100_columns_unless_wide() -> None:
@@ -192,3 +192,18 @@ def test_compare_solvers_table_fits_in_100_columns_unless_wide() -> None:
     clarabel = next(line for line in narrow.splitlines()
                     if line.startswith("clarabel-direct  0"))
     assert clarabel.split()[1:4] == ["0", "0", "0"]  # exact zeros as 0
+
+
+def test_compare_text_shows_exact_zeros_as_0_and_fits_unless_wide() -> None:
+    from rldp_models.release.comparison import COLUMNS, format_table
+
+    row = {"result": "uniform", "I/H(X)": 0.0, "distortion at Phat": 0.75,
+           "distortion over F": 0.75, "eps at Phat": 0.0, "eps over F": 0.0, "|Y|": 4,
+           "time (s)": 0.01}
+    table = pd.DataFrame([row, {**row, "result": "x" * 60, "I/H(X)": 1.46e-15}],
+                         columns=list(COLUMNS))
+    lines = format_table(table).splitlines()
+    assert max(map(len, lines)) <= 100 < max(map(len, format_table(table, wide=True)
+                                               .splitlines()))
+    uniform = next(line for line in lines if line.strip().startswith("uniform"))
+    assert uniform.split()[1] == "0" and "1.46e-15" in format_table(table)

@@ -189,9 +189,9 @@ class Solved(Protocol):
 
     def summary(self) -> str:
         head = (f"{self.result.declaration.name}: {self.status}, objective "
-                f"{self.objective:.6g} ({self.solver}: {self.wall_seconds:.2f} s wall, "
-                f"{self.cpu_seconds:.2f} s CPU for the whole solve, of which the solver "
-                f"{self.solver_seconds:.2f} s)")
+                f"{self.objective:.6g} ({self.solver}; whole solve {self.wall_seconds:.2f} s "
+                f"wall, {self.cpu_seconds:.2f} s CPU; the solver's own {self.solver_seconds:.2f}"
+                " s wall)")
         lines = [head, *(f"  {line}" for line in self.checks)]
         if self.repair is not None:
             lines.append(f"  repaired: {self.repair}")

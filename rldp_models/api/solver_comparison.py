@@ -35,7 +35,7 @@ whichever solver's bound gave it.
 
 Time: the program's default backend (the fast path ``rldp solve`` takes) solves
 first; every other solver then gets a budget of :data:`BUDGET_FACTOR` times its
-time, at least :data:`MIN_BUDGET_SECONDS` (``--budget`` sets it), passed as the
+solving time, at least :data:`MIN_BUDGET_SECONDS` (``--budget`` sets it), passed as the
 registry's ``time_limit``. A solver stopped by it says so in ``note`` and is
 compared with what it had (first-order solvers such as SCS ran for 848 s on
 RURP Adult race x education at their default tolerances, against 2 s of CPU
@@ -94,6 +94,7 @@ class SolverRow:
     proven_gap: float | None = None
     gap_from: str | None = None
     note: str = ""
+    solver_seconds: float | None = field(default=None, repr=False)
     primal: np.ndarray | None = field(default=None, repr=False)
     dual: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -120,7 +121,7 @@ def solve_with(name: str, spec: ProgramSpec, crosstab: Any,
         return SolverRow(name, "skipped", note=" ".join(str(exc).split()))
     except Exception as exc:  # noqa: BLE001 - any failure of one solver is one row of the table
         return SolverRow(name, "failed", note=f"{type(exc).__name__}: {' '.join(str(exc).split())}")
-    row = SolverRow(name, result.status.value, seconds=result.timings.total_seconds)
+    row = SolverRow(name, result.status.value, solver_seconds=result.timings.total_seconds)
     if budget is not None and result.timings.solve_seconds >= BUDGET_REACHED * budget:
         row.note = f"stopped at its budget of {budget:.3g} s (--budget)"
     if result.status.has_solution:
@@ -372,7 +373,7 @@ def solve_all(spec: ProgramSpec, crosstab: Any, names: list[str], budget: float 
             rows[name] = solve_with(name, spec, crosstab, limit)
             if limit is None:
                 limit = budget or max(MIN_BUDGET_SECONDS,
-                                      BUDGET_FACTOR * (rows[name].seconds or 0.0))
+                                      BUDGET_FACTOR * (rows[name].solver_seconds or 0.0))
                 if announce:
                     _announce(rows[name], limit, len(order) - 1)
     return [rows[name] for name in names]
@@ -382,5 +383,5 @@ def _announce(first: SolverRow, budget: float, others: int) -> None:
     """One line on stderr: how long the rest may take."""
     if others:
         sys.stderr.write(f"rldp: compare-solvers: {first.solver} (the default) took "
-                         f"{first.seconds or 0:.3g} s; each of the {others} other solvers may "
-                         f"take up to {budget:.3g} s of solving (--budget)\n")
+                         f"{first.solver_seconds or 0:.3g} s of solving; each of the {others} "
+                         f"other solvers may take up to {budget:.3g} s of solving (--budget)\n")
