@@ -295,7 +295,7 @@ def newton_batch(Q: np.ndarray, frequencies: np.ndarray, start: np.ndarray,
     p = np.array(np.broadcast_to(start, (rows, k)), dtype=float)
     gaps = np.full(rows, np.inf)
     steps = 0
-    for chunk in _chunks(rows, k):
+    for chunk in _chunks(rows, k, Q.shape[1]):
         f = frequencies[chunk]
         for step in range(max_steps + 1):
             g = _multipliers(Q, f, p[chunk])
@@ -317,8 +317,8 @@ NEWTON_MEMORY = 2**26
 """Bytes of Hessians :func:`newton_batch` holds at once (rows are taken in chunks)."""
 
 
-def _chunks(rows: int, k: int) -> list[np.ndarray]:
-    size = max(1, NEWTON_MEMORY // (8 * (k + 1) ** 2))
+def _chunks(rows: int, k: int, outputs: int) -> list[np.ndarray]:
+    size = max(1, NEWTON_MEMORY // (8 * (k + 1) * max(k + 1, outputs)))
     return [np.arange(start, min(rows, start + size)) for start in range(0, rows, size)]
 
 
@@ -331,16 +331,8 @@ def _newton_step(Q: np.ndarray, f: np.ndarray, p: np.ndarray,
     curvature = np.divide(f, predicted ** 2, out=np.zeros_like(f), where=predicted > 0)
     free = (p > TINY * p.max(axis=1, keepdims=True)) | (g > 1.0)
     p = _normalised(np.where(free, p, 0.0))
-    hessian = np.einsum("xy,by,zy->bxz", Q, curvature, Q)
-    mask = free[:, :, None] & free[:, None, :]
-    scale = np.trace(hessian, axis1=1, axis2=2)[:, None, None] / k
-    system = np.zeros((rows, k + 1, k + 1))
-    system[:, :k, :k] = np.where(mask, hessian, 0.0) + np.eye(k) * np.where(
-        free, RIDGE * scale[:, :, 0], 1.0)[:, None, :]
-    system[:, :k, k] = system[:, k, :k] = free
-    right = np.concatenate([np.where(free, g, 0.0), np.zeros((rows, 1))], axis=1)
     with threadpool_limits(1, user_api="blas"):
-        d = np.linalg.solve(system, right[:, :, None])[:, :k, 0]
+        d = _kkt_step(Q, curvature, free, g)
     result, improved = p.copy(), np.zeros(rows, dtype=bool)
     t = np.ones((rows, 1))
     for _ in range(HALVINGS):
@@ -356,6 +348,21 @@ def _newton_step(Q: np.ndarray, f: np.ndarray, p: np.ndarray,
 TINY = 1e-12
 """A coordinate below this share of its row's largest whose multiplier is at most 1 is set to 0
 (:func:`newton_batch`): EM only shrinks it geometrically, and it would cut every step."""
+
+def _kkt_step(Q: np.ndarray, curvature: np.ndarray, free: np.ndarray,
+              g: np.ndarray) -> np.ndarray:
+    """Solve ``H d + lambda 1 = g``, ``1 . d = 0`` on the free coordinates, row by row."""
+    rows, k = free.shape
+    hessian = (Q[None, :, :] * curvature[:, None, :]) @ Q.T
+    mask = free[:, :, None] & free[:, None, :]
+    scale = np.trace(hessian, axis1=1, axis2=2)[:, None] / k
+    system = np.zeros((rows, k + 1, k + 1))
+    system[:, :k, :k] = np.where(mask, hessian, 0.0) + np.eye(k) * np.where(
+        free, RIDGE * scale, 1.0)[:, None, :]
+    system[:, :k, k] = system[:, k, :k] = free
+    right = np.concatenate([np.where(free, g, 0.0), np.zeros((rows, 1))], axis=1)
+    return np.linalg.solve(system, right[:, :, None])[:, :k, 0]
+
 
 RIDGE = 1e-6
 """Ridge added to ``H`` relative to its mean diagonal (:func:`newton_batch`)."""
