@@ -152,14 +152,18 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
 
 def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
-    """The guarantee verdict fails too when the record states an eps, a value or labels
-    that its declaration and matrix do not give (:mod:`.claims`)."""
-    stated = claims.claims_verdict(record, crosstab, _evaluated(record, fields, crosstab))
-    if stated.holds:
-        return report
-    failed = Verdict(False, stated.headline, (*stated.details, report.guarantee.headline,
-                                              *report.guarantee.details))
-    return VerificationReport(report.result_type, failed, report.certificate)
+    """A verdict fails too when the record states what its declaration and matrix do not
+    give (:mod:`.claims`): an eps or labels (the guarantee), the value (the certificate)."""
+    guarantee_claim = claims.stated_guarantee(record, crosstab)
+    value_claim = claims.stated_value(record, _evaluated(record, fields, crosstab))
+    return VerificationReport(report.result_type, _failed_by(guarantee_claim, report.guarantee),
+                              _failed_by(value_claim, report.certificate))
+
+
+def _failed_by(claim: Verdict, verdict: Verdict) -> Verdict:
+    if claim.holds:
+        return verdict
+    return Verdict(False, claim.headline, (*claim.details, verdict.headline, *verdict.details))
 
 
 def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float | None:

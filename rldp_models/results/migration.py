@@ -79,7 +79,9 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
         # converting the *input's* fields (round-1 files have no schema); checks never do this
         raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
             from None
-    declared = {**derived, **known}["declaration"].parameters
+    declaration = {**derived, **known}["declaration"]
+    declared = {*declaration.parameters, *(["eps"] if any(
+        "eps" in block.get("parameters", {}) for block in declaration.blocks) else [])}
     details = {k: v for k, v in fields.items()  # the declaration states its own, once
                if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind] and k not in declared}
     certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()

@@ -47,6 +47,7 @@ def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
         "status": solution.status.value,
         "objective": solution.objective,
         "solver_objective": solution.result.objective,
+        "eps": program.eps,
         "alpha": None if uncertainty is None else uncertainty.alpha,
         "n": crosstab.n,
         "radius_B": None if uncertainty is None else uncertainty.radius,
