@@ -299,39 +299,22 @@ class ConcavePricing:
         :attr:`stop`, it is the proof of the bound of the boxes still open,
         which checks all the same.
         """
-        kept, self._frontier = self._frontier, []
-        self.recording()
+        recorder = ProofRecorder(self)
+        kept, self._frontier, self._recorder = self._frontier, [], recorder
+        dual = np.asarray(dual, dtype=float)
         try:
-            return self.proved(dual, targets, progress)
+            heap = self._start(dual)
+            for target in targets:
+                heap = self._complete(dual, heap, target)
+                if progress is not None:
+                    progress(max(-n.priority for n in heap))
+                if self.stop is not None and self.stop():
+                    break
+            leaves = heap
+            top = max((-n.priority for n in leaves), default=-math.inf)
         finally:
             self._frontier, self._recorder = kept, None
-
-    def recording(self) -> None:
-        """Record every split and dropped box from here on, from the root box.
-
-        The pricing calls (:meth:`price`) then grow one tree whose open boxes
-        are all kept, so :meth:`proved` can finish a proof from it at any dual
-        (a leaf's multipliers bound it at any dual) instead of from the root.
-        """
-        self._frontier, self._recorder = [], ProofRecorder(self)
-
-    def proved(self, dual: np.ndarray, targets: tuple[float, ...] = (0.0,),
-               progress: Callable[[float], None] | None = None) -> dict[str, np.ndarray]:
-        """The proof of the recorded tree (:meth:`recording`) continued at ``dual`` to
-        ``targets`` (see :meth:`proof`); the tree is kept."""
-        if self._recorder is None:
-            raise InputError("proved() needs recording() first")
-        dual = np.asarray(dual, dtype=float)
-        heap = self._start(dual)
-        for target in targets:
-            heap = self._complete(dual, heap, target)
-            if progress is not None:
-                progress(max(-n.priority for n in heap))
-            if self.stop is not None and self.stop():
-                break
-        self._frontier = heap
-        top = max((-n.priority for n in heap), default=-math.inf)
-        return self._recorder.finish(heap, dual, top)
+        return recorder.finish(leaves, dual, top)
 
     def _complete(self, dual: np.ndarray, heap: list[_Node], target: float) -> list[_Node]:
         """Expand ``heap`` until every box's bound is at most ``max(best, target)`` (or

@@ -246,15 +246,12 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
     phat = crosstab.phat.ravel()
     blocks = _block_bounds(uncertainty, finer)
     method = choose_method(method, phat.size, eps, blocks is not None)
-    oracle = None
     if method == "enumerate":
         with watch.stage(f"listing the rays of Gamma (dimension {phat.size}) and solving "
                          "LP (47) over them"):
             first, rays = _enumerated(rows, phat, solver, blocks, ratio)
     else:
-        first, rays, oracle = _generated(
-            gamma_rows(vertices, outer_ratio(eps)) if proof else rows, phat, solver, watch,
-            proof)
+        first, rays = _generated(rows, phat, solver, watch)
     stopped = watch.stopped_early
     certificate, pricing_proof = first.certificate, None
     if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION):
@@ -262,11 +259,7 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         seconds = None if time_limit is None else \
             max(PROOF_SHARE * time_limit - watch.elapsed(), MIN_PROOF_SHARE * time_limit)
         proof_watch = RoundWatch("polyopt", progress, seconds, activity="proof: branch and bound")
-        if oracle is None:
-            oracle = ConcavePricing(gamma_rows(vertices, outer_ratio(eps)).astype(float), phat)
-            oracle.recording()
-        oracle.stop = proof_watch.stopping
-        certificate, pricing_proof = _pricing_proof(oracle, phat, first, proof_watch,
+        certificate, pricing_proof = _pricing_proof(vertices, eps, phat, first, proof_watch,
                                                     time_limit is not None)
         stopped = stopped or proof_watch.stopped_early
     with watch.stage("certifying the protocols' RLDP level exactly"):
@@ -319,44 +312,40 @@ def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str, blocks: np.ndar
         rays
 
 
-def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, watch: RoundWatch,
-               record: bool) -> tuple[ConeLPSolution, ExplicitRays, ConcavePricing]:
-    """LP (47) by column generation, anytime (``watch``); the rays in use plus the seed,
-    and the oracle (its branch-and-bound tree recorded from the root when ``record``)."""
+def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, watch: RoundWatch
+               ) -> tuple[ConeLPSolution, ExplicitRays]:
+    """LP (47) by column generation, anytime (``watch``); the rays in use plus the seed."""
     oracle = ConcavePricing(rows.astype(float), phat, stop=watch.stopping)
-    if record:
-        oracle.recording()
     solution = solve_by_pricing(oracle, MutualInformation(phat), np.ones(phat.size), solver,
                                 watch=watch)
     pool = np.hstack([solution.vectors, oracle.seed()])
-    return solution, SeededRays.around(ExplicitRays(pool), np.ones(phat.size)), oracle
+    return solution, SeededRays.around(ExplicitRays(pool), np.ones(phat.size))
 
 
-def _pricing_proof(pricing: ConcavePricing, phat: np.ndarray, solution: ConeLPSolution,
+def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeLPSolution,
                    watch: RoundWatch, anytime: bool) -> tuple[DualCertificate, dict]:
     """A proven bound over Gamma at ``outer_ratio(eps) >= e^eps`` and its recorded proof.
 
-    ``pricing`` prices Gamma at the outer ratio, which contains the cone at
-    ``inner_ratio`` and is the cone ``rldp verify`` checks, and records its
-    tree (:meth:`ConcavePricing.recording`): column generation's own tree,
-    when it priced with it, so the proof goes on from there rather than from
-    the root. The proof is made at the last master's dual ``lam``
-    (:attr:`ConeLPSolution.final_dual`; the LP's own dual when Gamma was
-    enumerated) shifted by ``s 1``, ``s >= 0`` the largest reduced cost per
-    unit mass of a ray found there by a quick pricing: the largest reduced
-    cost at the shifted dual is then about ``0``, so the proof's bound per
-    unit mass is tight (``s`` plus what the search leaves) rather than the
-    slice's crude ``H max(p)`` of a positive ``H``. A converged run has
-    ``s = 0``. With ``anytime`` (a time limit) the search first closes boxes
-    at the targets ``m U / (d max p)`` on ``h``, ``m`` the margins of
-    :data:`PROOF_MARGINS` in turn (a bound ``m U`` above the tight one,
-    reached in far fewer boxes). Stopped by ``watch``, the proof proves the
-    bound of the boxes still open. Returns the certificate of the shifted
-    dual (its ``max_violation`` and ``upper_bound`` as the checker of
+    Gamma at the outer ratio contains the cone priced (at ``inner_ratio``), so
+    the proof covers what ``rldp verify`` checks. It is made at the last
+    master's dual ``lam`` (:attr:`ConeLPSolution.final_dual`; the LP's own
+    dual when Gamma was enumerated) shifted by ``s 1``, ``s >= 0`` the largest
+    reduced cost per unit mass of a ray found there by a quick pricing: the
+    largest reduced cost at the shifted dual is then about ``0``, so the
+    proof's bound per unit mass is tight (``s`` plus what the search leaves)
+    rather than the slice's crude ``H max(p)`` of a positive ``H``. A
+    converged run has ``s = 0``. With ``anytime`` (a time limit) the search
+    first closes boxes at the targets ``m U / (d max p)`` on ``h``, ``m`` the
+    margins of :data:`PROOF_MARGINS` in turn (a bound ``m U`` above the tight
+    one, reached in far fewer boxes), continuing one tree. Stopped by
+    ``watch``, the proof proves the bound of the boxes still open. Returns the
+    certificate of the shifted dual (its ``max_violation`` and ``upper_bound`` as the checker of
     :mod:`rldp_models.certificates.pricing_proof` derives them) and the proof.
     """
+    rows = gamma_rows(vertices, outer_ratio(eps)).astype(float)
     dual = solution.final_dual if solution.final_dual is not None else \
         solution.certificate.dual
+    pricing = ConcavePricing(rows, phat, stop=watch.stopping)
     found = pricing.price(dual, 1)
     dual = dual + max(max(((u - dual @ v) / v.sum()
                            for u, v in zip(found.utilities, found.rays.T)), default=0.0), 0.0)
@@ -369,12 +358,13 @@ def _pricing_proof(pricing: ConcavePricing, phat: np.ndarray, solution: ConeLPSo
     def say(top: float) -> None:
         watch.say(f"proof: bound {bound_of(top):.6g}, {watch.elapsed():.1f} s")
 
-    made = pricing.proved(dual, targets, say)
+    made = pricing.proof(dual, targets, say)
     top = float(made["claimed"])
     per_mass = top * float(phat.max()) if top > 0 else top / float(made["upper"][0].sum())
+    bound = bound_of(top)
     return DualCertificate(dual=dual, max_violation=per_mass,
                            duality_gap=float(dual.sum()) - solution.value,
-                           upper_bound=bound_of(top)), made
+                           upper_bound=bound), made
 
 
 def _with_gap(certificate: DualCertificate, utility: float, stopped: bool) -> DualCertificate:
