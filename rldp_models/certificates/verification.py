@@ -180,7 +180,8 @@ def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float |
     if kind == "protocol" and crosstab is not None:
         return claims.mutual_information(crosstab.phat, Q)
     utility = (record.get("certificate") or {}).get("utility")
-    if kind == "mechanism" and isinstance(utility, dict):
+    if kind == "mechanism" and isinstance(utility, dict) and \
+            utility.get("measure") == record["value"].get("measure"):
         return float(utility_lower_bound(interval_utility(str(utility["measure"]),
                                                           utility["parameters"]), Q))
     return None
