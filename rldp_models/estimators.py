@@ -8,7 +8,9 @@ eq. (3)). Two estimators are offered:
 * **Empirical inversion**: solve ``Q^T p = f`` in the least-squares sense
   (the minimum-norm least-squares solution, i.e. the pseudo-inverse), then
   either clip negatives and renormalise or project onto the simplex in
-  Euclidean norm.
+  Euclidean norm; or (:func:`simplex_least_squares`) least squares over the
+  simplex, which unlike those keeps every identifiable quantity where ``Q^T``
+  is rank deficient.
 * **EM / iterative Bayesian update**: ``p <- p * A^T (f / (A p))``, normalised,
   with ``A[y, x] = Q[x, y]`` (``A^T``, not ``A``: channels need not be square or
   symmetric; ``DESIGN.md``, "Formulas"). Its fixed point is the maximum
@@ -77,7 +79,9 @@ def empirical_estimate(Q: ArrayLike, observed: ArrayLike,
     correction : {"project", "clip", "none"}
         ``"project"``: Euclidean projection onto the simplex; ``"clip"``: set
         negative entries to 0 and renormalise; ``"none"``: the raw solution
-        (unbiased when ``Q^T`` has full column rank, may be negative).
+        (unbiased when ``Q^T`` has full column rank, may be negative). Where ``Q^T`` is
+        rank deficient both corrections may move identifiable quantities; use
+        :func:`simplex_least_squares`.
     """
     Q, f = _mechanism_and_frequencies(Q, observed)
     raw = np.linalg.lstsq(Q.T, f, rcond=None)[0]
