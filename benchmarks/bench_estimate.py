@@ -24,9 +24,8 @@ from rldp_models.estimators import em_estimate
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.loading import load_result
 from rldp_models.release.released import released_counts
+from tests.shared_data import ADULT
 
-ADULT = Path(__file__).resolve().parents[1] / "shared" / "data" / "adult" / "adult.data"
-ADULT = ADULT if ADULT.exists() else Path("/work/shared/data/adult/adult.data")
 RECORDS = 1_000_000
 COLUMNS = {8: "race", 3: "education"}
 

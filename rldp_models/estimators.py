@@ -8,7 +8,9 @@ eq. (3)). Two estimators are offered:
 * **Empirical inversion**: solve ``Q^T p = f`` in the least-squares sense
   (the minimum-norm least-squares solution, i.e. the pseudo-inverse), then
   either clip negatives and renormalise or project onto the simplex in
-  Euclidean norm.
+  Euclidean norm; or (:func:`simplex_least_squares`) least squares over the
+  simplex, which unlike those keeps every identifiable quantity where ``Q^T``
+  is rank deficient.
 * **EM / iterative Bayesian update**: ``p <- p * A^T (f / (A p))``, normalised,
   with ``A[y, x] = Q[x, y]`` (``A^T``, not ``A``: channels need not be square or
   symmetric; ``DESIGN.md``, "Formulas"). Its fixed point is the maximum
@@ -26,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import null_space
+from scipy.optimize import nnls
 from threadpoolctl import threadpool_limits
 
 from rldp_models.errors import InputError
@@ -76,7 +79,9 @@ def empirical_estimate(Q: ArrayLike, observed: ArrayLike,
     correction : {"project", "clip", "none"}
         ``"project"``: Euclidean projection onto the simplex; ``"clip"``: set
         negative entries to 0 and renormalise; ``"none"``: the raw solution
-        (unbiased when ``Q^T`` has full column rank, may be negative).
+        (unbiased when ``Q^T`` has full column rank, may be negative). Where ``Q^T`` is
+        rank deficient both corrections may move identifiable quantities; use
+        :func:`simplex_least_squares`.
     """
     Q, f = _mechanism_and_frequencies(Q, observed)
     raw = np.linalg.lstsq(Q.T, f, rcond=None)[0]
@@ -110,6 +115,32 @@ def project_rows_to_simplex(v: np.ndarray) -> np.ndarray:
     support = np.sum(descending - cumulative / ranks > 0, axis=1)
     threshold = cumulative[np.arange(v.shape[0]), support - 1] / support
     return np.clip(v - threshold[:, None], 0.0, None)
+
+
+SUM_WEIGHT = 1e3
+"""Weight of the row ``1^T p = 1`` appended to ``Q^T`` in :func:`simplex_least_squares`."""
+
+
+def simplex_least_squares(Q: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
+    """``argmin ||Q^T p - f||^2`` over the probability simplex, for every row ``f`` of
+    ``frequencies``: the least-squares inversion of ``Q^T p = m`` (Sec. 2.5, eq. (3))
+    constrained to distributions.
+
+    Lawson and Hanson's NNLS (:func:`scipy.optimize.nnls`) on ``Q^T`` with the row
+    ``w 1^T`` appended against ``w``, ``w =`` :data:`SUM_WEIGHT`; the quadratic penalty
+    leaves ``1^T p - 1`` of order ``||r||^2 / w^2`` and the result is rescaled onto the
+    simplex. Where ``Q^T`` is rank deficient the minimiser is not unique, but ``Q^T p``
+    is, and so is ``M p`` for every ``M`` with rows in the row space of ``Q^T``, the
+    identifiable targets; projecting ``pinv(Q^T) f`` onto the simplex instead moves
+    those too (on Adult race x native-country, GRR-CR rank 5 of 210, ``P_S`` became a
+    vertex).
+    """
+    frequencies = np.atleast_2d(frequencies)
+    system = np.vstack([Q.T, np.full(Q.shape[0], SUM_WEIGHT)])
+    fits = np.empty((frequencies.shape[0], Q.shape[0]))
+    for row, f in enumerate(frequencies):
+        fits[row] = nnls(system, np.append(f, SUM_WEIGHT), maxiter=10 * Q.shape[0])[0]
+    return fits / fits.sum(axis=1, keepdims=True)
 
 
 def em_estimate(Q: ArrayLike, observed: ArrayLike, tol: float = 1e-10, max_iter: int = 100_000,

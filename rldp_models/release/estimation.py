@@ -1,4 +1,4 @@
-"""Estimating ``M P_X`` from released records: EM and projected inversion, bootstrap intervals.
+"""Estimating ``M P_X`` from released records: EM and inversion, bootstrap intervals.
 
 Only the identifiable rows of ``M`` are estimated
 (:mod:`rldp_models.release.identifiability`); the others are reported with why.
@@ -14,8 +14,10 @@ Only the identifiable rows of ``M`` are estimated
   with a rate near 1 on privatising channels, ran into its iteration limit on
   every table here. Where ``P_X`` is not identified the law of ``Y`` still
   is, and identifiable targets are functions of it.
-* **Projected inversion**: the minimum-norm solution of ``Q^T p = f``
-  (pseudo-inverse), projected onto the simplex in Euclidean norm.
+* **Inversion**: the least-squares solution of ``Q^T p = f`` over the simplex
+  (:func:`rldp_models.estimators.simplex_least_squares`). Where the channel is rank
+  deficient it is one of many minimisers, which share ``Q^T p`` and hence every
+  identifiable target; where ``pinv(Q^T) f`` lies in the simplex it is that.
 
 Intervals: **parametric bootstrap, percentile method**. ``B`` tables of ``n``
 outputs are drawn from the multinomial law ``Q^T p_EM`` fitted by EM, both
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rldp_models.estimators import BatchEM, em_batch, newton_batch, project_rows_to_simplex
+from rldp_models.estimators import BatchEM, em_batch, newton_batch, simplex_least_squares
 from rldp_models.release.identifiability import Identifiability
 from rldp_models.release.targets import Target
 
@@ -86,12 +88,6 @@ def refit(Q: np.ndarray, tables: np.ndarray, start: np.ndarray, gap: float) -> B
     return BatchEM(estimates, warm.iterations + fit.iterations, converged, gaps)
 
 
-def projected_inversion(Q: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
-    """``pinv(Q^T) f`` projected onto the simplex, for every row of ``frequencies``."""
-    raw = np.atleast_2d(frequencies) @ np.linalg.pinv(Q.T).T
-    return project_rows_to_simplex(raw)
-
-
 @dataclass(frozen=True)
 class EstimateTable:
     """The estimate of every target coordinate, with intervals and what was not estimable."""
@@ -124,12 +120,12 @@ def estimate(Q: np.ndarray, counts: np.ndarray, target: Target, verdict: Identif
     Q, counts = Q[:, used], counts[used]
     fit = point_estimate(Q, counts / n)
     point = fit.estimates[0]
-    inversion = projected_inversion(Q, counts / n)
+    inversion = simplex_least_squares(Q, counts / n)
     rng = np.random.default_rng(seed)
     law = np.clip(point @ Q, 0.0, None)
     tables = rng.multinomial(n, law / law.sum(), size=draws) / n
     boot_em = refit(Q, tables, point, BOOTSTRAP_PRECISION**2 / (2 * n))
-    boot_inv = projected_inversion(Q, tables)
+    boot_inv = simplex_least_squares(Q, tables)
     quantiles = [(1 - level) / 2, (1 + level) / 2]
     em_low, em_high = np.quantile(target.of(boot_em.estimates), quantiles, axis=0)
     inv_low, inv_high = np.quantile(target.of(boot_inv), quantiles, axis=0)

@@ -84,6 +84,12 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(table, tmp_path, capsy
     assert not out.exists()
 
 
+def test_an_output_that_is_the_input_is_refused(table, capsys) -> None:
+    before = table.read_text()
+    assert main(["curve", "--counts", str(table), "--out", str(table)]) == 2
+    assert "is the input file" in capsys.readouterr().err and table.read_text() == before
+
+
 def test_work_that_would_not_fit_is_refused_up_front(table, tmp_path, capsys) -> None:
     code = main(["curve", "--counts", str(table), "--out", str(tmp_path / "c.csv"),
                  "--max-memory", "1M"])
