@@ -60,6 +60,7 @@ certified support bound.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -229,8 +230,13 @@ class OptimalityClaim:
 
 
 def relative(gap: float, upper: float) -> float:
-    """``gap / |upper|`` rounded up (``gap`` itself when ``upper`` is 0)."""
-    if upper == 0:
+    """``gap / |upper|`` rounded up; ``gap`` itself when ``upper`` is 0 up to rounding.
+
+    An upper bound below the smallest normal double is an objective of 0 whose
+    enclosure was rounded outward (a subnormal such as 5e-324): a ratio to it
+    says nothing and overflows, so the absolute gap is stated, as at 0 exactly.
+    """
+    if abs(upper) < sys.float_info.min:
         return gap
     return float_above(flint.arb(gap) / abs(flint.arb(upper)))
 

@@ -1,0 +1,37 @@
+"""The relative gap of an objective that is 0 up to rounding (a regression: a
+solve of a table whose optimum is 0 wrote ``relative_gap: inf``, which its own
+verify refused as bad input)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rldp_models.results.optimality_bounds import relative
+
+
+def test_a_subnormal_upper_bound_states_the_absolute_gap() -> None:
+    assert relative(5.58e-9, 5e-324) == 5.58e-9
+    assert relative(5.58e-9, 0.0) == 5.58e-9
+
+
+def test_a_normal_upper_bound_gives_the_ratio_rounded_up() -> None:
+    ratio = relative(1e-9, 0.25)
+    assert 4e-9 <= ratio <= 4e-9 * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("problem", ["NUNP", "RUNP"])
+def test_a_zero_objective_record_verifies(tmp_path: Path, problem: str) -> None:
+    counts = tmp_path / "counts.csv"
+    counts.write_text("s,40.0,-1.25\ns0,0,7\ns1,0,0\n")
+    out = tmp_path / "r.json"
+    cli = [sys.executable, "-m", "rldp_models.cli"]
+    solved = subprocess.run([*cli, "solve", problem, "--counts", str(counts), "--eps", "0.1",
+                             "--out", str(out), "-q"], capture_output=True, text=True)
+    assert solved.returncode == 0, solved.stderr
+    gap = json.loads(out.read_text())["certificate"]["optimality"]["relative_gap"]
+    assert isinstance(gap, float) and gap < 1e-6
+    verified = subprocess.run([*cli, "verify", str(out), "-q"], capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
