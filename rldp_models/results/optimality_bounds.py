@@ -125,7 +125,7 @@ class Instance:
         if not (self.robust_utility or self.robust_privacy):
             return NOMINAL_MODEL
         if not self.product:
-            return MODEL
+            return MODEL if self.robust_privacy else SET_MODEL.format(name="chi-square")
         name = str(getattr(self.uncertainty, "name", type(self.uncertainty).__name__))
         return (PRODUCT_MODEL if self.robust_privacy else SET_MODEL).format(name=name)
 
