@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from rldp_models.api.outcomes import Protocol, Released, Solved, Table, Verification, \
-    labelled_check
+from rldp_models.api.outcomes import Protocol, Released, Solved, Table, Verification
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -198,7 +197,7 @@ def solve_spec(spec: ProgramSpec, crosstab: Crosstab, solver: str | None = None)
     return Solved(result, status=solution.status.value, objective=float(solution.objective),
                   solver=solver, wall_seconds=wall, cpu_seconds=cpu,
                   solver_seconds=solution.result.timings.total_seconds,
-                  checks=tuple(labelled_check(c, crosstab, outputs) for c in solution.checks),
+                  checks=tuple(c.summary(crosstab.s_labels, outputs) for c in solution.checks),
                   repair=None if solution.repair is None else
                   f"{repair_description(solution.repair)}; objective cost "
                   f"{solution.repair.cost:.3g}")

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rldp_models.certificates.verdict import VerificationReport
-    from rldp_models.data import Crosstab
     from rldp_models.results.certified import CertifiedResult
 
 
@@ -308,17 +307,6 @@ class Released(Outcome):
         if self.out is not None:
             lines.append(f"  wrote {self.out}")
         return "\n".join(lines)
-
-
-def labelled_check(check: Any, crosstab: "Crosstab", outputs: list[Any]) -> str:
-    """A :class:`~rldp_models.privacy.guarantees.GuaranteeCheck` line, with the output and the
-    two secrets of its worst constraint named by label."""
-    y, s1, s2 = check.worst_at
-    output = label_text(outputs[y]) if y < len(outputs) else str(y)
-    verdict = "holds" if check.holds else "FAILS"
-    return (f"{check.kind} eps={check.eps:g} privacy {verdict}: largest constraint value "
-            f"{check.worst_margin:.3e} at output {output!r}, secrets "
-            f"{crosstab.s_labels[s1]!r} against {crosstab.s_labels[s2]!r}")
 
 
 def label_text(label: Any) -> str:

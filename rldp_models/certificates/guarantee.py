@@ -131,21 +131,23 @@ def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
         raise InputError(f"cannot verify problem {problem!r}; known: {', '.join(PRESETS)}")
     protocol = solve_protocol(record, crosstab)
     eps = float(record["eps"])
+    outputs = (record.get("labels") or {}).get("Y")
     stochastic, reason = is_exactly_stochastic(protocol)
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
     if not PRESETS[problem][1]:
-        return privacy_verdict(protocol, crosstab, None, eps)
+        return privacy_verdict(protocol, crosstab, None, eps, outputs)
     uncertainty = (solve_uncertainty(record, crosstab) if set_name(record) == "chi2"
                    else named_uncertainty(record, crosstab))
-    return privacy_verdict(protocol, crosstab, uncertainty, eps)
+    return privacy_verdict(protocol, crosstab, uncertainty, eps, outputs)
 
 
 def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
-                    uncertainty: UncertaintySet | None, eps: float) -> Verdict:
+                    uncertainty: UncertaintySet | None, eps: float,
+                    outputs: list | None = None) -> Verdict:
     """Nominal privacy when ``uncertainty`` is None, else robust privacy
     (:func:`rldp_models.privacy.certified.secret_privacy`)."""
-    found = secret_privacy(protocol, crosstab, uncertainty, eps)
+    found = secret_privacy(protocol, crosstab, uncertainty, eps, outputs)
     return Verdict(found.holds, found.headline, found.details)
 
 

@@ -12,7 +12,8 @@ read from a record.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,19 +48,21 @@ class Certified:
 
 
 def secret_privacy(protocol: np.ndarray, crosstab: Crosstab,
-                   uncertainty: UncertaintySet | None, eps: float) -> Certified:
+                   uncertainty: UncertaintySet | None, eps: float,
+                   outputs: Sequence[Any] | None = None) -> Certified:
     """Nominal privacy (eq. 6 at ``Phat``) when ``uncertainty`` is None, else robust privacy.
 
     Over a set with exact pair projections (the chi-square set) robust privacy
     is eq. (23) by Theorems 3-4, with the worst-case eps bracketed; over any
     other set it is the product form (**) of :mod:`rldp_models.uncertainty.base`,
-    every bound found by the set's own search.
+    every bound found by the set's own search. The worst constraint is named by
+    the secrets' labels and the ``outputs`` labels (by index where not given).
     """
     if uncertainty is None:
         check = check_nominal_privacy(protocol, crosstab.counts, eps)
         return Certified(check.holds, f"nominal privacy (at Phat), eps = {eps:g}",
                          (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
-                          check.summary()))
+                          check.summary(crosstab.s_labels, outputs)))
     if Capability.EXACT_PAIR not in uncertainty.capabilities:
         product = check_product_privacy(protocol, uncertainty, eps)
         return Certified(product.holds, f"robust privacy over the {uncertainty.name} set "
@@ -73,4 +76,5 @@ def secret_privacy(protocol: np.ndarray, crosstab: Crosstab,
     return Certified(check.holds, f"robust privacy (all P in the chi-square set{alpha}, B = "
                      f"{pairs.radius:.6g}), eps = {eps:g}",
                      (f"worst-case eps over F: {worst.certified:.9g} (certified upper bound); "
-                      f"{worst.attained:.9g} attained by a distribution in F", check.summary()))
+                      f"{worst.attained:.9g} attained by a distribution in F",
+                      check.summary(crosstab.s_labels, outputs)))

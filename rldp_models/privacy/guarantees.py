@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -60,11 +63,24 @@ class GuaranteeCheck:
     margins: np.ndarray
     multipliers: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
-    def summary(self) -> str:
+    def summary(self, secrets: Sequence[Any] | None = None,
+                outputs: Sequence[Any] | None = None) -> str:
+        """One line: the verdict and the worst constraint, its output and secrets named by
+        their labels where given (by index otherwise)."""
         verdict = "holds" if self.holds else "FAILS"
         y, s1, s2 = self.worst_at
         return (f"{self.kind} eps={self.eps:g} privacy {verdict}: largest constraint value "
-                f"{self.worst_margin:.3e} at y={y}, s1={s1}, s2={s2}")
+                f"{self.worst_margin:.3e} at output {_named(outputs, y)}, secrets "
+                f"{_named(secrets, s1)} against {_named(secrets, s2)}")
+
+
+def _named(labels: Sequence[Any] | None, index: int) -> str:
+    """The label at ``index`` quoted (a non-string label as JSON), else ``#index``."""
+    if labels is None or index >= len(labels):
+        return f"#{index}"
+    label = labels[index]
+    return repr(label if isinstance(label, str) else
+                json.dumps(label, ensure_ascii=False, separators=(",", ":")))
 
 
 def _verdict(kind: str, eps: float, margins: np.ndarray,

@@ -240,7 +240,8 @@ class NominalSecretPrivacy(GuaranteeFamily):
 
     def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
         """Eq. (6) at ``Phat``, with the worst-case eps there."""
-        return secret_privacy(protocol, program.crosstab, None, self.eps)
+        return secret_privacy(protocol, program.crosstab, None, self.eps,
+                              program.output_labels)
 
 
 @dataclass(frozen=True)
@@ -364,7 +365,8 @@ class RobustSecretPrivacy(GuaranteeFamily):
         (the product form over a set without exact pair projections); restricted, the check."""
         if self.restricted:
             return super().certify(protocol, program)
-        return secret_privacy(protocol, program.crosstab, program.uncertainty, self.eps)
+        return secret_privacy(protocol, program.crosstab, program.uncertainty, self.eps,
+                              program.output_labels)
 
     def _fits(self, values: dict[str, Any], protocol: np.ndarray) -> bool:
         """Whether a pair's multipliers cover every output (a restricted block's cover only

@@ -164,7 +164,8 @@ class GuaranteeFamily(ConstraintFamily):
         check = self.check(protocol, program, {})
         at_eps = f", eps = {check.eps:g}" if check.eps and np.isfinite(check.eps) else ""
         return Certified(bool(check.holds), f"{block_label(self)} {self.name}: {check.kind} "
-                         f"guarantee{at_eps}", (check.summary(),))
+                         f"guarantee{at_eps}",
+                         (check.summary(program.crosstab.s_labels, program.output_labels),))
 
     def mixed_multipliers(self, multipliers: Multipliers, weight: float,
                           n_outputs: int) -> Multipliers:
