@@ -68,6 +68,7 @@ from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
 from rldp_models.results import optimality_bounds
 from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.safe_io import atomic_output, write_text
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from solvers.result import SolveResult
 
@@ -288,9 +289,9 @@ def write_rows(rows: list[SolverRow], path: str, meta: dict[str, Any]) -> None:
                for row in rows]
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
-        Path(path).write_text(json.dumps({**meta, "rows": records}, indent=2))
+        write_text(path, json.dumps({**meta, "rows": records}, indent=2))
     elif suffix == ".csv":
-        with open(path, "w", newline="") as handle:
+        with atomic_output(path, newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             writer.writerows(records)

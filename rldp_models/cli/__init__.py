@@ -148,8 +148,21 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rldp`` console script; returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the ``rldp`` console script; returns the exit code.
+
+    An interrupt (SIGINT, Ctrl-C) at any point after the imports, parsing included, is one
+    line and exit code 130; every output is written through
+    :func:`rldp_models.safe_io.atomic_output`, so it leaves no partial file behind.
+    """
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        sys.stderr.write("rldp: interrupted\n")
+        return 130
+
+
+def _run(argv: list[str]) -> int:
+    """:func:`main` after its interrupt handler."""
     args = build_parser(argv).parse_args(argv)
     if not os.environ.get("RLDP_DEBUG"):
         # floating-point overflow inside inner optimisers (e.g. scipy's line search at
@@ -160,16 +173,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with preflight.prepared(args):
             code = int(args.func(args))
-        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        _flush_stdout()
         return code
-    except KeyboardInterrupt:
-        sys.stderr.write("rldp: interrupted\n")
-        return 130
     except BrokenPipeError:  # stdout closed by the reader (``rldp solvers | head -1``)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - the one place that turns every failure into a line
         return _report(exc, args)
+
+
+def _flush_stdout() -> None:
+    """Flush standard output: a closed pipe shows here (as :class:`BrokenPipeError`), a full
+    disk as one-line :class:`InputError` (``rldp schema > /dev/full`` must not exit 0)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise InputError(f"cannot write standard output ({exc.strerror or exc})") from None
 
 
 def _report(exc: Exception, args: argparse.Namespace) -> int:

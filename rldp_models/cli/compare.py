@@ -19,7 +19,7 @@ import sys
 from rldp_models.cli.common import add_data_arguments, load_crosstab, significance
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.distortion import NAMED_DISTORTIONS
-from rldp_models.errors import InputError
+from rldp_models.safe_io import atomic_output
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,10 +56,8 @@ def run(args: argparse.Namespace) -> int:
     print(outcome.title)
     print(format_table(outcome.table, wide=args.wide))
     if args.out and png:
-        try:
-            outcome.table.to_csv(args.out, index=False)
-        except OSError as exc:
-            raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+        with atomic_output(args.out, newline="") as handle:
+            outcome.table.to_csv(handle, index=False)
         outcome.plot(png)
         sys.stdout.write(f"  wrote {args.out}, {png}\n")
     return ExitCode.OK

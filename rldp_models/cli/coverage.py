@@ -19,6 +19,7 @@ from rldp_models.cli.common import add_data_arguments, load_crosstab
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.executors import SPECS
+from rldp_models.safe_io import atomic_output, save_figure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,10 +68,8 @@ def run(args: argparse.Namespace) -> int:
                        workers=args.workers)
     print(outcome.text)
     if args.out:
-        try:
-            outcome.table.to_csv(args.out, index=False)
-        except OSError as exc:
-            raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+        with atomic_output(args.out, newline="") as handle:
+            outcome.table.to_csv(handle, index=False)
         sys.stderr.write(f"rldp: wrote {args.out}\n")
     png = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
     if png:
@@ -103,8 +102,6 @@ def write_plot(table, path: str) -> None:
 
     figure = plot_coverage(table)
     try:
-        figure.savefig(path, dpi=100, metadata={"Software": None})
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        save_figure(figure, path, dpi=100, metadata={"Software": None})
     finally:
         plt.close(figure)

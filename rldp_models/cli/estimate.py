@@ -37,6 +37,7 @@ from rldp_models.release.loading import load_result
 from rldp_models.release.provenance import check_released_with, refuse_released
 from rldp_models.release.released import released_counts
 from rldp_models.release.targets import Target, target
+from rldp_models.safe_io import atomic_output
 
 
 MAX_DRAWS = 100_000
@@ -85,10 +86,8 @@ def run(args: argparse.Namespace) -> int:
     if truth is not None:
         frame.insert(len(frame.columns) - 1, "truth", truth)
     _report(frame, verdict.rank, verdict.inputs, table, marked, METHOD)
-    try:
-        frame.to_csv(args.out, index=False)
-    except OSError as exc:
-        raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+    with atomic_output(args.out, newline="") as handle:
+        frame.to_csv(handle, index=False)
     plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}",
                   table.level)
     print(f"  wrote {args.out}, {png}")

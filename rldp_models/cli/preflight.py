@@ -3,9 +3,12 @@
 :func:`prepared` is entered by :func:`rldp_models.cli.main` after parsing. It
 
 1. applies the global options (``--quiet``, ``--max-memory``, ``--time-limit``);
-2. checks every output path (``--out``, ``--report``) before any work: its
-   directory must exist and be writable, and it must not name an input
-   (``--counts``, ``--data``, a prior, the result being verified);
+2. checks every input (:data:`INPUT_OPTIONS`): a regular file (or ``-``) of at
+   most ``--max-memory`` bytes, not a directory or a device
+   (:func:`rldp_models.safe_io.check_input`); and every output path
+   (``--out``, ``--report``, ``--plot``, a figure or proof written beside
+   ``--out``) before any work: its directory must exist and be writable, and
+   it must not name an input by path or by inode (a hard or symbolic link);
 3. loads the crosstab (cached, so the command reuses it) and checks what the
    command needs of it (two secrets, numeric labels for squared or absolute
    distortion);
@@ -31,12 +34,23 @@ from pathlib import Path
 from rldp_models import resources
 from rldp_models.errors import InputError
 from rldp_models.problem_kinds import PRESETS
+from rldp_models.safe_io import check_input, same_file
 
-OUTPUT_OPTIONS = ("out", "report")
+OUTPUT_OPTIONS = ("out", "report", "plot")
 """Arguments naming a file a command writes."""
 
-INPUT_OPTIONS = ("counts", "data", "prior", "prior0", "prior1", "joint", "result")
-"""Arguments naming a file a command reads."""
+INPUT_OPTIONS = ("counts", "data", "prior", "prior0", "prior1", "joint", "result", "results",
+                 "released", "truth", "target")
+"""Arguments naming a file a command reads (a list for ``compare``'s results)."""
+
+NAMED_TARGETS = ("U", "S", "X")
+"""``estimate --target`` values that name a marginal, not a file."""
+
+POSITIONAL_INPUTS = {("verify", "result"): "the result to verify",
+                     ("release", "result"): "the result to release with",
+                     ("compare", "results"): "the result",
+                     ("estimate", "released"): "the released file"}
+"""How a positional input is named in messages (an option is named by its flag)."""
 
 DIRECTORY_OUTPUTS = ("demo", "reproduce")
 """Commands whose ``--out`` is a directory (created if missing)."""
@@ -103,6 +117,7 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
     from rldp_models.progress import set_quiet
 
     set_quiet(getattr(args, "quiet", False))
+    check_inputs(args)
     check_outputs(args)
     estimate = _CHECKS.get(args.command, lambda _: None)(args)
     anytime = _is_polyopt(args)
@@ -120,30 +135,54 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
+def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every input file of the command: ``(how it is named, path)``."""
+    files = []
+    for option in INPUT_OPTIONS:
+        value = getattr(args, option, None)
+        for path in value if isinstance(value, list) else [value]:
+            if not isinstance(path, str) or (option == "target" and path in NAMED_TARGETS):
+                continue
+            name = POSITIONAL_INPUTS.get((args.command, option), f"--{option}")
+            files.append((f"{name} {path}", path))
+    return files
+
+
+def check_inputs(args: argparse.Namespace) -> None:
+    """Refuse an input that is a directory, a device or larger than ``--max-memory``."""
+    limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
+    for what, path in input_files(args):
+        check_input(path, what, limit, f"{resources.format_bytes(limit)} (--max-memory)")
+
+
+def output_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every file the command writes: ``(how it is named, path)``, figures and proofs beside
+    ``--out`` included (a directory ``--out`` is not a file)."""
+    files = [(f"--{option}", getattr(args, option)) for option in OUTPUT_OPTIONS
+             if isinstance(getattr(args, option, None), str)
+             and not (args.command in DIRECTORY_OUTPUTS and option == "out")]
+    out = getattr(args, "out", None)
+    beside = {"compare": ".png", "coverage": ".png", "estimate": ".png"}.get(args.command)
+    if isinstance(out, str) and beside and not getattr(args, "plot", None):
+        files.append(("the figure beside --out", str(Path(out).with_suffix(beside))))
+    proof = _polyopt_proof_path(args)
+    if proof is not None:
+        files.append(("PolyOpt's proof (written beside --out)", proof))
+    return files
+
+
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse an output path that cannot be written or that names an input file."""
-    inputs = {option: getattr(args, option) for option in INPUT_OPTIONS
-              if isinstance(getattr(args, option, None), str)}
-    for option in OUTPUT_OPTIONS:
-        path = getattr(args, option, None)
-        if not isinstance(path, str):
-            continue
-        if args.command in DIRECTORY_OUTPUTS and option == "out":
-            _check_directory_output(path)
-            continue
-        _check_file_output(path, f"--{option}")
-        for input_option, input_path in inputs.items():
-            if _same_file(path, input_path):
-                name = "the result to verify" if input_option == "result" \
-                    else f"--{input_option}"
-                raise InputError(f"--{option} {path} is the input file given as {name}; "
+    if args.command in DIRECTORY_OUTPUTS and isinstance(getattr(args, "out", None), str):
+        _check_directory_output(args.out)
+    inputs = input_files(args)
+    for what, path in output_files(args):
+        if what.startswith("--"):
+            _check_file_output(path, what)
+        for input_name, input_path in inputs:
+            if same_file(path, input_path):
+                raise InputError(f"{what} {path} is the input file given as {input_name}; "
                                  "writing it would destroy the input: choose another name")
-    proof_beside = _polyopt_proof_path(args)
-    if proof_beside is not None:
-        for input_path in inputs.values():
-            if _same_file(proof_beside, input_path):
-                raise InputError(f"PolyOpt's proof {proof_beside} (written beside --out) is "
-                                 "an input file: choose another --out name")
 
 
 def _check_file_output(path: str, option: str) -> None:
@@ -183,13 +222,6 @@ def _probe_directory(directory: Path, what: str) -> None:
             pass
     except OSError as exc:
         raise InputError(f"{what}: cannot write in {directory} ({exc.strerror})") from None
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def _polyopt_proof_path(args: argparse.Namespace) -> str | None:

@@ -43,6 +43,7 @@ from rldp_models.release.identifiability import MAX_EXACT_ENTRIES, exact_channel
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.checker import rldp_epsilon
 from rldp_models.rldp_protocols.product_check import product_rldp_level
+from rldp_models.safe_io import save_figure
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 COLUMNS = ("result", "I/H(X)", "distortion at Phat", "distortion over F", "eps at Phat",
@@ -110,9 +111,7 @@ def plot(table: pd.DataFrame, path: str | Path) -> None:
     right.legend()
     figure.tight_layout()
     try:
-        figure.savefig(path, dpi=120, metadata={"Software": None})
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        save_figure(figure, path, dpi=120, metadata={"Software": None})
     finally:
         plt.close(figure)
 

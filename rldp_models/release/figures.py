@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from rldp_models.errors import InputError  # noqa: E402
+from rldp_models.safe_io import save_figure  # noqa: E402
 
 
 def figure_path(out: str, plot: str | None = None) -> Path:
@@ -59,8 +60,10 @@ def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "",
     else:
         _plot_intervals(axes, shown, level)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    try:
+        save_figure(figure, path, dpi=120)
+    finally:
+        plt.close(figure)
 
 
 def _plot_intervals(axes: plt.Axes, shown: pd.DataFrame, level: float) -> None:
@@ -93,5 +96,7 @@ def plot_comparison(frame: pd.DataFrame, path: str | Path) -> None:
     right.invert_yaxis()
     right.legend()
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    try:
+        save_figure(figure, path, dpi=120)
+    finally:
+        plt.close(figure)

@@ -26,8 +26,6 @@ them as ``rldp: warning:`` lines.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from rldp_models.progress import progress
 from rldp_models.release.channel import ReleaseChannel
 from rldp_models.release.provenance import header_lines
 from rldp_models.release.sampling import RandomWords, os_random_words, seeded_random_words
+from rldp_models.safe_io import atomic_output
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.counts import counts_digest
 
@@ -144,23 +143,16 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
 def _write(channel: ReleaseChannel, data: str | Path, columns: list[str], sensitive: str,
            public: str, keep: Sequence[str], out: Path, words: RandomWords,
            comments: list[str], chunk_records: int, advance: Callable[[int], object]) -> None:
-    handle = tempfile.NamedTemporaryFile("w", dir=out.parent or ".", prefix=f".{out.name}.",
-                                         suffix=".part", delete=False, newline="")
-    try:
-        with handle:
-            handle.writelines(line + "\n" for line in comments)
-            first = True
-            for chunk in _chunks(data, list(dict.fromkeys(columns)), chunk_records):
-                s, u = _codes(channel, chunk[sensitive], chunk[public])
-                released = chunk.loc[:, list(keep)].copy()
-                released[RELEASED_COLUMN] = channel.texts(channel.draw(s, u, words))
-                released.to_csv(handle, header=first, index=False)
-                first = False
-                advance(len(chunk))
-        os.replace(handle.name, out)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    with atomic_output(out, newline="") as handle:
+        handle.writelines(line + "\n" for line in comments)
+        first = True
+        for chunk in _chunks(data, list(dict.fromkeys(columns)), chunk_records):
+            s, u = _codes(channel, chunk[sensitive], chunk[public])
+            released = chunk.loc[:, list(keep)].copy()
+            released[RELEASED_COLUMN] = channel.texts(channel.draw(s, u, words))
+            released.to_csv(handle, header=first, index=False)
+            first = False
+            advance(len(chunk))
 
 
 def _header(data: str | Path) -> list[str]:

@@ -31,6 +31,7 @@ import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.results.json_ready import jsonable
+from rldp_models.safe_io import atomic_output, write_text
 
 if TYPE_CHECKING:
     from rldp_models.results.certified import CertifiedResult
@@ -152,7 +153,7 @@ def write_record(record: dict[str, Any], path: str | Path) -> None:
 
 def _write_json_ready(record: dict[str, Any], path: str | Path) -> None:
     """:func:`write_record` for a record that is JSON-ready already (no second conversion)."""
-    Path(path).write_text(_layered_json(record, INDENTED_LEVELS) + "\n")
+    write_text(path, _layered_json(record, INDENTED_LEVELS) + "\n")
 
 
 def _layered_json(value: Any, levels: int, margin: str = "") -> str:
@@ -203,4 +204,5 @@ def load_pricing_proof(path: str | Path) -> dict[str, np.ndarray]:
 def save_pricing_proof(path: str | Path, proof: Mapping[str, np.ndarray]) -> None:
     """Write ``proof`` as a compressed ``.npz``."""
     # numpy's stub types the named arrays of **kwds as its keyword allow_pickle (a bool)
-    np.savez_compressed(path, **proof)  # type: ignore[arg-type]
+    with atomic_output(path, "wb") as handle:
+        np.savez_compressed(handle, **proof)  # type: ignore[arg-type]
