@@ -2,7 +2,7 @@
 
 Runs ``polyopt_protocol(..., time_limit=S)`` with
 :data:`rldp_models.rldp_protocols.polyopt.SCIP_SECONDS` at ``0`` (today's oracle)
-and at ``GUIDED`` CPU seconds per pricing call at every size and eps, in the same
+and at ``GUIDED`` CPU seconds per pricing call, in the same
 process, and prints CPU seconds (``time.process_time``, SCIP's included), the proven
 relative gap and the utility. ``LIMIT`` is in CPU seconds. Run (the machine is shared;
 pick instances)::
@@ -10,6 +10,7 @@ pick instances)::
     PYTHONPATH=. python benchmarks/bench_polyopt_scip.py 3x4 15 2 1 5
     PYTHONPATH=. python benchmarks/bench_polyopt_scip.py hair 30 2
     PYTHONPATH=. python benchmarks/bench_polyopt_scip.py hair 20 1 5 8
+    PYTHONPATH=. python benchmarks/bench_polyopt_scip.py hair 30 5
     PYTHONPATH=. python benchmarks/bench_polyopt_scip.py 5x5 120 2
 """
 
@@ -47,7 +48,6 @@ def run(table: Crosstab, eps: float, limit: float, scip_seconds: float
         ) -> tuple[float, float, float]:
     """CPU seconds, proven relative gap and utility of one time-limited run."""
     polyopt_module.SCIP_SECONDS = scip_seconds
-    polyopt_module.SCIP_MIN_CELLS, polyopt_module.SCIP_MIN_EPS = 0, 0.0
     start = time.process_time()
     result = polyopt_module.polyopt_protocol(table, eps, proof=True, time_limit=limit)
     return time.process_time() - start, result.relative_gap, result.utility_hat

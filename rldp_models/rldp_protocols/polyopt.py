@@ -75,20 +75,14 @@ is for the exact certification of ``Q`` and ``Q^2`` (seconds at 5x5)."""
 MIN_PROOF_SHARE = 0.25
 """The pricing proof gets at least this share of ``time_limit``."""
 
-SCIP_SECONDS = 1.0
+SCIP_SECONDS = 0.0
 """CPU seconds SCIP (``pyscipopt``, the ``scip`` extra) gets per pricing call to propose a
-start for the local search (:class:`ConcavePricing`'s ``scip_seconds``) where it is used
-(:func:`scip_seconds`); ``0`` switches it off."""
-
-SCIP_MIN_CELLS = 16
-"""SCIP guides the pricing only from this many cells and from :data:`SCIP_MIN_EPS`
-(``benchmarks/bench_polyopt_scip.py``, CPU-second limits, same process: at 3x4 eps
-1/2/5 it turned 4-5 s certified runs into 12-13 s runs stopped at a 0.03-0.1% gap)."""
-
-SCIP_MIN_EPS = 5.0
-"""The least eps at which SCIP guides the pricing (HairEyeColor 4x4 at a 20 CPU s
-limit: eps 5 gap 54.6% -> 3.7%, eps 8 12.0% either way (16.1 against 17.5 s), but
-eps 1 42.1% -> 57.4% and eps 2, at 30 CPU s, 27.7% -> 30.1%)."""
+start for the local search (:class:`ConcavePricing`'s ``scip_seconds``); ``0``: off, the
+default, as it did not pay where measured (``benchmarks/bench_polyopt_scip.py``, CPU-second
+limits, same process, at 1 s: 3x4 eps 1/2/5 went from 4-5 s certified to 12-13 s stopped
+at a 0.03-0.1% gap; HairEyeColor 4x4 at 20 CPU s eps 1 42.1% -> 57.4%, eps 8 12.0% either
+way, at 30 CPU s eps 2 27.7% -> 30.1%, eps 5 54.6% either way; its one gain, eps 5 at 20
+CPU s 54.6% -> 3.7%, did not repeat at 30)."""
 
 PROOF_MARGINS = (0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
 """Relative margins of the successive targets of a time-limited run's pricing proof
@@ -266,7 +260,7 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
                          "LP (47) over them"):
             first, rays = _enumerated(rows, phat, solver, blocks, ratio)
     else:
-        first, rays = _generated(rows, phat, eps, solver, watch)
+        first, rays = _generated(rows, phat, solver, watch)
     stopped = watch.stopped_early
     certificate, pricing_proof = first.certificate, None
     if proof and (method == "column-generation" or phat.size > MAX_GAMMA_DIMENSION):
@@ -327,17 +321,11 @@ def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str, blocks: np.ndar
         rays
 
 
-def scip_seconds(cells: int, eps: float) -> float:
-    """SCIP's CPU seconds per pricing call at this size and eps: :data:`SCIP_SECONDS` where
-    its guidance was measured to pay (:data:`SCIP_MIN_CELLS`, :data:`SCIP_MIN_EPS`), else 0."""
-    return SCIP_SECONDS if cells >= SCIP_MIN_CELLS and eps >= SCIP_MIN_EPS else 0.0
-
-
-def _generated(rows: np.ndarray, phat: np.ndarray, eps: float, solver: str, watch: RoundWatch
+def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, watch: RoundWatch
                ) -> tuple[ConeLPSolution, ExplicitRays]:
     """LP (47) by column generation, anytime (``watch``); the rays in use plus the seed."""
     oracle = ConcavePricing(rows.astype(float), phat, stop=watch.stopping,
-                            scip_seconds=scip_seconds(phat.size, eps))
+                            scip_seconds=SCIP_SECONDS)
     solution = solve_by_pricing(oracle, MutualInformation(phat), np.ones(phat.size), solver,
                                 watch=watch)
     pool = np.hstack([solution.vectors, oracle.seed()])
@@ -368,7 +356,7 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeL
     dual = solution.final_dual if solution.final_dual is not None else \
         solution.certificate.dual
     pricing = ConcavePricing(rows, phat, stop=watch.stopping,
-                             scip_seconds=scip_seconds(phat.size, eps))
+                             scip_seconds=SCIP_SECONDS)
     found = pricing.price(dual, 1)
     dual = dual + max(max(((u - dual @ v) / v.sum()
                            for u, v in zip(found.utilities, found.rays.T)), default=0.0), 0.0)

@@ -24,8 +24,6 @@ TABLES = {
 @pytest.fixture(autouse=True)
 def guided(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(polyopt_module, "SCIP_SECONDS", 0.5)
-    monkeypatch.setattr(polyopt_module, "SCIP_MIN_CELLS", 0)
-    monkeypatch.setattr(polyopt_module, "SCIP_MIN_EPS", 0.0)
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
