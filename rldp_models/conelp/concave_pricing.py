@@ -44,6 +44,7 @@ from rldp_models.conelp.engine import PRICING_TOLERANCE
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError, polish_rays
 from rldp_models.conelp.pricing import PricingResult
 from rldp_models.conelp.pricing_proof_record import ProofRecorder
+from rldp_models.conelp.scip_pricing import scip_available, scip_point
 from rldp_models.errors import InputError
 
 ROUNDING_ALLOWANCE = 1e-12
@@ -191,6 +192,11 @@ class ConcavePricing:
         search ends there with the bound of its open boxes, which is valid
         wherever it stops (anytime column generation:
         :class:`~rldp_models.conelp.pricing_progress.RoundWatch`).
+    scip_seconds : float
+        When positive (and ``pyscipopt`` is installed), SCIP's incumbent for
+        ``max h`` within this many seconds (:func:`~rldp_models.conelp.scip_pricing.scip_point`)
+        starts the local search of every search and proof, next to the kept rays.
+        Only its point is used, re-evaluated here; no bound comes from SCIP.
 
     Raises
     ------
@@ -201,7 +207,7 @@ class ConcavePricing:
 
     def __init__(self, rows: np.ndarray, prior: np.ndarray, *, max_nodes: int = MAX_NODES,
                  entering: float = PRICING_TOLERANCE, propagate: bool = False,
-                 stop: Callable[[], bool] | None = None) -> None:
+                 stop: Callable[[], bool] | None = None, scip_seconds: float = 0.0) -> None:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
@@ -219,6 +225,7 @@ class ConcavePricing:
         self.max_nodes, self.entering = max_nodes, float(entering)
         self.propagate = propagate
         self.stop = stop
+        self.scip_seconds = scip_seconds if scip_available() else 0.0
         self._columns = np.arange(self.prior.size, dtype=np.int32)
         self._highs = self._model()
         self._lower, self._upper, self._vertices = self._root_box()
@@ -319,7 +326,8 @@ class ConcavePricing:
     def _complete(self, dual: np.ndarray, heap: list[_Node], target: float) -> list[_Node]:
         """Expand ``heap`` until every box's bound is at most ``max(best, target)`` (or
         :attr:`stop`); the boxes are kept, so a later call with a smaller target goes on."""
-        best = max(value for value, _ in self._local_search(dual, [heap[0].point]))
+        best = max(value for value, _ in self._local_search(dual, [heap[0].point]
+                                                            + self._guided(dual)))
         nodes = 0
         while heap and nodes < self.max_nodes:
             batch: list[_Node] = []
@@ -351,7 +359,8 @@ class ConcavePricing:
         early = GOOD_ENOUGH if not complete else math.inf
         entering_value = EARLY_STOP_FACTOR * self.entering * self._mass[1]
         heap = self._start(dual)
-        pool = self._local_search(dual, [heap[0].point] + list(self._recent.T))
+        pool = self._local_search(dual, [heap[0].point] + list(self._recent.T)
+                                  + self._guided(dual))
         best = max(value for value, _ in pool)
         nodes = 0
         while heap:
@@ -381,6 +390,13 @@ class ConcavePricing:
         rays = self._candidates(pool, dual, count)
         self._recent = np.hstack([rays, self._vertices])
         return PricingResult(rays, self.utility(rays), float(per_mass), nodes)
+
+    def _guided(self, dual: np.ndarray) -> list[np.ndarray]:
+        """SCIP's incumbent point at ``dual`` as a start, if :attr:`scip_seconds` asks for it."""
+        if self.scip_seconds <= 0:
+            return []
+        found = scip_point(self.rows, self.prior, dual, seconds=self.scip_seconds)
+        return [] if found is None else [found.point]
 
     def _start(self, dual: np.ndarray) -> list[_Node]:
         """The queue at ``dual``: the root box, or the kept frontier re-bounded."""

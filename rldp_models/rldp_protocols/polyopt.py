@@ -75,6 +75,15 @@ is for the exact certification of ``Q`` and ``Q^2`` (seconds at 5x5)."""
 MIN_PROOF_SHARE = 0.25
 """The pricing proof gets at least this share of ``time_limit``."""
 
+SCIP_SECONDS = 0.0
+"""CPU seconds SCIP (``pyscipopt``, the ``scip`` extra) gets per pricing call to propose a
+start for the local search (:class:`ConcavePricing`'s ``scip_seconds``); ``0``: off, the
+default, as it did not pay where measured (``benchmarks/bench_polyopt_scip.py``, CPU-second
+limits, same process, at 1 s: 3x4 eps 1/2/5 went from 4-5 s certified to 12-13 s stopped
+at a 0.03-0.1% gap; HairEyeColor 4x4 at 20 CPU s eps 1 42.1% -> 57.4%, eps 8 12.0% either
+way, at 30 CPU s eps 2 27.7% -> 30.1%, eps 5 54.6% either way; its one gain, eps 5 at 20
+CPU s 54.6% -> 3.7%, did not repeat at 30)."""
+
 PROOF_MARGINS = (0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
 """Relative margins of the successive targets of a time-limited run's pricing proof
 (:func:`_pricing_proof`): a looser target closes in far fewer boxes."""
@@ -315,7 +324,8 @@ def _enumerated(rows: np.ndarray, phat: np.ndarray, solver: str, blocks: np.ndar
 def _generated(rows: np.ndarray, phat: np.ndarray, solver: str, watch: RoundWatch
                ) -> tuple[ConeLPSolution, ExplicitRays]:
     """LP (47) by column generation, anytime (``watch``); the rays in use plus the seed."""
-    oracle = ConcavePricing(rows.astype(float), phat, stop=watch.stopping)
+    oracle = ConcavePricing(rows.astype(float), phat, stop=watch.stopping,
+                            scip_seconds=SCIP_SECONDS)
     solution = solve_by_pricing(oracle, MutualInformation(phat), np.ones(phat.size), solver,
                                 watch=watch)
     pool = np.hstack([solution.vectors, oracle.seed()])
@@ -345,7 +355,8 @@ def _pricing_proof(vertices: list, eps: float, phat: np.ndarray, solution: ConeL
     rows = gamma_rows(vertices, outer_ratio(eps)).astype(float)
     dual = solution.final_dual if solution.final_dual is not None else \
         solution.certificate.dual
-    pricing = ConcavePricing(rows, phat, stop=watch.stopping)
+    pricing = ConcavePricing(rows, phat, stop=watch.stopping,
+                             scip_seconds=SCIP_SECONDS)
     found = pricing.price(dual, 1)
     dual = dual + max(max(((u - dual @ v) / v.sum()
                            for u, v in zip(found.utilities, found.rays.T)), default=0.0), 0.0)
