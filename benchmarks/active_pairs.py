@@ -10,8 +10,10 @@ default backend (the direct Clarabel path); for every ordered pair ``(s1, s2)`` 
 * the slack of the constraint at the returned protocol: minus Theorem 4's bound (eq. 29)
   evaluated exactly (interval arithmetic) at the closed-form multipliers
   (:func:`rldp_models.privacy.guarantees.check_robust_privacy`, no solver multipliers),
-  counted below 1e-3, 1e-4 and 1e-6 of the largest slack... in absolute terms (the
-  constraint is in units of probability).
+  counted below 1e-3, 1e-4 and 1e-6 in absolute terms (the constraint is in units of
+  probability). The returned protocol is the certified one: after a repair that mixes
+  in the uniform protocol every slack grows by about the mixing weight, so the 1e-6
+  count is a floor.
 
 Run (a script, not a test; the numbers go into the issue's note)::
 
