@@ -103,7 +103,7 @@ def test_the_direct_conic_path_follows_its_fitted_laws() -> None:
     estimate would refuse, and squared distortion is estimated costlier than Hamming."""
     direct = resources.robust_program_estimate("RURP", 16, 15, True, direct=True,
                                                distortion="hamming")
-    law = resources.DIRECT_TIME_LAWS["hamming"]
+    law = resources.DIRECT_TIME_LAW
     assert direct.seconds == pytest.approx(resources.DIRECT_OVERHEAD_SECONDS
                                            + law.scale * 16**law.s_exponent
                                            * 15**law.u_exponent)
