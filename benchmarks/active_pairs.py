@@ -17,9 +17,9 @@ default backend (the direct Clarabel path); for every ordered pair ``(s1, s2)`` 
 
 Run (a script, not a test; the numbers go into the issue's note)::
 
-    python benchmarks/active_pairs.py --shape 8x8
-    python benchmarks/active_pairs.py --shape 16x30
-    python benchmarks/active_pairs.py --data ../shared/data/adult/adult.data \
+    PYTHONPATH=. python benchmarks/active_pairs.py --shape 8x8
+    PYTHONPATH=. python benchmarks/active_pairs.py --shape 16x30
+    PYTHONPATH=. python benchmarks/active_pairs.py --data ../shared/data/adult/adult.data \
         --sensitive education --public native-country
 
 Synthetic tables are :func:`rldp_models.instances.jeffreys_instance` draws with

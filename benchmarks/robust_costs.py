@@ -16,9 +16,10 @@ the held-out rows land within 2x of the law as written in ``resources``.
 
 Measure (appends one row per shape)::
 
-    python benchmarks/robust_costs.py measure RURP hamming 3x5 5x10 8x8
-    python benchmarks/robust_costs.py measure RURP hamming adult:education:native-country
-    python benchmarks/robust_costs.py fit
+    PYTHONPATH=. python benchmarks/robust_costs.py measure RURP hamming 3x5 5x10 8x8
+    PYTHONPATH=. python benchmarks/robust_costs.py measure RURP hamming \
+        adult:education:native-country
+    PYTHONPATH=. python benchmarks/robust_costs.py fit
 """
 
 from __future__ import annotations
