@@ -97,25 +97,27 @@ class CostLaw:
 
 DIRECT_TIME_LAW = CostLaw(0.0005971, 3.131, 1.246)
 DIRECT_MEMORY_LAW = CostLaw(6.171e+04, 2.584, 0.936)
-DIRECT_SQUARED_FACTORS = (1.532, 1.280)
+DIRECT_SQUARED_FACTORS = (1.477, 1.198)
 """CPU seconds above :data:`DIRECT_OVERHEAD_SECONDS` and peak bytes above
 :data:`DIRECT_BASELINE_BYTES` of ``rldp solve`` on the direct conic path (RURP, Hamming
 distortion, eps 1, chi-square set, end to end: build, solve, exact finish, certificate,
 record), and the factors of squared (or absolute) distortion on the whole estimate (the
-geometric mean of measured / Hamming estimate over its fitted rows; its repair is
-tightened on some shapes, so its cost is noisier). Fitted by ``benchmarks/robust_costs.py
-fit`` on the rows of ``benchmarks/robust_costs.csv`` marked ``fit`` (CPU seconds and peak
-resident memory of ``/usr/bin/time -v``, synthetic Jeffreys tables of 10,000 records and
-Adult education x native-country, on a shared 2-core machine at load 5-11);
-``benchmarks/bench_robust_costs.py`` checks that every row lands within 2x, the held-out
-ones included: 2x3, 8x16, 7x27 (24.5 s), 12x24 (80 s, 704 MB), Adult race x education,
-squared 5x10 (estimates 0.72-1.16 of the measured). Fitted: 3x5 1.5-1.9 s, 8x8 7.3 s, 10x20
-22.9 s and 401 MB, Adult education x native-country (16x42) 470 s and 2.8 GB. The time grows
+geometric mean of measured / Hamming estimate over its fitted rows).
+
+Fitted by ``benchmarks/robust_costs.py fit`` on the rows of ``benchmarks/robust_costs.csv``
+marked ``fit`` (CPU seconds and peak resident memory of ``/usr/bin/time -v``, synthetic
+Jeffreys tables of 10,000 records and Adult education x native-country, on a shared
+2-core machine at load 5-11): 3x5 1.5-1.9 s, 8x8 7.3 s, 10x20 22.9 s and 401 MB, Adult
+16x42 470 s and 2.8 GB. ``benchmarks/bench_robust_costs.py`` checks that every row lands
+within 2x, the held-out ones included: 2x3, 8x16, 7x27 (24.5 s), 12x24 (80 s, 704 MB),
+Adult race x education, squared 5x10 and 5x16 (0.72-1.16 of the measured). The time grows
 as ``n_s^3.1 n_u^1.2``, not as the cone entries ``(n_s n_u)^2``: the ordered pairs of
 secrets cost more than the outputs. The previous law, entries^0.8 through two shapes, was
-2-7x off (issue 38). CPU time itself grows with the machine's load: the same 16x42 run
-took 200 s CPU near idle (issue 38), so on an idle machine these estimates are high by up
-to ~2x; extrapolated far beyond 16x42 (41x41: 1.9 h, 27 GiB) they are unchecked."""
+2-7x off (issue 38). Squared distortion costs a growing multiple of Hamming (1.1x at 8x8,
+3.6x at 10x20: 83 s, 497 MB), which one factor only averages: its large tables are
+underestimated (0.63x at 10x20). CPU time itself grows with the machine's load: the same
+16x42 run took 200 s CPU near idle (issue 38), so on an idle machine these estimates are
+high by up to ~2x; far beyond 16x42 (41x41: 1.9 h, 27 GiB) they are extrapolations."""
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
