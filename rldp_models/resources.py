@@ -73,27 +73,52 @@ NOMINAL_MEMORY_SHARE = 0.05
 """NUNP (no robust block) against NURP at 16x15: 280 s and 283 MB peak (63 MB above the
 baseline) against 874 s and 2,053 MB."""
 
-DIRECT_CONE_ENTRIES_AT_CALIBRATION = 57600.0
-DIRECT_CPU_SECONDS_AT_CALIBRATION = 19.2
-DIRECT_TIME_EXPONENT = 0.80
-DIRECT_BYTES_AT_CALIBRATION = 462e6
-DIRECT_MEMORY_EXPONENT = 1.17
-"""The direct conic path (the default backend of the robust presets), end to end (``rldp
-solve``, Hamming distortion, eps 1, CPU seconds of ``/usr/bin/time``, the optimality
-certificate included; Theorem 4's side cones boosted, linking rows grouped): RURP on
-education x occupation (16x15, 57,600 entries) 19.2 s and 682 MB peak resident (462 MB above
-the baseline); on race x education (5x16, 6,400 entries) 3.3 s and 275 MB: entries^0.80 for
-the time (before grouped linking rows: 27.2 s and 793 MB, 3.9 s and 284 MB; before the
-boost: 31.5 s and 756 MB, 4.0 s and 280 MB). Memory grows faster at the large end:
-education x native-country (16x42, 451,584 entries) took 7.3 GB with the earlier form, ~15%
-less is expected now (as measured at 16x15), so entries^1.17 (estimate 5.3 GB; 255 MB at
-5x16). Check: synthetic 10x20 RURP (40,000 entries) 13.5 s and 500 MB (estimate 14 s,
-~520 MB). Clarabel's iterations are ~3/4 of the time (60 of them at 16x15). The form
-written since issue 22 (Hamming rows plain, no cones on empty cells), the 1e-9 tolerance of
-large programs and the certificate moved the earlier calibration (23.0 s, 865 MB at 16x15)
-to these figures. A loaded
-machine stretches the wall-clock time well beyond the CPU time (16x15 took 243 s of wall
-time at load 16 on 2 cores)."""
+DIRECT_OVERHEAD_SECONDS = 1.7
+DIRECT_BASELINE_BYTES = 110e6
+"""``rldp solve RURP`` on a 2x2 table (direct conic path): 1.74 s CPU and 110 MB peak, the
+start-up and the smallest program; the laws below add to these."""
+
+
+@dataclass(frozen=True)
+class CostLaw:
+    """``scale * n_s^s_exponent * n_u^u_exponent``, fitted to measured runs.
+
+    The direct path's cost is not a function of the cone entries ``n_s^2 n_u^2`` alone:
+    at equal entries a table with more outputs (``n_u``) costs more CPU time.
+    """
+
+    scale: float
+    s_exponent: float
+    u_exponent: float
+
+    def __call__(self, n_s: int, n_u: int) -> float:
+        return self.scale * float(n_s) ** self.s_exponent * float(n_u) ** self.u_exponent
+
+
+DIRECT_TIME_LAW = CostLaw(0.0005971, 3.131, 1.246)
+DIRECT_MEMORY_LAW = CostLaw(6.171e+04, 2.584, 0.936)
+DIRECT_SQUARED_FACTORS = (1.477, 1.198)
+"""CPU seconds above :data:`DIRECT_OVERHEAD_SECONDS` and peak bytes above
+:data:`DIRECT_BASELINE_BYTES` of ``rldp solve`` on the direct conic path (RURP, Hamming
+distortion, eps 1, chi-square set, end to end: build, solve, exact finish, certificate,
+record), and the factors of squared (or absolute) distortion on the whole estimate (the
+geometric mean of measured / Hamming estimate over its fitted rows).
+
+Fitted by ``benchmarks/robust_costs.py fit`` on the rows of ``benchmarks/robust_costs.csv``
+marked ``fit`` (CPU seconds and peak resident memory of ``/usr/bin/time -v``, synthetic
+Jeffreys tables of 10,000 records and Adult education x native-country, on a shared
+2-core machine at load 5-11): 3x5 1.5-1.9 s, 8x8 7.3 s, 10x20 22.9 s and 401 MB, Adult
+16x42 470 s and 2.8 GB. ``benchmarks/bench_robust_costs.py`` checks that every row lands
+within 2x, the held-out ones included: 2x3, 8x16, 7x27 (24.5 s), 12x24 (80 s, 704 MB),
+Adult race x education, squared 5x10 and 5x16 (0.72-1.16 of the measured). The time grows
+as ``n_s^3.1 n_u^1.2``, not as the cone entries ``(n_s n_u)^2``: the ordered pairs of
+secrets cost more than the outputs. The previous law, entries^0.8 through two shapes, was
+2-7x off (issue 38). Squared distortion costs a growing multiple of Hamming (1.1x at 8x8,
+3.6x at 10x20: 83 s, 497 MB), which one factor only averages: its large tables are
+underestimated (0.63x at 10x20). CPU time itself grows with the machine's load: the same
+16x42 run took 200 s CPU near idle (issue 38), so on an idle machine these estimates are
+high by up to ~2x; far beyond 16x42 (41x41: 1.9 h, 27 GiB) they are extrapolations."""
+
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
@@ -270,28 +295,30 @@ def _power_of_two(exponent: int) -> int:
 
 
 def robust_program_estimate(problem: str, n_s: int, n_u: int, robust: bool,
-                            direct: bool = False) -> Estimate:
+                            direct: bool = False, distortion: str = "squared") -> Estimate:
     """``rldp solve PROBLEM`` (and each solver of ``compare-solvers``) on ``n_s x n_u``.
 
     The program has ``n_s n_u^2`` variables; robust blocks add ``n_s (n_s - 1) n_u`` cones
-    of ``n_u`` entries (Theorem 4), about ``n_s^2 n_u^2`` cone entries; the cost follows the
-    power laws calibrated above: the cvxpy path's, or with ``direct`` the direct conic
-    path's (:data:`DIRECT_CPU_SECONDS_AT_CALIBRATION`). NUNP (no robust block) costs the
-    shares measured for it.
+    of ``n_u`` entries (Theorem 4), about ``n_s^2 n_u^2`` cone entries. The cvxpy path's
+    cost follows its power law in the cone entries (:data:`ROBUST_TIME_EXPONENT`); with
+    ``direct``, the direct conic path's follows the laws fitted in ``n_s`` and ``n_u``
+    (:data:`DIRECT_TIME_LAW`), times :data:`DIRECT_SQUARED_FACTORS` unless ``distortion``
+    is ``"hamming"`` (the CLI's default distortion is ``"squared"``, the costlier).
     """
     entries = float(n_s * n_s * n_u * n_u)
+    what = f"{problem} on {n_s}x{n_u} ({int(entries):,} cone entries)"
     if direct:
-        scale = entries / DIRECT_CONE_ENTRIES_AT_CALIBRATION
         share = 1.0 if robust else NOMINAL_TIME_SHARE
-        return Estimate(f"{problem} on {n_s}x{n_u} ({int(entries):,} cone entries)",
-                        BASELINE_BYTES + share * DIRECT_BYTES_AT_CALIBRATION
-                        * scale ** DIRECT_MEMORY_EXPONENT,
-                        share * DIRECT_CPU_SECONDS_AT_CALIBRATION * scale ** DIRECT_TIME_EXPONENT)
-    scale = entries / ROBUST_CONE_ENTRIES_AT_CALIBRATION
+        time_factor, memory_factor = (1.0, 1.0) if distortion == "hamming" \
+            else DIRECT_SQUARED_FACTORS
+        return Estimate(what, memory_factor * (DIRECT_BASELINE_BYTES
+                                               + share * DIRECT_MEMORY_LAW(n_s, n_u)),
+                        time_factor * (DIRECT_OVERHEAD_SECONDS
+                                       + share * DIRECT_TIME_LAW(n_s, n_u)))
     time_share, memory_share = (1.0, 1.0) if robust else (NOMINAL_TIME_SHARE,
                                                          NOMINAL_MEMORY_SHARE)
-    return Estimate(f"{problem} on {n_s}x{n_u} ({int(entries):,} cone entries)",
-                    BASELINE_BYTES + memory_share * ROBUST_BYTES_AT_CALIBRATION
+    scale = entries / ROBUST_CONE_ENTRIES_AT_CALIBRATION
+    return Estimate(what, BASELINE_BYTES + memory_share * ROBUST_BYTES_AT_CALIBRATION
                     * scale ** ROBUST_MEMORY_EXPONENT,
                     time_share * ROBUST_SECONDS_AT_CALIBRATION * scale ** ROBUST_TIME_EXPONENT)
 

@@ -97,14 +97,21 @@ def test_help_is_plain_text(rst: str, plain: str) -> None:
     assert plain_text(rst) == plain
 
 
-def test_the_direct_conic_path_is_estimated_from_its_own_calibration() -> None:
-    """At the calibration point the estimate is the measured one; 16x42 (Adult education x
-    native-country) fits a machine the cvxpy path's estimate would refuse."""
-    direct = resources.robust_program_estimate("RURP", 16, 15, True, direct=True)
-    assert direct.seconds == pytest.approx(resources.DIRECT_CPU_SECONDS_AT_CALIBRATION)
-    assert direct.bytes == pytest.approx(resources.BASELINE_BYTES
-                                         + resources.DIRECT_BYTES_AT_CALIBRATION)
+def test_the_direct_conic_path_follows_its_fitted_laws() -> None:
+    """The estimate is the start-up plus the law in n_s and n_u (the outputs count beyond the
+    cone entries); 16x42 (Adult education x native-country) fits a machine the cvxpy path's
+    estimate would refuse, and squared distortion is estimated costlier than Hamming."""
+    direct = resources.robust_program_estimate("RURP", 16, 15, True, direct=True,
+                                               distortion="hamming")
+    law = resources.DIRECT_TIME_LAW
+    assert direct.seconds == pytest.approx(resources.DIRECT_OVERHEAD_SECONDS
+                                           + law.scale * 16**law.s_exponent
+                                           * 15**law.u_exponent)
     through_cvxpy = resources.robust_program_estimate("RURP", 16, 42, True)
     wide = resources.robust_program_estimate("RURP", 16, 42, True, direct=True)
     assert wide.bytes < 8 * 2**30 < through_cvxpy.bytes
     assert wide.seconds < through_cvxpy.seconds
+    hamming = resources.robust_program_estimate("RURP", 10, 20, True, direct=True,
+                                                distortion="hamming")
+    squared = resources.robust_program_estimate("RURP", 10, 20, True, direct=True)
+    assert squared.seconds > hamming.seconds
