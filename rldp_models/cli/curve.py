@@ -102,7 +102,8 @@ def _refuse_what_would_not_fit(args: argparse.Namespace, shape: tuple[int, int],
         raise InputError(f"--methods: unknown method {unknown[0]!r}; choose from "
                          f"{', '.join(PROGRAMS + PROTOCOLS)}")
     n_s, n_u = shape
-    estimates = [resources.robust_program_estimate(m, n_s, n_u, any(PRESETS[m]), direct=True)
+    estimates = [resources.robust_program_estimate(m, n_s, n_u, any(PRESETS[m]), direct=True,
+                                                   distortion=args.distortion)
                  if m in PROGRAMS else resources.protocol_estimate(m, n_s, n_u)
                  for m in methods]
     at_once = max(1, min(workers or 1, points * len(methods)))

@@ -243,7 +243,8 @@ def _solve(args: argparse.Namespace) -> resources.Estimate:
     n_s, n_u = crosstab.shape
     robust = any(PRESETS[args.problem])
     return resources.robust_program_estimate(args.problem, n_s, n_u, robust,
-                                             direct=_direct_path(args))
+                                             direct=_direct_path(args),
+                                             distortion=args.distortion)
 
 
 def _direct_path(args: argparse.Namespace) -> bool:
