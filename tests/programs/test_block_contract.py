@@ -183,27 +183,22 @@ def test_a_block_with_defaults_only_falls_back_to_cvxpy_with_a_note(
 
 
 @dataclass(frozen=True)
-class _LegacyCap:
-    """A block written before the contract (no base class): still built and checked."""
+class _DuckCap:
+    """A block with the contract's method names but not its base class: rejected."""
 
     eps: float
-    name: str = "legacy"
+    name: str = "duck"
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
         NominalSecretPrivacy(self.eps, name=self.name).build(context)
 
-    def check(self, protocol, program, multipliers):
-        return NominalSecretPrivacy(self.eps).check(protocol, program, multipliers)
 
-
-def test_a_block_written_before_the_contract_still_works(crosstab: Crosstab) -> None:
-    program = ProtocolProgram(crosstab, NominalDistortion(), [_LegacyCap(0.5)])
-    solution = program.solve()
-    assert program.eps == 0.5 and solution.result.solver == "clarabel"
-    assert [check.eps for check in solution.checks] == [0.5] and solution.guarantee_holds
-    reference = preset("NUNP", crosstab, 0.5).solve(solver="clarabel")
-    assert solution.objective == pytest.approx(reference.objective, rel=1e-6)
+def test_a_block_outside_the_contract_is_bad_input(crosstab: Crosstab) -> None:
+    with pytest.raises(InputError, match="_DuckCap is not a constraint family: derive it"):
+        ProtocolProgram(crosstab, NominalDistortion(), [_DuckCap(0.5)])
+    with pytest.raises(InputError, match="_DuckCap is not an objective: derive it"):
+        ProtocolProgram(crosstab, _DuckCap(0.5), [NominalSecretPrivacy(0.5)])  # type: ignore[arg-type]
 
 
 def test_the_programs_eps_is_its_blocks(crosstab: Crosstab) -> None:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.privacy.guarantees import check_nominal_privacy
+from rldp_models.programs.contract import GuaranteeFamily
 
 
 @dataclass(frozen=True)
-class PairNominalPrivacy:
+class PairNominalPrivacy(GuaranteeFamily):
     """Nominal privacy (eq. 6 at Phat) between the first two secrets only, at its own eps."""
 
     eps: float
