@@ -18,7 +18,7 @@ from rldp_models.validation import MAX_EPSILON
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
-    from rldp_models.results import CertifiedResult
+    from rldp_models.results.certified import CertifiedResult
 
 _loaded: dict[tuple, "Crosstab"] = {}
 

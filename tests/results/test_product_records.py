@@ -12,7 +12,8 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
-from rldp_models.results import CertifiedResult, validate
+from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.schema import validate
 from rldp_models.results.files import read_record
 from rldp_models.rldp_protocols import independent_reporting
 from rldp_models.rldp_protocols.checker import RLDPLevel

@@ -107,7 +107,7 @@ def _eps_leaves(node, path: str = "") -> list[str]:
 def test_eps_is_stated_once(written, name: str) -> None:
     """A program's eps lives in its guarantee block, a producer's in its declaration or
     details: one number, which every guarantee is read back with."""
-    from rldp_models.results import CertifiedResult
+    from rldp_models.results.certified import CertifiedResult
 
     record = written[name]
     assert len(_eps_leaves(record)) == 1, _eps_leaves(record)

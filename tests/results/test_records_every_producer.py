@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from rldp_models.cli import main
-from rldp_models.results import CertifiedResult, validate
+from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.schema import validate
 from rldp_models.results.files import read_record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"
