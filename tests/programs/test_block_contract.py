@@ -32,6 +32,8 @@ from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import BoxSet, ChiSquareSet
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.named import named_set
+from rldp_models.results.files import write_result
+from rldp_models.results.record import to_record
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
@@ -72,7 +74,7 @@ def test_a_user_block_works_through_cvxpy_direct_and_pyomo_and_verifies(
         assert [check.eps for check in solution.checks] == [1.0, 0.1]
         assert solution.objective == pytest.approx(reference, rel=1e-6)
         path = tmp_path / f"{solver}.json"
-        solution_result(solution).write(path)
+        write_result(solution_result(solution), path)
         assert main(["verify", str(path)]) == 0
         out = capsys.readouterr().out
         assert "PairPrivacy (plugin:rldp-block-contract-example)" in out
@@ -80,7 +82,7 @@ def test_a_user_block_works_through_cvxpy_direct_and_pyomo_and_verifies(
 
 def test_the_user_blocks_verdict_fails_a_protocol_that_breaks_it(
         example, crosstab: Crosstab, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    record = solution_result(example.program(crosstab, 1.0, 0.1).solve()).to_record()
+    record = to_record(solution_result(example.program(crosstab, 1.0, 0.1).solve()))
     record["declaration"]["blocks"][2]["parameters"]["eps"] = 0.01
     path = tmp_path / "stricter.json"
     path.write_text(json.dumps(record))
