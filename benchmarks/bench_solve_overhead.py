@@ -32,6 +32,7 @@ from rldp_models.results.program_result import solution_result
 
 from instances import race_education, synthetic_10x20
 from timing import cpu_seconds
+from rldp_models.results.record import to_record
 
 
 
@@ -70,7 +71,7 @@ def _compare_worst_case(benchmark: Any, crosstab: Crosstab, monkeypatch: Any) ->
 
 
 def _compare_writing(benchmark: Any, crosstab: Crosstab, tmp_path: Path) -> None:
-    record = solution_result(_solved(crosstab)).to_record(True)
+    record = to_record(solution_result(_solved(crosstab)), True)
     old = tmp_path / "indent.json"
     new = tmp_path / "layered.json"
     _, before_cpu = cpu_seconds(lambda: old.write_text(

@@ -36,7 +36,8 @@ def rewritten_copy(path: Path, directory: Path, change) -> Path:
 def result_fields(path: Path) -> dict:
     """The producer fields of a result record (the flat round-1 layout the checks read)."""
     from rldp_models.results.files import read_record
-    from rldp_models.results.migration import migrate, producer_fields
+    from rldp_models.results.migration import producer_fields
+    from rldp_models.results.record import migrate
 
     return producer_fields(migrate(read_record(path)))
 

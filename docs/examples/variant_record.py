@@ -12,6 +12,7 @@ from rldp_models.programs import (NominalSecretPrivacy, ProtocolProgram, RobustD
                                   RobustSecretPrivacy)
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import BoxSet, ChiSquareSet
+from rldp_models.results.files import write_result
 
 crosstab = Crosstab.from_array(np.array([[30, 20, 10], [15, 25, 40], [12, 18, 30]]),
                                ["a", "b", "c"], ["1", "2", "3"])
@@ -24,7 +25,7 @@ result = solution_result(program.solve())
 print(f"{result.declaration.name}: {result.value['measure']} {result.value['value']:.5f}; "
       f"guarantees {[(g.notion, g.eps, g.holds) for g in result.guarantees]}")
 out = Path(tempfile.mkdtemp()) / "variant.json"
-result.write(out)                                                      # counts embedded
+write_result(result, out)                                              # counts embedded
 verified = rldp_models.verify(out)                                     # as rldp verify out
 print(verified.summary())
 assert verified.exit_code == 0

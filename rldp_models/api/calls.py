@@ -231,7 +231,7 @@ def verify(result: ResultLike | dict, data: Data | None = None, *,
     """
     from rldp_models.certificates.verification import verify as verify_record
     from rldp_models.results.counts import counts_digest, embedded_crosstab, recorded_digest
-    from rldp_models.results.migration import migrate
+    from rldp_models.results.record import migrate
 
     record = migrate(_record(result))
     given = data is not None
@@ -250,11 +250,12 @@ def _record(result: ResultLike | dict) -> dict:
     """The JSON record of ``result``; a relative PolyOpt proof is resolved beside its file."""
     from rldp_models.results.certified import CertifiedResult
     from rldp_models.results.files import read_record
+    from rldp_models.results.record import to_record
 
     if isinstance(result, Protocol):
-        return result.result.to_record()
+        return to_record(result.result)
     if isinstance(result, CertifiedResult):
-        return result.to_record()
+        return to_record(result)
     if isinstance(result, dict):
         return result
     record = read_record(result)

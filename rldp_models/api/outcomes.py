@@ -123,7 +123,9 @@ class Protocol(Outcome):
 
     def write(self, path: str | Path, embed_counts: bool = True) -> None:
         """Write the record (refused, no file, when a guarantee fails)."""
-        self.result.write(path, embed_counts=embed_counts)
+        from rldp_models.results.files import write_result
+
+        write_result(self.result, path, embed_counts=embed_counts)
 
     def summary(self) -> str:
         return "\n".join([self._headline(), *self._guarantee_lines(), *self._gap_lines()])

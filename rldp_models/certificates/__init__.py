@@ -6,25 +6,4 @@ package re-checks them without the solver that produced them:
 interval arithmetic), :mod:`~rldp_models.conelp.exact_lp_dual` (cone-LP duals in
 exact rationals), :mod:`~rldp_models.certificates.worst_case` (independent
 inner solves) and :mod:`~rldp_models.certificates.verification` (both verdicts of ``rldp verify``).
-
-The names below are imported on first use, so that importing one checker
-does not pull in the solvers the others need.
 """
-
-from __future__ import annotations
-
-from importlib import import_module
-from typing import Any
-
-_EXPORTS = {
-    "Verdict": "verdict", "VerificationReport": "verdict",
-    "result_type": "verification", "verify": "verification",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)

@@ -33,7 +33,7 @@ from rldp_models.results.blocks import bootstrap_checked_radius, build_block, bu
 from rldp_models.rldp_protocols import checker
 from rldp_models.uncertainty.base import UncertaintySet
 from rldp_models.privacy.certified import secret_privacy
-from rldp_models.programs.contract import GuaranteeFamily, as_family, block_label
+from rldp_models.programs.contract import GuaranteeFamily, block_label
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import named_set, shape_parameters
@@ -258,8 +258,7 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
         return Verdict(False, f"not a stochastic matrix: {reason}")
     program, constraints = declared_program(record, fields, crosstab)
     verdicts, plugins = [], []
-    for block, source in constraints:
-        family = as_family(block)
+    for family, source in constraints:
         if not isinstance(family, GuaranteeFamily):
             continue
         found = family.certify(protocol, program)

@@ -69,7 +69,8 @@ from rldp_models.problem_kinds import PRESETS
 from rldp_models.results import optimality_bounds
 from rldp_models.results.certificate_record import UTILITY_GROUP, CertificateRecord
 from rldp_models.results.files import load_pricing_proof
-from rldp_models.results.migration import migrate, producer_fields, round1_type
+from rldp_models.results.migration import producer_fields, round1_type
+from rldp_models.results.record import migrate
 from rldp_models.results.schema import validate
 from rldp_models.uncertainty.chi_square import chi_square_radius
 

@@ -18,7 +18,7 @@ from rldp_models.validation import MAX_EPSILON
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
-    from rldp_models.results import CertifiedResult
+    from rldp_models.results.certified import CertifiedResult
 
 _loaded: dict[tuple, "Crosstab"] = {}
 
@@ -141,11 +141,11 @@ def write_result(result: "CertifiedResult", out: str, name: str,
     Returns the exit code: ``OK``, or ``FAILED`` with one line on stderr naming ``name``.
     """
     from rldp_models.cli.exit_codes import ExitCode
-    from rldp_models.results.files import GuaranteeFailed
+    from rldp_models.results import files
 
     try:
-        result.write(out, embed_counts=embed_counts)
-    except GuaranteeFailed as exc:
+        files.write_result(result, out, embed_counts=embed_counts)
+    except files.GuaranteeFailed as exc:
         sys.stderr.write(f"rldp: {name}: {exc}\n")
         return ExitCode.FAILED
     print(f"  wrote {out}")

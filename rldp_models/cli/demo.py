@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     import solvers
     from rldp_models.demo import DEMO_SETTING, run_demo
     from rldp_models.plotting import scatter_eps_distortion
-    from rldp_models.results.files import GuaranteeFailed
+    from rldp_models.results.files import GuaranteeFailed, write_result
     from rldp_models.results.program_result import solution_result
 
     if args.solver is not None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         verdict = "exact" if row.solution.guarantee_holds else "FAILED"
         try:  # the v2 record (rldp schema), counts embedded; never written if it fails
-            solution_result(row.solution).write(out / f"{row.problem}.json")
+            write_result(solution_result(row.solution), out / f"{row.problem}.json")
         except GuaranteeFailed:
             verdict += " (not written)"
         if row.solution.repair is not None:

@@ -110,8 +110,9 @@ def optimality_verdict(result: "CertifiedResult") -> "Verdict | None":
         return None
     from rldp_models.certificates.verification import mechanism_certificate
     from rldp_models.results.migration import producer_fields
+    from rldp_models.results.record import to_record
 
-    return mechanism_certificate(producer_fields(result.to_record()))
+    return mechanism_certificate(producer_fields(to_record(result)))
 
 
 def _why_unproven(result: "CertifiedResult") -> str:

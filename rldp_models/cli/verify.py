@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.results.files import read_record
-    from rldp_models.results.migration import migrate
+    from rldp_models.results.record import migrate
     from rldp_models.results.schema import validate
 
     record = migrate(read_record(args.result))

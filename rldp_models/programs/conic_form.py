@@ -71,7 +71,7 @@ import numpy as np
 from rldp_models.programs.components import RowStochastic
 from rldp_models.programs.conic_builder import MULTIPLIER_NAMES, ConicBuilder, Refill
 from rldp_models.programs.context import ProblemData
-from rldp_models.programs.contract import Block, as_family, as_objective, block_label
+from rldp_models.programs.contract import Block, block_label
 from rldp_models.uncertainty.base import Capability
 from solvers.conic import ConicProgram
 from solvers.errors import UnsupportedModelError
@@ -167,8 +167,7 @@ def forget_conic_program(program: "ProtocolProgram") -> None:
 
 def program_blocks(program: "ProtocolProgram") -> list[Block]:
     """Row-stochasticity, the objective and the constraint families, under the contract."""
-    return [RowStochastic(), as_objective(program.objective),
-            *(as_family(family) for family in program.constraints)]
+    return [RowStochastic(), program.objective, *program.constraints]
 
 
 def _check_supported(program: "ProtocolProgram", linking: str, power: str) -> None:

@@ -44,9 +44,6 @@ Blocks are usually frozen dataclasses (hashable: a kept conic model is keyed by
 them). The program's guarantees are its :class:`GuaranteeFamily` blocks, and
 its ``eps`` is theirs (:func:`program_eps`).
 
-Blocks written before this contract (objects with the same method names that
-do not derive from these classes) keep working through :func:`as_family`,
-which wraps them for the library's calls; their declaration is unchanged.
 """
 
 from __future__ import annotations
@@ -178,93 +175,14 @@ class GuaranteeFamily(ConstraintFamily):
         return None
 
 
-class _LegacyFamily(ConstraintFamily):
-    """A constraint family not derived from the contract, read by its method names."""
-
-    def __init__(self, block: Any) -> None:
-        self.block = block
-        self.name = str(block.name)
-        self.robust = bool(block.robust)
-
-    def build(self, context: BuildContext) -> None:
-        self.block.build(context)
-
-
-class _LegacyGuarantee(GuaranteeFamily, _LegacyFamily):
-    """A legacy constraint family with an exact ``check``."""
-
-    def __init__(self, block: Any) -> None:
-        _LegacyFamily.__init__(self, block)
-        self.eps = float(getattr(block, "eps", np.nan))
-
-    def check(self, protocol: np.ndarray, program: "ProtocolProgram",
-              multipliers: Multipliers) -> GuaranteeCheck:
-        result: GuaranteeCheck = self.block.check(protocol, program, multipliers)
-        return result
-
-    def mixed_multipliers(self, multipliers: Multipliers, weight: float,
-                          n_outputs: int) -> Multipliers:
-        mix = getattr(self.block, "mixed_multipliers", None)
-        return {} if mix is None else dict(mix(multipliers, weight, n_outputs))
-
-    def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",
-                               multipliers: Multipliers) -> float | None:
-        estimate = getattr(self.block, "estimated_worst_margin", None)
-        return None if estimate is None else estimate(protocol, program, multipliers)
-
-
-class _LegacyObjective(Objective):
-    """An objective not derived from the contract, read by its method names."""
-
-    def __init__(self, block: Any) -> None:
-        self.block = block
-        self.robust = bool(block.robust)
-
-    def build(self, context: BuildContext) -> cp.Expression:
-        expression: cp.Expression = self.block.build(context)
-        return expression
-
-    def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
-        return float(self.block.evaluate(protocol, program))
-
-
-def as_objective(block: Any) -> Objective:
-    """``block`` under the contract: itself, or a wrapper (as :func:`as_family`)."""
-    if isinstance(block, Objective):
-        return block
-    if not callable(getattr(block, "build", None)) or \
-            not callable(getattr(block, "evaluate", None)):
-        raise InputError(f"{type(block).__name__} is not an objective: it needs build and "
-                         f"evaluate methods (see rldp_models.programs.contract)")
-    return _LegacyObjective(block)
-
-
-def as_family(block: Any) -> ConstraintFamily:
-    """``block`` under the contract: itself, or a wrapper for a block written before it.
-
-    The one place where a block's hooks are looked up by name; the wrapper is
-    for the library's calls only (records still declare the block itself).
-    """
-    if isinstance(block, ConstraintFamily):
-        return block
-    if not callable(getattr(block, "build", None)):
-        raise InputError(f"{type(block).__name__} is not a constraint family: it has no build "
-                         f"method (see rldp_models.programs.contract)")
-    if callable(getattr(block, "check", None)):
-        return _LegacyGuarantee(block)
-    return _LegacyFamily(block)
-
-
 def block_label(block: Block) -> str:
-    """The class name of a block, or of the block a legacy wrapper holds (for messages)."""
-    held = block.block if isinstance(block, (_LegacyFamily, _LegacyObjective)) else block
-    return type(held).__name__
+    """The class name of a block (for messages)."""
+    return type(block).__name__
 
 
 def guarantee_families(constraints: Iterable[Any]) -> list[GuaranteeFamily]:
     """The families among ``constraints`` that state a guarantee, in order."""
-    families = (as_family(block) for block in constraints)
-    return [family for family in families if isinstance(family, GuaranteeFamily)]
+    return [block for block in constraints if isinstance(block, GuaranteeFamily)]
 
 
 def program_eps(constraints: Sequence[Any], stated: float | None) -> float:

@@ -217,7 +217,9 @@ class ForallCheck(GuaranteeCheck):
 
     statement: str = ""
 
-    def summary(self) -> str:
+    def summary(self, secrets: Sequence[Any] | None = None,
+                outputs: Sequence[Any] | None = None) -> str:
+        """One line (a set constraint names no secret or output: the labels are unused)."""
         verdict = "holds" if self.holds else "FAILS"
         return (f"forall {self.statement} {verdict}: certified worst case over the set "
                 f"{self.worst_margin:.3e} (must be <= 0)")

@@ -31,8 +31,6 @@ from rldp_models.programs.contract import (
     ConstraintFamily,
     GuaranteeFamily,
     Objective,
-    as_family,
-    as_objective,
     guarantee_families,
     program_eps,
 )
@@ -42,6 +40,17 @@ from rldp_models.uncertainty.named import named_set
 
 if TYPE_CHECKING:
     import cvxpy as cp
+
+
+def _check_contract(objective: Any, constraints: Sequence[Any]) -> None:
+    """Reject blocks that do not derive from the contract's classes (one-line input error)."""
+    if not isinstance(objective, Objective):
+        raise InputError(f"{type(objective).__name__} is not an objective: derive it from "
+                         f"rldp_models.programs.contract.Objective")
+    for block in constraints:
+        if not isinstance(block, ConstraintFamily):
+            raise InputError(f"{type(block).__name__} is not a constraint family: derive it "
+                             f"from rldp_models.programs.contract.ConstraintFamily")
 
 
 @dataclass
@@ -86,6 +95,7 @@ class ProtocolProgram:
     _model: solvers.CvxpyModel | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        _check_contract(self.objective, self.constraints)
         self.eps = program_eps(self.constraints, self.eps)
         if not np.isfinite(self.eps) or self.eps < 0:
             raise InputError(f"eps must be a finite number >= 0, got {self.eps}")
@@ -140,8 +150,8 @@ class ProtocolProgram:
             context = BuildContext(self.crosstab, self.output_labels, self.distortion_matrix,
                                    self.problem_data(), self.parametric,
                                    uncertainty=self.uncertainty)
-            objective = as_objective(self.objective).build(context)
-            for family in (RowStochastic(), *map(as_family, self.constraints)):
+            objective = self.objective.build(context)
+            for family in (RowStochastic(), *self.constraints):
                 family.build(context)
             problem = cp.Problem(cp.Minimize(objective),
                                  [c for group in context.constraints.values() for c in group])

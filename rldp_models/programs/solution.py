@@ -48,7 +48,7 @@ from rldp_models.exact import exact_stochastic_rows
 from rldp_models.finish import Finished, GuaranteeError, Repair, finish, mixing_weight
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
-from rldp_models.programs.contract import Block, Multipliers, as_objective
+from rldp_models.programs.contract import Block, Multipliers
 from rldp_models.programs.lp_values import load_cvxpy_values
 from solvers import SolveResult, Status
 
@@ -158,7 +158,7 @@ def _best_constant_protocol(program: "ProtocolProgram") -> np.ndarray:
     """The protocol ignoring its input with the best objective: private at every eps >= 0."""
     n_x, n_y = int(np.prod(program.crosstab.shape)), len(program.output_labels)
     candidates = [np.tile(np.eye(n_y)[y], (n_x, 1)) for y in range(n_y)]
-    objective = as_objective(program.objective)
+    objective = program.objective
     return min(candidates, key=lambda q: objective.evaluate(q, program))
 
 
@@ -251,7 +251,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
             _mixed(program, solution.multipliers, weight)
         return _run_checks(program, protocol, multipliers)
 
-    objective = as_objective(program.objective)
+    objective = program.objective
     finished = finish(raw, certify, _all_hold,
                       value=lambda protocol: objective.evaluate(protocol, program),
                       first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
@@ -437,7 +437,7 @@ def _value_after(finished: Finished) -> float:
 def _finish_mix(program: "ProtocolProgram", mixed: np.ndarray,
                 certify: _MixedCertifier) -> Finished:
     """``mixed`` rounded and checked exactly, mixed with the uniform protocol if it fails."""
-    objective = as_objective(program.objective)
+    objective = program.objective
     n_y = len(program.output_labels)
     return finish(mixed, certify, _all_hold,
                   value=lambda protocol: objective.evaluate(protocol, program),
@@ -496,6 +496,6 @@ def _certificate_multipliers(program: "ProtocolProgram", protocol: np.ndarray,
     for family, check in zip(program.guarantees, checks):
         for pair, values in check.multipliers.items():
             found[f"{family.name}[{pair}]"] = values
-    found.update(as_objective(program.objective).certificate_multipliers(protocol, program,
+    found.update(program.objective.certificate_multipliers(protocol, program,
                                                                           multipliers))
     return found

@@ -9,10 +9,8 @@ own through the entry-point group :data:`ENTRY_POINT_GROUP`
     StrictPairPrivacy = "my_package.blocks:StrictPairPrivacy"
 
 A block of the contract (:class:`~rldp_models.programs.contract.Block`) is
-declared by its ``parameters()`` and rebuilt by ``from_parameters``; a block
-written before the contract by its ``parameters()`` when it defines one, else its
-dataclass fields, and is rebuilt as ``cls(**parameters)``. Its exact
-``check(protocol, program, multipliers)`` then gives the verdict, and a
+declared by its ``parameters()`` and rebuilt by ``from_parameters``. Its
+``certify(protocol, program)`` then gives the verdict, and a
 verdict from a plug-in's code says so (``source`` ``plugin:<distribution>``).
 
 A set's declaration is its ``name``, ``radius`` and every other parameter it
@@ -79,22 +77,12 @@ def block_name(block: Any) -> str:
     return type(block).__name__
 
 
-def block_parameters(block: Any) -> dict[str, Any]:
-    """The contract's ``parameters()``; a legacy block's own ``parameters()`` if it has one,
-    else its dataclass fields."""
-    if isinstance(block, Block) or callable(getattr(block, "parameters", None)):
-        return dict(block.parameters())
-    if dataclasses.is_dataclass(block):
-        return {f.name: getattr(block, f.name) for f in dataclasses.fields(block) if f.init}
-    return {}
-
-
-def block_declaration(block: Any, role: str) -> dict[str, Any]:
+def block_declaration(block: Block, role: str) -> dict[str, Any]:
     """``{"block", "role", "parameters", "source"}`` of one block of a program."""
     name = block_name(block)
     known = registered_blocks().get(name)
     source = known.source if known is not None and known.cls is type(block) else "unregistered"
-    return {"block": name, "role": role, "parameters": block_parameters(block), "source": source}
+    return {"block": name, "role": role, "parameters": dict(block.parameters()), "source": source}
 
 
 def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
@@ -111,11 +99,11 @@ def build_block(declaration: dict[str, Any]) -> tuple[Any, str]:
         raise InputError(f"the result declares the block {name!r}, which is not registered "
                          f"here (library blocks: {', '.join(LIBRARY_BLOCKS)}; third-party "
                          f"blocks register through the entry-point group {ENTRY_POINT_GROUP})")
-    parameters = dict(declaration["parameters"])
+    if not issubclass(known.cls, Block):
+        raise InputError(f"the block {name!r} registered from {known.source} is not a block of "
+                         f"the contract (rldp_models.programs.contract.Block)")
     try:
-        if issubclass(known.cls, Block):
-            return known.cls.from_parameters(parameters), known.source
-        return known.cls(**parameters), known.source
+        return known.cls.from_parameters(dict(declaration["parameters"])), known.source
     except TypeError as exc:
         raise InputError(f"the parameters of block {name!r} do not fit it "
                          f"({str(exc).splitlines()[0]})") from None

@@ -6,15 +6,15 @@ cone-LP optima (:class:`~rldp_models.conelp.mechanism.OptimalMechanism`,
 RLDP protocols (:class:`~rldp_models.rldp_protocols.base.RLDPProtocol`) and
 PolyOpt (:class:`~rldp_models.rldp_protocols.polyopt.PolyOptResult`) keep their
 own types as internals; :mod:`rldp_models.results.producers` turns each into
-this one, whose :meth:`CertifiedResult.to_record` is the one JSON record that
-``rldp verify`` checks (:mod:`rldp_models.results.record`, schema in
-:mod:`rldp_models.results.schema`).
+this one, whose JSON record (:func:`rldp_models.results.record.to_record`, written by
+:func:`rldp_models.results.files.write_result`; schema in
+:mod:`rldp_models.results.schema`) is what ``rldp verify`` checks. This module
+imports neither: the serialiser and the writer build on it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -157,27 +157,3 @@ class CertifiedResult:
     @property
     def failed(self) -> list[GuaranteeVerdict]:
         return [g for g in self.guarantees if not g.holds]
-
-    def to_record(self, embed_counts: bool = True) -> dict[str, Any]:
-        """The JSON record (:func:`rldp_models.results.record.to_record`)."""
-        from rldp_models.results.record import to_record
-
-        return to_record(self, embed_counts)
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "CertifiedResult":
-        """Read a record (any version; older ones are migrated first)."""
-        from rldp_models.results.record import from_record
-
-        return from_record(record)
-
-    def write(self, path: str | Path, embed_counts: bool = True) -> None:
-        """Write the record; refused (no file) when a guarantee fails.
-
-        Raises
-        ------
-        rldp_models.results.files.GuaranteeFailed
-        """
-        from rldp_models.results.files import write_result
-
-        write_result(self, path, embed_counts)

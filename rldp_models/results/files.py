@@ -31,6 +31,7 @@ import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.results.json_ready import jsonable
+from rldp_models.results.record import to_record
 from rldp_models.safe_io import atomic_output, write_text
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool
         failed = "; ".join(f"{g.notion} at eps = {g.eps:g} ({g.detail})" for g in result.failed) \
             or "no guarantee was checked"
         raise GuaranteeFailed(f"not written: the guarantee fails: {failed}")
-    record = result.to_record(embed_counts)  # JSON-ready
+    record = to_record(result, embed_counts)  # JSON-ready
     proof = result.attachments.get("pricing_proof")
     if proof is not None:
         record["certificate"]["pricing_proof"] = _write_proof(proof, Path(path))

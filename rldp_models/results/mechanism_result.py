@@ -4,7 +4,7 @@
 Python callers get the same result (and record) as ``rldp mechanism``::
 
     result = lip_result(conelp.lip_mechanism(joint, eps), joint, eps)
-    result.write("lip.json")          # rldp verify lip.json accepts it
+    write_result(result, "lip.json")  # results.files.write_result; rldp verify accepts it
 
 Closed-form matrices are computed in floating point; they go through the one
 finish path (:func:`rldp_models.finish.finish`): dyadic rows, the

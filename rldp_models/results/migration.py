@@ -4,8 +4,8 @@ Round 1 wrote three flat layouts, one per command (``rldp solve``, ``rldp
 mechanism``, ``rldp protocol``; DESIGN.md "Interfaces"). They are the
 *producer fields* of a result: :func:`result_from_fields` builds a
 :class:`~rldp_models.results.certified.CertifiedResult` from them (producers
-call it with what they know beyond the fields; :func:`migrate` calls it with
-nothing more), and :func:`producer_fields` gives them back from a record, for
+call it with what they know beyond the fields; :func:`rldp_models.results.record.migrate`
+calls it with nothing more), and :func:`producer_fields` gives them back from a record, for
 the checks of :mod:`rldp_models.certificates`.
 """
 
@@ -48,15 +48,6 @@ def round1_type(record: dict[str, Any]) -> str:
     if "Q" in record and "protocol" in record:
         return "protocol"
     raise InputError("not a result of rldp solve, mechanism or protocol")
-
-
-def migrate(record: dict[str, Any]) -> dict[str, Any]:
-    """A record of the current schema: itself, or a round-1 record converted."""
-    if "schema_version" in record:
-        return record
-    migrated = result_from_fields(record).to_record(embed_counts=True)
-    migrated["migrated_from"] = 1
-    return migrated
 
 
 def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:

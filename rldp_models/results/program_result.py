@@ -13,7 +13,7 @@ from typing import Any
 
 from rldp_models.finish import Repair
 from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
-from rldp_models.programs.contract import GuaranteeFamily, as_family
+from rldp_models.programs.contract import GuaranteeFamily
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
@@ -108,7 +108,7 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
 def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:
     """Every constraint family's exact check, named by its block and its source."""
     families = [f for f in solution.program.constraints
-                if isinstance(as_family(f), GuaranteeFamily)]
+                if isinstance(f, GuaranteeFamily)]
     known = registered_blocks()
     verdicts = []
     for family, check in zip(families, solution.checks):

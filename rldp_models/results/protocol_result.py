@@ -11,7 +11,7 @@ bracket and witness are recorded (``details.rldp``) for ``rldp verify``.
 Python callers::
 
     result = polyopt_result(polyopt_protocol(crosstab, 2.0, proof=True), crosstab, 2.0)
-    result.write("polyopt.json")      # the pricing proof, if any, is written beside it
+    write_result(result, "polyopt.json")  # results.files; a pricing proof is written beside it
 """
 
 from __future__ import annotations

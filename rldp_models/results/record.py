@@ -41,7 +41,7 @@ from rldp_models.results.certified import (
 )
 from rldp_models.results.counts import counts_record, embedded_crosstab
 from rldp_models.results.json_ready import jsonable
-from rldp_models.results.migration import guarantee_eps, migrate
+from rldp_models.results.migration import guarantee_eps, result_from_fields
 from rldp_models.results.repair_record import repair_from_json, repair_to_json
 from rldp_models.results.schema import validate
 
@@ -82,6 +82,15 @@ def _matrix_record(result: CertifiedResult) -> dict[str, Any]:
         matrix.update({"outputs": list(result.outputs),
                        "rows": np.asarray(result.matrix, dtype=float)})
     return matrix
+
+
+def migrate(record: dict[str, Any]) -> dict[str, Any]:
+    """A record of the current schema: itself, or a round-1 record converted."""
+    if "schema_version" in record:
+        return record
+    migrated = to_record(result_from_fields(record), embed_counts=True)
+    migrated["migrated_from"] = 1
+    return migrated
 
 
 def from_record(record: dict[str, Any]) -> CertifiedResult:

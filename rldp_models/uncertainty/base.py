@@ -66,20 +66,8 @@ from rldp_models.uncertainty.conic_support import ConicSupport
 if TYPE_CHECKING:
     import cvxpy as cp
 
-CVXPY_HELPERS = frozenset({"as_columns", "as_row", "embed_rows", "conditional_at_most"})
-"""Names of :mod:`rldp_models.uncertainty.cvxpy_rows` this module still answers (PEP 562)."""
-
 DOUBLE_ROUNDING = 2.0**-52
 """Relative error bound of one double subtraction (twice the unit round-off)."""
-
-
-def __getattr__(name: str) -> Any:
-    """The cvxpy helpers' old home: imported on first use, so importing ``base`` costs no cvxpy."""
-    if name in CVXPY_HELPERS:
-        from rldp_models.uncertainty import cvxpy_rows
-
-        return getattr(cvxpy_rows, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Capability(enum.Enum):

@@ -4,7 +4,6 @@ The numeric side of the set protocol (:mod:`rldp_models.uncertainty.base`)
 does not need cvxpy; these helpers do, and only the cvxpy builders
 (``membership``, ``support_at_most``, blocks' ``build``) call them, so the
 default ``rldp solve`` path (the direct conic form) never imports this module.
-``base`` still answers its old names for them (``base.as_columns`` and so on).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rldp_models.certificates import verify
+from rldp_models.certificates.verification import verify
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.data import Crosstab

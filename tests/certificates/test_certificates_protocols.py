@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rldp_models.certificates import verify
+from rldp_models.certificates.verification import verify
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from tests.shared_data import result_fields

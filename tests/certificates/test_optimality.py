@@ -27,6 +27,7 @@ from rldp_models.programs import ProtocolProgram, preset
 from rldp_models.programs.components import RobustDistortion, RobustSecretPrivacy
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.results.record import to_record
 
 EPS, ALPHA, N = 0.5, 0.05, 15_000  # the paper's setting (robust_opt.SETTING), n = 15,000
 GAP = 1e-6
@@ -100,7 +101,7 @@ def records() -> dict:
     made = {}
     for seed in (0, 1):
         solution = solved("RURP", seed)
-        made[seed] = (solution_result(solution).to_record(), solution.program.crosstab)
+        made[seed] = (to_record(solution_result(solution)), solution.program.crosstab)
     return made
 
 
@@ -121,7 +122,7 @@ def test_verify_proves_the_stored_gap(records: dict) -> None:
 def test_verify_proves_a_cvxpy_solves_gap() -> None:
     """A record of a cvxpy solve (no conic dual) carries a claim verify proves on its own."""
     solution = solved("RURP", 0, INDEPENDENT[-1])
-    report = verify(solution_result(solution).to_record(), solution.program.crosstab)
+    report = verify(to_record(solution_result(solution)), solution.program.crosstab)
     assert report.holds
     assert "(relative): proved" in optimality_lines(report)
 
@@ -244,7 +245,7 @@ def test_a_secret_without_records_and_an_empty_cell(problem: str) -> None:
     assert claim["claimed"], claim
     other = preset(problem, crosstab, 1.0, ALPHA).solve(solver="clarabel")
     assert claim["lower"] <= certified_upper(other)
-    assert verify(solution_result(solution).to_record(), crosstab).holds
+    assert verify(to_record(solution_result(solution)), crosstab).holds
 
 
 def test_a_program_outside_the_lagrangian_model_claims_no_gap() -> None:

@@ -25,6 +25,7 @@ from rldp_models.programs import preset
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty.named import named_set
 from rldp_models.uncertainty.polyhedral import PolyhedralSet
+from rldp_models.results.record import to_record
 
 EPS, ALPHA, N = 0.5, 0.05, 15_000
 
@@ -118,7 +119,7 @@ def test_membership_proofs_accept_the_centre_and_reject_outside_points() -> None
 @pytest.fixture(scope="module")
 def record() -> tuple[dict, object]:
     solution = solve("RURP", "tv", "clarabel")
-    return solution_result(solution).to_record(), solution.program.crosstab
+    return to_record(solution_result(solution)), solution.program.crosstab
 
 
 def gap_lines(report) -> str:

@@ -164,7 +164,7 @@ def test_malformed_proofs_fail_loudly(case) -> None:
 def test_cli_writes_a_proof_that_rldp_verify_checks(tmp_path) -> None:
     """3x3 with a zero cell (9 cells: beyond enumeration in ``rldp verify``), column generation."""
 
-    from rldp_models.certificates import verify
+    from rldp_models.certificates.verification import verify
     from rldp_models.cli import main
     from rldp_models.data import Crosstab
 

@@ -32,6 +32,8 @@ from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import BoxSet, ChiSquareSet
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.named import named_set
+from rldp_models.results.files import write_result
+from rldp_models.results.record import to_record
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
@@ -72,7 +74,7 @@ def test_a_user_block_works_through_cvxpy_direct_and_pyomo_and_verifies(
         assert [check.eps for check in solution.checks] == [1.0, 0.1]
         assert solution.objective == pytest.approx(reference, rel=1e-6)
         path = tmp_path / f"{solver}.json"
-        solution_result(solution).write(path)
+        write_result(solution_result(solution), path)
         assert main(["verify", str(path)]) == 0
         out = capsys.readouterr().out
         assert "PairPrivacy (plugin:rldp-block-contract-example)" in out
@@ -80,7 +82,7 @@ def test_a_user_block_works_through_cvxpy_direct_and_pyomo_and_verifies(
 
 def test_the_user_blocks_verdict_fails_a_protocol_that_breaks_it(
         example, crosstab: Crosstab, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    record = solution_result(example.program(crosstab, 1.0, 0.1).solve()).to_record()
+    record = to_record(solution_result(example.program(crosstab, 1.0, 0.1).solve()))
     record["declaration"]["blocks"][2]["parameters"]["eps"] = 0.01
     path = tmp_path / "stricter.json"
     path.write_text(json.dumps(record))
@@ -183,27 +185,22 @@ def test_a_block_with_defaults_only_falls_back_to_cvxpy_with_a_note(
 
 
 @dataclass(frozen=True)
-class _LegacyCap:
-    """A block written before the contract (no base class): still built and checked."""
+class _DuckCap:
+    """A block with the contract's method names but not its base class: rejected."""
 
     eps: float
-    name: str = "legacy"
+    name: str = "duck"
     robust: bool = False
 
     def build(self, context: BuildContext) -> None:
         NominalSecretPrivacy(self.eps, name=self.name).build(context)
 
-    def check(self, protocol, program, multipliers):
-        return NominalSecretPrivacy(self.eps).check(protocol, program, multipliers)
 
-
-def test_a_block_written_before_the_contract_still_works(crosstab: Crosstab) -> None:
-    program = ProtocolProgram(crosstab, NominalDistortion(), [_LegacyCap(0.5)])
-    solution = program.solve()
-    assert program.eps == 0.5 and solution.result.solver == "clarabel"
-    assert [check.eps for check in solution.checks] == [0.5] and solution.guarantee_holds
-    reference = preset("NUNP", crosstab, 0.5).solve(solver="clarabel")
-    assert solution.objective == pytest.approx(reference.objective, rel=1e-6)
+def test_a_block_outside_the_contract_is_bad_input(crosstab: Crosstab) -> None:
+    with pytest.raises(InputError, match="_DuckCap is not a constraint family: derive it"):
+        ProtocolProgram(crosstab, NominalDistortion(), [_DuckCap(0.5)])
+    with pytest.raises(InputError, match="_DuckCap is not an objective: derive it"):
+        ProtocolProgram(crosstab, _DuckCap(0.5), [NominalSecretPrivacy(0.5)])  # type: ignore[arg-type]
 
 
 def test_the_programs_eps_is_its_blocks(crosstab: Crosstab) -> None:

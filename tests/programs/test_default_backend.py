@@ -13,6 +13,7 @@ from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import PRESETS, preset
 from rldp_models.programs.backend_choice import LARGE_NOMINAL_ENTRIES, default_solver
 from rldp_models.results.program_result import solution_result
+from rldp_models.results.files import write_result
 
 INSTANCES = [(3, 4, 60, 11), (2, 5, 40, 12), (4, 3, 80, 13)]  # (|S|, |U|, n, seed)
 TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
@@ -39,7 +40,7 @@ def test_records_of_the_default_backend_verify(problem: str, tmp_path: Path) -> 
     solution = preset(problem, crosstab, 0.8).solve()
     assert solution.result.solver == "clarabel-direct"
     path = tmp_path / f"{problem}.json"
-    solution_result(solution).write(path)
+    write_result(solution_result(solution), path)
     assert main(["verify", str(path)]) == 0
 
 

@@ -26,6 +26,7 @@ from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.results.program_result import solution_result
 from rldp_models.results.record import from_record
 from rldp_models.uncertainty import named_set
+from rldp_models.results.record import to_record
 
 EPS, ALPHA, N = 0.5, 0.05, 15_000
 SEEDS = (2, 7, 10)
@@ -77,7 +78,7 @@ def test_certified_exactly_and_never_dearer_than_uniform(
     # the same unrepaired protocol: only the reference differs
     assert solution.repair.value_before == uniform.repair.value_before
     assert _exactly_stochastic(solution.protocol)
-    record = solution_result(solution).to_record()
+    record = to_record(solution_result(solution))
     assert record["repair"]["method"] == "mix" and record["repair"]["reference"] == "tightened"
     assert from_record(record).repair == solution.repair
     report = verify(record, program.crosstab)

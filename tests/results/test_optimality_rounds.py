@@ -17,6 +17,7 @@ from rldp_models.programs import preset
 from rldp_models.results import optimality_dual
 from rldp_models.results.optimality_dual import conic_instance, protocol_dual
 from rldp_models.results.program_result import solution_result
+from rldp_models.results.record import to_record
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def test_the_safety_guard_is_stated_in_the_record_and_the_record_verifies(soluti
     _, note = protocol_dual(conic_instance(solution.program),
                             solution.result.primal["protocol"], safety_seconds=0.0)
     assert note is not None and "safety guard" in note and "after 1 of" in note
-    record = solution_result(solution).to_record()
+    record = to_record(solution_result(solution))
     stored = record["certificate"]["optimality"]
     assert stored["claimed"] and "safety guard" in stored["stopped_early"]
     monkeypatch.undo()

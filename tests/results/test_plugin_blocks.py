@@ -11,6 +11,8 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
+from rldp_models.results.files import write_result
+from rldp_models.results.record import to_record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"
 
@@ -20,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.privacy.guarantees import check_nominal_privacy
+from rldp_models.programs.contract import GuaranteeFamily
 
 
 @dataclass(frozen=True)
-class PairNominalPrivacy:
+class PairNominalPrivacy(GuaranteeFamily):
     """Nominal privacy (eq. 6 at Phat) between the first two secrets only, at its own eps."""
 
     eps: float
@@ -79,7 +82,7 @@ def test_a_plugin_block_is_rebuilt_and_its_verdict_named(plugin, tmp_path, capsy
     result = _solved(plugin, 0.1)
     assert [g.source for g in result.guarantees] == ["library", "plugin:rldp-test-plugin"]
     path = tmp_path / "variant.json"
-    result.write(path)
+    write_result(result, path)
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "from plug-in code: PairNominalPrivacy (plugin:rldp-test-plugin)" in out
@@ -88,7 +91,7 @@ def test_a_plugin_block_is_rebuilt_and_its_verdict_named(plugin, tmp_path, capsy
 
 def test_the_plugin_verdict_fails_a_protocol_that_breaks_it(plugin, tmp_path, capsys) -> None:
     """The robust block alone allows more leakage between secrets 0 and 1 than eps2 = 0.001."""
-    record = _solved(plugin, 0.1).to_record()
+    record = to_record(_solved(plugin, 0.1))
     record["declaration"]["blocks"][2]["parameters"]["eps"] = 0.001
     path = tmp_path / "stricter.json"
     path.write_text(json.dumps(record))
@@ -97,7 +100,7 @@ def test_the_plugin_verdict_fails_a_protocol_that_breaks_it(plugin, tmp_path, ca
 
 
 def test_an_unregistered_block_is_bad_input(plugin, tmp_path, capsys) -> None:
-    record = _solved(plugin, 0.1).to_record()
+    record = to_record(_solved(plugin, 0.1))
     record["declaration"]["blocks"][2]["block"] = "NoSuchBlock"
     path = tmp_path / "unknown.json"
     path.write_text(json.dumps(record))
@@ -118,7 +121,7 @@ def test_a_variant_of_library_blocks_under_its_own_name_verifies(tmp_path, capsy
     program = preset("RURP", crosstab, 1.0, uncertainty=box)
     program.name = "RURP-BOX"
     path = tmp_path / "rurp-box.json"
-    solution_result(program.solve()).write(path)
+    write_result(solution_result(program.solve()), path)
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "over the box set" in out and "certificate: holds" in out

@@ -12,7 +12,9 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
-from rldp_models.results import CertifiedResult, validate
+from rldp_models.results.files import write_result
+from rldp_models.results.record import from_record, to_record
+from rldp_models.results.schema import validate
 from rldp_models.results.files import read_record
 from rldp_models.rldp_protocols import independent_reporting
 from rldp_models.rldp_protocols.checker import RLDPLevel
@@ -71,7 +73,7 @@ def test_small_product_record_round_trips_validates_verifies(tmp_path: Path, nam
     for factor in matrix["factors"].values():
         rows = np.asarray(factor, dtype=float).reshape(-1, np.shape(factor)[-1])
         assert all(sum(map(Fraction, row)) == 1 for row in rows.tolist())
-    assert CertifiedResult.from_record(record).to_record() == record
+    assert to_record(from_record(record)) == record
     assert _verify(path) == 0
 
 
@@ -81,7 +83,7 @@ def test_large_product_record_has_factors_only_and_verifies(tmp_path: Path,
     record = read_record(path)
     validate(record)
     assert "rows" not in record["matrix"] and "outputs" not in record["matrix"]
-    assert CertifiedResult.from_record(record).to_record() == record
+    assert to_record(from_record(record)) == record
     assert _verify(path) == 0
 
 
@@ -123,7 +125,7 @@ def test_structured_and_dense_records_agree(tmp_path: Path) -> None:
     verify, and both fail when the same secret row is made leaky."""
     crosstab = Crosstab.from_csv(SMALL)
     dense = tmp_path / "dense.json"
-    rldp_protocol_result(independent_reporting(crosstab, 2.0, 0.05), crosstab).write(dense)
+    write_result(rldp_protocol_result(independent_reporting(crosstab, 2.0, 0.05), crosstab), dense)
     product = _protocol(tmp_path, "ir", SMALL)
     assert _verify(dense) == 0 and _verify(product) == 0
 

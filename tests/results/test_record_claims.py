@@ -107,11 +107,11 @@ def _eps_leaves(node, path: str = "") -> list[str]:
 def test_eps_is_stated_once(written, name: str) -> None:
     """A program's eps lives in its guarantee block, a producer's in its declaration or
     details: one number, which every guarantee is read back with."""
-    from rldp_models.results import CertifiedResult
+    from rldp_models.results.record import from_record
 
     record = written[name]
     assert len(_eps_leaves(record)) == 1, _eps_leaves(record)
-    eps = {float(g.eps) for g in CertifiedResult.from_record(record).guarantees}
+    eps = {float(g.eps) for g in from_record(record).guarantees}
     assert eps == {_eps(record)}
 
 

@@ -12,6 +12,7 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.data import Crosstab
+from rldp_models.results.files import write_result
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"
 SLOW_FIXTURES = {"protocol_ue-cr.json"}
@@ -155,7 +156,7 @@ def test_a_python_polyopt_result_verifies_from_the_command_line(capsys, tmp_path
     result = polyopt_result(polyopt_protocol(crosstab, 2.0, method="column-generation",
                                              proof=True), crosstab, 2.0)
     path = tmp_path / "python-polyopt.json"
-    result.write(path)
+    write_result(result, path)
     assert (tmp_path / "python-polyopt.proof.npz").exists()
     code, out, err = rldp(capsys, "verify", path)
     assert code == 0, out + err
@@ -168,21 +169,21 @@ def test_a_python_lip_result_verifies_from_the_command_line(capsys, tmp_path) ->
     joint = np.array([[10, 20, 5, 15], [5, 10, 25, 10]], dtype=float)
     joint /= joint.sum()
     path = tmp_path / "python-lip.json"
-    lip_result(lip_mechanism(joint, 1.0), joint, 1.0).write(path)
+    write_result(lip_result(lip_mechanism(joint, 1.0), joint, 1.0), path)
     code, out, err = rldp(capsys, "verify", path)
     assert code == 0 and "certificate: holds" in out, out + err
 
 
 def test_a_failing_result_is_not_written(tmp_path) -> None:
     from rldp_models.results.files import GuaranteeFailed
-    from rldp_models.results.migration import migrate
+    from rldp_models.results.record import migrate
     from rldp_models.results.record import from_record
 
     record = migrate(json.loads((FIXTURES / "mechanism_rr.json").read_text()))
     record["guarantees"][0]["holds"] = False
     result = from_record(record)
     with pytest.raises(GuaranteeFailed):
-        result.write(tmp_path / "never.json")
+        write_result(result, tmp_path / "never.json")
     assert not (tmp_path / "never.json").exists()
 
 
@@ -206,7 +207,7 @@ def test_records_with_a_field_replaced_by_junk_are_refused_not_crashed(capsys, t
     import copy
     import random
 
-    from rldp_models.results.migration import migrate
+    from rldp_models.results.record import migrate
 
     base = migrate(json.loads((FIXTURES / fixture).read_text()))
     rng = random.Random(fixture)

@@ -17,6 +17,7 @@ from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import KLBallSet
 from rldp_models.uncertainty.derived import DerivedSet, certifiable_multipliers
 from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
+from rldp_models.results.files import write_result
 
 COUNTS = np.array([[30, 22, 9, 4], [12, 25, 0, 8], [3, 9, 14, 27]])
 
@@ -30,7 +31,7 @@ def record(request, tmp_path_factory):
                               eps=1.0, name="RURP-derived")
     solution = program.solve()
     folder = tmp_path_factory.mktemp("derived")
-    solution_result(solution).write(folder / "as-written.json")
+    write_result(solution_result(solution), folder / "as-written.json")
     stored = json.loads((folder / "as-written.json").read_text())
     # the robust objective's multipliers: the derived dual's y at the protocol (the solver's
     # own y, or the closed form's if those certify lower, is what the program stores)

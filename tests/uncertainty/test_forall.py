@@ -21,6 +21,7 @@ from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import BoxSet, ChiSquareSet, KLBallSet
 from rldp_models.uncertainty.derived import direct_worst_case
 from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
+from rldp_models.results.files import write_result
 
 COUNTS = np.array([[30, 22, 9, 4], [12, 25, 0, 8], [3, 9, 14, 27]])
 
@@ -101,7 +102,7 @@ def _forall_record(tmp_path, uncertainty_of, given=None):
                               uncertainty=uncertainty_of(COUNTS), name="NUNP+forall")
     result = solution_result(program.solve())
     path = tmp_path / "forall.json"
-    result.write(path)
+    write_result(result, path)
     return path, json.loads(path.read_text())
 
 
@@ -161,7 +162,7 @@ def test_restricted_robust_privacy_is_recorded_and_re_checked(tmp_path, capsys,
                               [RobustSecretPrivacy(1.0, outputs=[0], pairs=[(0, 1)])],
                               uncertainty=uncertainty, eps=1.0, name="RURP-on-0")
     path = tmp_path / "restricted.json"
-    solution_result(program.solve()).write(path)
+    write_result(solution_result(program.solve()), path)
     record = json.loads(path.read_text())
     parameters = record["declaration"]["blocks"][1]["parameters"]
     assert parameters["outputs"] == [0] and parameters["pairs"] == [[0, 1]]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from rldp_models.uncertainty import KLBallSet, power_divergence
-from rldp_models.uncertainty.base import conditional_at_most, embed
+from rldp_models.uncertainty.base import embed
+from rldp_models.uncertainty.cvxpy_rows import conditional_at_most
 from rldp_models.uncertainty.power_divergence import PowerDivergenceSet
 from rldp_models.uncertainty.zero_rows import identically_zero_rows
 
