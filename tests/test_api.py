@@ -16,6 +16,7 @@ import pytest
 import rldp_models as rldp
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
+from rldp_models.results.record import to_record
 
 EYES = ["Blue", "Brown", "Green", "Hazel"]
 HAIR = ["Black", "Blond", "Brown", "Red"]
@@ -60,10 +61,10 @@ def test_every_route_of_the_data_gives_the_same_record(records: pd.DataFrame,
         "DataFrame": rldp.solve("RURP", records, sensitive="eye", public="hair", **OPTIONS),
         "pd.crosstab": rldp.solve("RURP", pd.crosstab(records.eye, records.hair), **OPTIONS),
     }
-    first = content(routes["counts CSV"].result.to_record())
+    first = content(to_record(routes["counts CSV"].result))
     assert first["matrix"]["inputs"][0] == ["Blue", "Black"]
     for route, solved in routes.items():
-        assert content(solved.result.to_record()) == first, route
+        assert content(to_record(solved.result)) == first, route
 
 
 def test_cli_solve_writes_the_functions_record(files: dict[str, Path]) -> None:
@@ -71,7 +72,7 @@ def test_cli_solve_writes_the_functions_record(files: dict[str, Path]) -> None:
     assert main(["solve", "RURP", "--counts", str(files["counts"]), "--eps", "1",
                  "--distortion", "hamming", "--out", str(out)]) == 0
     solved = rldp.solve("RURP", files["counts"], **OPTIONS)
-    assert content(json.loads(out.read_text())) == content(solved.result.to_record())
+    assert content(json.loads(out.read_text())) == content(to_record(solved.result))
 
 
 def test_solved_outcome_speaks_in_labels(files: dict[str, Path]) -> None:
