@@ -331,9 +331,12 @@ def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: s
     dual made exactly feasible on the master's own rays (:meth:`_Master.repair`),
     add the new rays of reduced cost per unit mass above ``tolerance`` (at most
     ``batch``, default ``2 d``), and repeat until none enters. The certificate
-    is the dual of the round with the smallest proven bound, its
-    ``max_violation`` that round's pricing bound plus the repair's shift; the
-    protocol is the last master's (the master's optimum never decreases). With
+    is the last master's dual, its ``max_violation`` the last pricing's bound
+    plus the repair's shift (proven when no ray enters: an oracle that stops its
+    search on a good ray proves no bound in earlier rounds). A run ``watch``
+    ends early keeps the round with the smallest bound instead (its oracle's
+    every bound is proven, as :class:`~.concave_pricing.ConcavePricing`'s is);
+    the protocol is the last master's (the master's optimum never decreases). With
     ``indexed`` the keys are ray indices and become :attr:`ConeLPSolution.rays`.
     ``watch`` receives every round (:class:`~.pricing_progress.RoundWatch`) and
     ends the run early when it says so (status ITERATION_LIMIT), anytime.
@@ -364,6 +367,8 @@ def generate_columns(price: Pricer, seed: PricedRays, rhs: np.ndarray, solver: s
         if done:
             break
         master.add(priced, entering)
+    if watch is None or entering.size == 0:
+        best = (np.inf, dual, bound)  # the last round's: proven when nothing enters
     solution = master.solution(theta, best[1], best[2], _status(entering.size == 0, best[2]),
                                solver, iteration, nodes, indexed, time.perf_counter() - started)
     return replace(solution, final_dual=dual + shift)
