@@ -18,10 +18,11 @@ def _table(path: Path, rows: list[list[int]]) -> Path:
 
 
 COMMANDS = {
-    # --max-memory 1 refuses after the table is loaded, before any solver starts
-    "solve": ["solve", "RURP", "--eps", "1", "--max-memory", "1"],
-    "protocol": ["protocol", "srr", "--eps", "1", "--max-memory", "1"],
-    "compare-solvers": ["compare-solvers", "RURP", "--eps", "1", "--max-memory", "1"],
+    # --max-memory 1000 (bytes) admits the small table file, then refuses the run after the
+    # table is loaded, before any solver starts
+    "solve": ["solve", "RURP", "--eps", "1", "--max-memory", "1000"],
+    "protocol": ["protocol", "srr", "--eps", "1", "--max-memory", "1000"],
+    "compare-solvers": ["compare-solvers", "RURP", "--eps", "1", "--max-memory", "1000"],
 }
 
 
