@@ -208,3 +208,14 @@ def test_compare_text_shows_exact_zeros_as_0_and_fits_unless_wide() -> None:
                                                .splitlines()))
     uniform = next(line for line in lines if line.strip().startswith("uniform"))
     assert uniform.split()[1] == "0" and "1.46e-15" in format_table(table)
+
+
+def test_curve_call_is_the_experiment_on_the_same_table(files: dict[str, Path]) -> None:
+    from rldp_models.experiments.curve import curve as experiment_curve
+
+    called = rldp.curve(files["counts"], [0.5, 1.0], methods=["NUNP", "ir"],
+                        distortion="hamming")
+    direct = experiment_curve(Crosstab.from_csv(files["counts"]), [0.5, 1.0], 0.05,
+                              ["NUNP", "ir"], "hamming", progress=False)
+    pd.testing.assert_frame_equal(called.frame.drop(columns="seconds"),
+                                  direct.frame.drop(columns="seconds"))

@@ -14,6 +14,7 @@ from rldp_models.api.calls import (
     compare,
     coverage,
     crosstab_of,
+    curve,
     release,
     solve,
     verify,
@@ -31,5 +32,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'rldp_models.api' has no attribute {name!r}")
 
 __all__ = ["NoProtocol", "Outcome", "ProgramSpec", "Protocol", "Released", "Solved", "Table",
-           "Verification", "compare", "compare_solvers", "coverage", "crosstab_of", "release",
-           "solve", "verify"]
+           "Verification", "compare", "compare_solvers", "coverage", "crosstab_of", "curve",
+           "release", "solve", "verify"]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rldp_models.data import Crosstab
+    from rldp_models.experiments.curve import Curve
     from rldp_models.programs import ProtocolProgram
     from rldp_models.results.certified import CertifiedResult
     from rldp_models.uncertainty.base import UncertaintySet
@@ -344,6 +345,23 @@ def coverage(data: Data, *, alpha: float | Sequence[float] = 0.05,
                            list(_listed(n)) if n is not None else None, radius_from,
                            inner_draws, executor_from_spec(executor, workers), confidence)
     return Table(table, "", coverage_text(table, confidence))
+
+
+def curve(data: Data, eps: Sequence[float], *, alpha: float = 0.05,
+          methods: Sequence[str] | None = None, distortion: str = "hamming",
+          executor: str = "serial", workers: int | None = None, seed: int = 0,
+          progress: bool = False, sensitive: str | None = None,
+          public: str | None = None) -> "Curve":
+    """The privacy-utility curve of the table (``rldp curve``;
+    :func:`rldp_models.experiments.curve.curve`): each program's and protocol's objective
+    against ``eps``, with the chi-square set's coverage at ``alpha``."""
+    from rldp_models.executors import executor_from_spec
+    from rldp_models.experiments.curve import PROGRAMS, PROTOCOLS
+    from rldp_models.experiments.curve import curve as curve_of
+
+    return curve_of(crosstab_of(data, sensitive, public), eps, alpha,
+                    list(methods) if methods is not None else PROGRAMS + PROTOCOLS, distortion,
+                    executor_from_spec(executor, workers), seed=seed, progress=progress)
 
 
 def _listed(value: Any) -> list:
