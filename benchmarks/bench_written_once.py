@@ -66,9 +66,21 @@ def _load(path: str, replaced: dict[str, ModuleType]) -> ModuleType:
     return module
 
 
+def _contract_then() -> ModuleType:
+    """Today's block contract with the two wrappers the baseline imported: ``as_family`` and
+    ``as_objective`` returned a block of the contract unchanged (they wrapped only blocks
+    written before the contract, a layer deleted since)."""
+    from rldp_models.programs import contract
+
+    then = ModuleType("baseline_written_once_contract")
+    then.__dict__.update(contract.__dict__)
+    then.__dict__.update(as_family=lambda block: block, as_objective=lambda block: block)
+    return then
+
+
 def _baseline_modules() -> tuple[ModuleType, ModuleType]:
     """``(components, conic_form)`` as they were at :data:`BASELINE`."""
-    replaced: dict[str, ModuleType] = {}
+    replaced: dict[str, ModuleType] = {"rldp_models.programs.contract": _contract_then()}
     for stem in ("conic_builder", "conic_rows", "components", "conic_form"):
         replaced[f"rldp_models.programs.{stem}"] = _load(f"rldp_models/programs/{stem}.py",
                                                          replaced)
