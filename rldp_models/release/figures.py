@@ -82,21 +82,3 @@ def _plot_intervals(axes: plt.Axes, shown: pd.DataFrame, level: float) -> None:
     axes.set_ylabel(f"estimate ({level:.0%} bootstrap interval)")
     axes.legend()
 
-
-def plot_comparison(frame: pd.DataFrame, path: str | Path) -> None:
-    """Utility ``I/H(X)`` against worst-case distortion and certified eps over ``F``."""
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    names = frame["result"]
-    left.barh(names, frame["I/H(X)"], color="tab:blue")
-    left.set_xlabel("I_Phat(X;Y) / H(X)")
-    left.invert_yaxis()
-    right.barh(names, frame["eps over F"], color="tab:red", label="certified eps over F")
-    right.scatter(frame["eps at Phat"], names, color="black", zorder=3, label="eps at Phat")
-    right.set_xlabel("eps")
-    right.invert_yaxis()
-    right.legend()
-    figure.tight_layout()
-    try:
-        save_figure(figure, path, dpi=120)
-    finally:
-        plt.close(figure)
