@@ -5,7 +5,8 @@
 ...                     distortion="hamming")                       # doctest: +SKIP
 >>> solved.to_frame(); solved.guarantees(); rldp.verify(solved)     # doctest: +SKIP
 
-See :mod:`rldp_models.api.calls` and :mod:`rldp_models.api.outcomes`.
+See :mod:`rldp_models.api.calls`, :mod:`rldp_models.api.estimation` and
+:mod:`rldp_models.api.outcomes`.
 """
 
 from rldp_models.api.calls import (
@@ -19,6 +20,7 @@ from rldp_models.api.calls import (
     solve,
     verify,
 )
+from rldp_models.api.estimation import Estimated, EstimateWarning, estimate
 from rldp_models.api.outcomes import Outcome, Protocol, Released, Solved, Table, Verification
 
 
@@ -31,6 +33,6 @@ def __getattr__(name: str) -> object:
         return compare_solvers
     raise AttributeError(f"module 'rldp_models.api' has no attribute {name!r}")
 
-__all__ = ["NoProtocol", "Outcome", "ProgramSpec", "Protocol", "Released", "Solved", "Table",
-           "Verification", "compare", "compare_solvers", "coverage", "crosstab_of", "curve",
-           "release", "solve", "verify"]
+__all__ = ["EstimateWarning", "Estimated", "NoProtocol", "Outcome", "ProgramSpec", "Protocol",
+           "Released", "Solved", "Table", "Verification", "compare", "compare_solvers",
+           "coverage", "crosstab_of", "curve", "estimate", "release", "solve", "verify"]

@@ -21,28 +21,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from rldp_models.cli.exit_codes import ExitCode
-from rldp_models.data import Crosstab
+from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.estimation import METHOD, EstimateTable, estimate
-from rldp_models.release.figures import figure_path, plot_estimate
-from rldp_models.release.identifiability import identifiability
-from rldp_models.release.loading import load_result
-from rldp_models.release.provenance import check_released_with, refuse_released
-from rldp_models.release.released import released_counts
-from rldp_models.release.targets import Target, target
+from rldp_models.release.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS
+from rldp_models.release.figures import figure_path
+from rldp_models.release.provenance import refuse_released
 from rldp_models.safe_io import atomic_output
-
-
-MAX_DRAWS = 100_000
-"""Most bootstrap tables: percentile intervals are stable long before; 10^8 ran for minutes
-towards tens of GiB before anything was refused."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,10 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the true records, to show their own M P_X")
     parser.add_argument("--sensitive", metavar="COL", help="column of S in --truth")
     parser.add_argument("--public", metavar="COL", help="column of U in --truth")
-    parser.add_argument("--draws", type=int, default=400, metavar="B",
-                        help=f"bootstrap tables, 2..{MAX_DRAWS} (default 400)")
-    parser.add_argument("--level", type=float, default=0.95, metavar="L",
-                        help="interval level (default 0.95)")
+    parser.add_argument("--draws", type=int, default=BOOTSTRAP_DRAWS, metavar="B",
+                        help=f"bootstrap tables, 2..{MAX_DRAWS} (default {BOOTSTRAP_DRAWS})")
+    parser.add_argument("--level", type=float, default=LEVEL, metavar="L",
+                        help=f"interval level (default {LEVEL})")
     parser.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap")
     parser.add_argument("--unchecked-release", action="store_true",
                         help="read RELEASED.csv even if it does not record RESULT.json's "
@@ -71,75 +59,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rldp_models.api.estimation import estimate
+
     png = _check(args)
-    unchecked = check_released_with(args.released, args.result, args.unchecked_release)
-    if unchecked is not None:
-        sys.stderr.write(f"rldp: warning: {unchecked}\n")
-    result, _ = load_result(args.result)
-    channel = ReleaseChannel.from_result(result)
-    counts, marked = released_counts(args.released, channel.output_texts())
-    goal = target(args.target, channel.input_labels)
-    truth = _truth(args, channel, goal) if args.truth else None
-    verdict = identifiability(channel, goal.rows, goal.names)
-    table = estimate(channel.matrix(), counts, goal, verdict, args.draws, args.level, args.seed)
-    frame = table.frame
-    if truth is not None:
-        frame.insert(len(frame.columns) - 1, "truth", truth)
-    _report(frame, verdict.rank, verdict.inputs, table, marked, METHOD)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimated = estimate(args.released, args.result, target=args.target,
+                             truth=args.truth, sensitive=args.sensitive, public=args.public,
+                             draws=args.draws, level=args.level, seed=args.seed,
+                             unchecked_release=args.unchecked_release)
+    print_warnings(caught)
+    note = estimated.note(listed_in="--out")
+    if note is not None:
+        sys.stderr.write(f"rldp: note: {note}\n")
+    if estimated.table_text():
+        print(estimated.table_text())
     with atomic_output(args.out, newline="") as handle:
-        frame.to_csv(handle, index=False)
-    plot_estimate(frame, png, f"{Path(args.released).name} with {result.declaration.name}",
-                  table.level)
+        estimated.frame.to_csv(handle, index=False)
+    estimated.plot(png)
     print(f"  wrote {args.out}, {png}")
-    return ExitCode.OK if frame["estimable"].any() else ExitCode.FAILED
-
-
-def _truth(args: argparse.Namespace, channel: ReleaseChannel, goal: Target) -> np.ndarray:
-    """``M P_X`` of the --truth records (InputError naming the file if a record is not covered)."""
-    refuse_released(args.truth, "--truth")
-    truth = Crosstab.from_records(args.truth, args.sensitive, args.public)
-    try:
-        return goal.of(channel.distribution(truth))
-    except InputError as exc:
-        raise InputError(f"--truth {args.truth}: {exc}") from None
+    return ExitCode.OK if estimated.estimable else ExitCode.FAILED
 
 
 def _check(args: argparse.Namespace) -> Path:
     """Refuse bad options up front; the path of the figure."""
-    if not 2 <= args.draws <= MAX_DRAWS:
-        raise InputError(f"--draws must lie in [2, {MAX_DRAWS}], got {args.draws} (each table "
-                         "is kept in memory and refitted by EM)")
-    if not 0 < args.level < 1:
-        raise InputError(f"--level must lie in (0, 1), got {args.level}")
     if args.truth and not (args.sensitive and args.public):
         raise InputError("--truth needs --sensitive COL and --public COL")
+    refuse_released(args.truth, "--truth")
     inputs = {Path(p).resolve() for p in (args.released, args.result, args.truth) if p}
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path and Path(path).resolve() in inputs:
             raise InputError(f"{option} {path} is an input file; choose another name")
     return figure_path(args.out, args.plot)
-
-
-def _listed(names: list[str], shown: int = 8) -> str:
-    """``names`` joined, the first ``shown`` of them and a count of the rest (all are in --out)."""
-    more = f", and {len(names) - shown} more (see --out)" if len(names) > shown else ""
-    return ", ".join(names[:shown]) + more
-
-
-def _report(frame: pd.DataFrame, rank: int, inputs: int, table: EstimateTable, marked: bool,
-            method: str) -> None:
-    if marked:
-        sys.stderr.write("rldp: warning: the released file is marked NOT FOR RELEASE "
-                         "(seeded)\n")
-    missing = frame[~frame["estimable"]]
-    if len(missing):
-        sys.stderr.write(f"rldp: note: not estimable (channel rank {rank} of {inputs} inputs): "
-                         f"{_listed(list(missing['target']))}; {missing['reason'].iloc[0]}\n")
-    if not table.converged and frame["estimable"].any():
-        sys.stderr.write("rldp: warning: the maximum likelihood fit did not reach its "
-                         "tolerance on the point estimate or 1% of the bootstrap tables; its "
-                         "intervals may be off\n")
-    shown = frame[frame["estimable"]].drop(columns=["estimable", "reason"])
-    if len(shown):
-        print(f"intervals: {table.level:.0%}, {method}, {table.draws} tables")
-        print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

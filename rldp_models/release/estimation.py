@@ -55,6 +55,9 @@ NEWTON_FIRST_INPUTS = 128
 BOOTSTRAP_PRECISION = 0.1
 """Distance of every bootstrap fit to its own maximum, in standard errors (module docstring)."""
 BOOTSTRAP_DRAWS = 400
+MAX_DRAWS = 100_000
+"""Most bootstrap tables: percentile intervals are stable long before; 10^8 ran for minutes
+towards tens of GiB before anything was refused."""
 LEVEL = 0.95
 METHOD = "parametric bootstrap (multinomial from the EM fit), percentile intervals"
 

@@ -33,11 +33,24 @@ def released_counts(path: str | Path, outputs: list[str],
                          f"({' '.join(str(exc).split())})") from None
     if column not in frame.columns:
         raise InputError(f"{path}: no column {column!r} (the released values)")
-    codes = pd.Index(outputs).get_indexer(pd.Index(frame[column]))
+    return output_counts(frame[column], outputs, str(path)), header.not_for_release
+
+
+def output_counts(values: pd.Series, outputs: list[str], source: str) -> np.ndarray:
+    """Counts of every output (label texts ``outputs``) among the released ``values`` (compared
+    as text, as released files write them); ``source`` names them in errors.
+
+    Raises
+    ------
+    InputError
+        No values, or values that are not outputs of the channel.
+    """
+    codes = pd.Index(outputs).get_indexer(pd.Index(values.astype(str)))
     if np.any(codes < 0):
-        unknown = frame[column][codes < 0].iloc[0]
-        raise InputError(f"{path}: {int(np.sum(codes < 0))} released values are not outputs of "
-                         f"the result (first: {unknown!r}); was it released with another result?")
+        unknown = values[codes < 0].iloc[0]
+        raise InputError(f"{source}: {int(np.sum(codes < 0))} released values are not outputs "
+                         f"of the result (first: {unknown!r}); was it released with another "
+                         "result?")
     if codes.size == 0:
-        raise InputError(f"{path}: no released records")
-    return np.bincount(codes, minlength=len(outputs)), header.not_for_release
+        raise InputError(f"{source}: no released records")
+    return np.bincount(codes, minlength=len(outputs))
