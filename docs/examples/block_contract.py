@@ -117,9 +117,11 @@ def main() -> int:
     default = program(crosstab, eps, eps_pair).solve()
     without = ProtocolProgram(crosstab, NominalDistortion(), [NominalSecretPrivacy(eps)],
                               name="NUNP").solve(solver="clarabel")
+    outputs = program(crosstab, eps, eps_pair).output_labels
     for solver, solution in solved.items():
         print(f"{solver:>15}: objective {solution.objective:.6f}; "
-              + "; ".join(check.summary() for check in solution.checks))
+              + "; ".join(check.summary(crosstab.s_labels, outputs)
+                          for check in solution.checks))
     print(f"default backend: {default.result.solver}; NUNP alone: {without.objective:.6f}")
 
     reference = solved["clarabel"].objective

@@ -84,8 +84,8 @@ def main() -> int:
     print(f"n = {crosstab.n}, B = {uncertainty.radius:.5f}, eps = {eps}, eps2 = {eps2} on (a, b)")
     print(f"{program.name}: {solution.status.value}, worst-case distortion "
           f"{solution.objective:.5f}")
-    for check in solution.checks:
-        print("  " + check.summary())
+    for check in solution.checks:  # the worst constraint named by its labels
+        print("  " + check.summary(crosstab.s_labels, program.output_labels))
     if solution.repair is not None:
         print(f"  repaired with weight {solution.repair.weight:.2e}")
     print(f"RURP alone: worst-case distortion {baseline.objective:.5f}")
