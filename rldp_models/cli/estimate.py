@@ -14,7 +14,7 @@ least one coordinate was estimated, 1 when none is estimable. RESULT.json must
 be the file the records were released with: its digest (covering the output
 labels and their order) is checked against the one rldp release wrote in
 RELEASED.csv, and a file whose digest differs or is missing is refused (exit 2)
-unless --unchecked-release.
+unless --unchecked-release. From Python: rldp_models.estimate, which gives the same table.
 """
 
 from __future__ import annotations
