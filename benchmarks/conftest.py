@@ -2,7 +2,9 @@
 
 Benchmarks run once each as smoke tests in the default test run (pytest's
 ``--benchmark-disable``); ``python -m pytest benchmarks --benchmark-enable``
-measures them, and ``-m slow`` adds the full-size cases.
+measures them, and ``-m slow`` adds the full-size cases. The suite runs on one
+worker per core (``-n auto`` in pyproject's addopts); a timed run takes one
+process, since two workers would time each other.
 """
 
 from __future__ import annotations
@@ -10,6 +12,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` means no workers when benchmarks are timed (``--benchmark-enable``)."""
+    return 0 if config.getoption("benchmark_enable", False) else None
 
 
 @pytest.fixture
