@@ -39,6 +39,10 @@ BISECTION_STEPS = 48
 RELATIVE_TOLERANCE = 1e-6
 """The bisection stops once the bracket is below this fraction of its upper end (plus 1e-15)."""
 
+MAX_DOUBLINGS = 64
+"""Doublings of the first trial ``t``; it settles at once up to rounding (each leaf's bound
+falls by at least ``t / max(p)``: raise the slice multiplier by that)."""
+
 CHUNK = 2048
 """Leaves re-bounded together (each holds a ``(d + 1) x d`` stack of trial multipliers)."""
 
@@ -72,8 +76,12 @@ def settled_shift(oracle: ConcavePricing, dual: np.ndarray, lower: np.ndarray,
     """
     prior_max = float(oracle.prior.max())
     high = max(top, 0.0) * prior_max * (1.0 + 1e-9) + 1e-15
-    while not _worst(oracle, dual + high, lower, upper, multipliers) <= 0.0:
+    for _ in range(MAX_DOUBLINGS):
+        if _worst(oracle, dual + high, lower, upper, multipliers) <= 0.0:
+            break
         high = 2.0 * high + 1e-12
+    else:
+        raise RuntimeError("no shift of the dual settles the pricing proof's leaves")
     low = high - 2.0 * (abs(top) * prior_max + 1e-12)
     active = np.arange(lower.shape[0])
     for _ in range(BISECTION_STEPS):
