@@ -45,6 +45,7 @@ from rldp_models.conelp.double_description import FloatDoubleDescriptionError, p
 from rldp_models.conelp.pricing import PricingResult
 from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.conelp.scip_pricing import scip_available, scip_point
+from rldp_models.conelp.settled_shift import settled_shift
 from rldp_models.errors import InputError
 
 ROUNDING_ALLOWANCE = 1e-12
@@ -289,8 +290,16 @@ class ConcavePricing:
             shift = delta
         return float(delta), float(high)
 
+    def found_reduced_cost(self, dual: np.ndarray, starts: np.ndarray) -> float:
+        """The largest ``(mu(v) - dual.v) / (1.v)`` reached by the local search from the
+        columns of ``starts`` and the kept rays: a quick estimate, no branch and bound."""
+        dual = np.asarray(dual, dtype=float)
+        found = self._local_search(dual, list(starts.T) + list(self._recent.T))
+        return max(value / float(point.sum()) for value, point in found)
+
     def proof(self, dual: np.ndarray, targets: tuple[float, ...] = (0.0,),
-              progress: Callable[[float], None] | None = None) -> dict[str, np.ndarray]:
+              progress: Callable[[float], None] | None = None, *, settle: bool = False
+              ) -> dict[str, np.ndarray]:
         """Branch and bound from the root box at ``dual``, recorded as a proof.
 
         The arrays (splits, boxes dropped as empty with their Farkas rays, the
@@ -305,6 +314,13 @@ class ConcavePricing:
         calls ``progress`` with the bound reached after each. Ended early by
         :attr:`stop`, it is the proof of the bound of the boxes still open,
         which checks all the same.
+
+        With ``settle`` the tree is re-expressed at ``dual + t 1``, ``t`` the
+        smallest shift at which every leaf proves ``h <= 0``
+        (:func:`~rldp_models.conelp.settled_shift.settled_shift`): the proof's
+        ``dual`` is then that shifted dual and ``claimed <= 0``, so the reduced
+        cost per unit mass it proves there is ``<= 0`` instead of the
+        checker's ``H max(p)`` of a positive ``H``.
         """
         recorder = ProofRecorder(self)
         kept, self._frontier, self._recorder = self._frontier, [], recorder
@@ -321,21 +337,46 @@ class ConcavePricing:
             top = max((-n.priority for n in leaves), default=-math.inf)
         finally:
             self._frontier, self._recorder = kept, None
-        return recorder.finish(leaves, dual, top)
+        multipliers = self.multipliers(leaves)
+        if settle and leaves:
+            shift, multipliers, bounds = settled_shift(
+                self, dual, np.array([n.lower for n in leaves]),
+                np.array([n.upper for n in leaves]), multipliers, top)
+            dual, top = dual + shift, float(bounds.max())
+        return recorder.finish(leaves, dual, top, multipliers)
 
     def _complete(self, dual: np.ndarray, heap: list[_Node], target: float) -> list[_Node]:
         """Expand ``heap`` until every box's bound is at most ``max(best, target)`` (or
         :attr:`stop`); the boxes are kept, so a later call with a smaller target goes on."""
         best = max(value for value, _ in self._local_search(dual, [heap[0].point]
                                                             + self._guided(dual)))
+
+        def done(bound: float, best: float, nodes: int) -> bool:
+            return bound <= max(best, target) + GAP_TOLERANCE or nodes >= self.max_nodes
+
+        self._branch(dual, heap, best, done)
+        return heap
+
+    def _branch(self, dual: np.ndarray, heap: list[_Node], best: float,
+                done: Callable[[float, float, int], bool], pool: list | None = None
+                ) -> tuple[float, int]:
+        """Expand the best boxes of ``heap`` a batch (:data:`BATCH`) at a time until
+        ``done(bound, best, nodes)`` holds for the box leading the queue (or :attr:`stop`).
+
+        ``best`` is the largest ``h`` seen at a box's point (each goes into ``pool`` too,
+        when given); the boxes left open stay in ``heap``. Returns ``best`` and the
+        number of boxes bounded.
+        """
         nodes = 0
-        while heap and nodes < self.max_nodes:
+        while heap:
             batch: list[_Node] = []
             while heap and len(batch) < BATCH:
                 node = heapq.heappop(heap)
-                best = max(best, self.objective(node.point, dual))
-                if -node.priority <= max(best, target) + GAP_TOLERANCE or (
-                        self.stop is not None and self.stop()):
+                value = self.objective(node.point, dual)
+                best = max(best, value)
+                if pool is not None:
+                    pool.append((value, node.point))
+                if done(-node.priority, best, nodes) or (self.stop is not None and self.stop()):
                     heapq.heappush(heap, node)
                     break
                 batch.append(node)
@@ -345,7 +386,7 @@ class ConcavePricing:
             for found in self._nodes(dual, lower, upper, parent, bases):
                 heapq.heappush(heap, found)
             nodes += parent.size
-        return heap
+        return best, nodes
 
     def _search(self, dual: np.ndarray, count: int, complete: bool) -> PricingResult:
         """Branch and bound from the kept frontier; ``complete``: until the bound meets the best.
@@ -361,29 +402,13 @@ class ConcavePricing:
         heap = self._start(dual)
         pool = self._local_search(dual, [heap[0].point] + list(self._recent.T)
                                   + self._guided(dual))
-        best = max(value for value, _ in pool)
-        nodes = 0
-        while heap:
-            batch: list[_Node] = []
-            while heap and len(batch) < BATCH:
-                node = heapq.heappop(heap)
-                bound = -node.priority
-                value = self.objective(node.point, dual)
-                best = max(best, value)
-                pool.append((value, node.point))
-                if bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
-                        self.stop is not None and self.stop()) or (
-                        not complete and best > entering_value and (
-                            best >= early * bound or nodes >= EARLY_NODES * self.dimension)):
-                    heapq.heappush(heap, node)
-                    break
-                batch.append(node)
-            if not batch:
-                break
-            lower, upper, parent, bases = self._expanded(batch)
-            for found in self._nodes(dual, lower, upper, parent, bases):
-                heapq.heappush(heap, found)
-            nodes += parent.size
+
+        def done(bound: float, best: float, nodes: int) -> bool:
+            return bound <= max(best, 0.0) + GAP_TOLERANCE or nodes >= self.max_nodes or (
+                not complete and best > entering_value and (
+                    best >= early * bound or nodes >= EARLY_NODES * self.dimension))
+
+        best, nodes = self._branch(dual, heap, max(value for value, _ in pool), done, pool)
         self._frontier = heap
         top = max([best] + [-n.priority for n in heap])
         per_mass = top / self._mass[0] if top > 0 else top / self._mass[1]

@@ -128,8 +128,13 @@ class ProofRecorder:
         ones = np.ones(self.oracle.dimension)
         return ones if np.all(self.oracle.rows @ ones >= 0) else self.oracle._vertices[:, 0]
 
-    def finish(self, leaves: list, dual: np.ndarray, bound: float) -> dict[str, np.ndarray]:
-        """The proof's arrays (format: :mod:`rldp_models.certificates.pricing_proof`)."""
+    def finish(self, leaves: list, dual: np.ndarray, bound: float, multipliers: np.ndarray
+               ) -> dict[str, np.ndarray]:
+        """The proof's arrays (format: :mod:`rldp_models.certificates.pricing_proof`).
+
+        ``multipliers`` are the leaves' (dense, the oracle's normalised rows), proving
+        ``bound`` at ``dual``.
+        """
         width = self.oracle._row_count + 1
         cap, root = self.oracle._root_proof
         arrays = {"lower": np.array([b[0] for b in self.boxes]),
@@ -141,6 +146,5 @@ class ProofRecorder:
                   "cap": cap, "witness": self._witness()}
         arrays.update(sparse_rows([self._units(y) for y in root], width, "root"))
         arrays.update(sparse_rows(self.rays, width, "ray"))
-        arrays.update(sparse_rows([self._units(y) for y in self.oracle.multipliers(leaves)],
-                                  width, "leafy"))
+        arrays.update(sparse_rows([self._units(y) for y in multipliers], width, "leafy"))
         return arrays

@@ -315,3 +315,35 @@ def test_complete_proof_checks_where_a_cell_is_tiny(counts, eps) -> None:
     check = check_pricing_proof(proof, rows.tolist(), [Fraction(float(p)) for p in prior], dual)
     assert check.holds, check.problems
     assert len(proof["split"]) > 0
+
+
+def test_settled_proof_of_a_stopped_search_is_exact_and_no_looser(case) -> None:
+    """A search stopped after a few batches, settled (:mod:`rldp_models.conelp.settled_shift`):
+    its proof checks at the shifted dual with a reduced cost per unit mass ``<= 0`` there, the
+    shift covers the largest reduced cost over the enumerated rays, and it is no looser than
+    the checker's ``H max(p)`` of the same tree unsettled."""
+    rows, prior, dual, _, _ = case
+    prior_float = np.array([float(p) for p in prior])
+    rays = _enumerated(np.array(rows, dtype=object), len(prior))
+    mu = interval_utility("mi", {"prior": prior_float})
+    d = len(prior)
+    off = dual - 0.02
+    truth = float(check_lp_dual(off, rays, mu, np.ones(d), np.eye(d)).violation)
+    assert truth > 0
+
+    def oracle() -> ConcavePricing:
+        calls = iter(range(1_000_000))
+        return ConcavePricing(np.array(rows, dtype=float), prior_float,
+                              stop=lambda: next(calls) >= 3)
+
+    plain = oracle().proof(off)
+    settled = oracle().proof(off, settle=True)
+    shift = float(settled["dual"][0] - off[0])
+    assert np.allclose(settled["dual"] - off, shift, rtol=0, atol=1e-15)
+    check = check_pricing_proof(settled, rows, prior, settled["dual"])
+    assert check.holds, check.problems
+    assert check.per_mass <= 1e-12
+    assert shift >= truth - 1e-12
+    crude = check_pricing_proof(plain, rows, prior, off)
+    assert crude.holds and float(crude.h_bound) > 0
+    assert shift <= float(crude.per_mass) + 1e-12
