@@ -63,12 +63,11 @@ import pytest
 import solvers
 from instances import ADULT
 from timing import best_of, in_child
-from rldp_models.certificates import worst_case as attained_worst_cases
-from rldp_models.certificates.conic import privacy_bounds
 from rldp_models.data import Crosstab
 from rldp_models.exact import interval, iv, upper
 from rldp_models.instances import jeffreys_instance
 from rldp_models.privacy import worst_case
+from rldp_models.privacy.pair_certificate import pair_bounds, pair_worst_cases
 from rldp_models.privacy.guarantees import check_robust_privacy, theorem4_upper_bound
 from rldp_models.programs import conic_form, conic_rows, preset
 from rldp_models.programs.conic_builder import ConicBuilder
@@ -223,8 +222,8 @@ def _finish_and_verify_against_replaced(benchmark, record_ratio, solution) -> No
     def steps():
         check = check_robust_privacy(protocol, counts, uncertainty, EPS, multipliers,
                                      refine=False)
-        bounds, _ = privacy_bounds(protocol, counts, uncertainty.radius, EPS, wide)
-        attained = attained_worst_cases.privacy_worst_cases(protocol, uncertainty, EPS, bounds)
+        bounds, _ = pair_bounds(protocol, counts, uncertainty.radius, EPS, wide, "robust_privacy")
+        attained = pair_worst_cases(protocol, uncertainty, EPS, bounds)
         level = worst_case.worst_case_epsilon(protocol, counts, uncertainty)
         return check, bounds, attained, level
 

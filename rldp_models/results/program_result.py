@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from rldp_models.finish import Repair
-from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
-from rldp_models.programs.contract import GuaranteeFamily
+from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
-from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.blocks import block_declaration, registered_blocks
+from rldp_models.results.certificate_record import CertificateRecord, conic_kind
 from rldp_models.results.certified import (
     CertifiedResult,
     Declaration,
@@ -29,8 +28,7 @@ from rldp_models.results.json_ready import jsonable
 from rldp_models.results.migration import result_from_fields
 from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.results.repair_record import repair_to_json
-from rldp_models.results.product_certificate import product_certificate
-from rldp_models.uncertainty.base import Capability
+from rldp_models.uncertainty.declared import set_declaration
 
 
 def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
@@ -72,24 +70,23 @@ def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
 
 
 def program_certificate(solution: ProtocolSolution) -> CertificateRecord:
-    """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
+    """``chi-square-conic`` (a set with exact pair projections, or no set), or ``set-conic``.
 
-    Over another set, robust privacy is certified in product form: the
-    conditional bounds are proved afresh from the solver's and stored with the
-    set's multipliers (:func:`rldp_models.results.product_certificate.product_certificate`).
+    The multipliers are the solver's (as the solution keeps them) and what each
+    block records beyond them (its ``recorded_multipliers``: over a set without
+    exact pair projections, robust privacy's proved product-form bounds).
     """
     program = solution.program
-    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
-              "optimality": solution_optimality(solution)}
-    if program.uncertainty is None or Capability.EXACT_PAIR in program.uncertainty.capabilities:
-        return CertificateRecord("chi-square-conic", fields)
-
-    for family in program.constraints:
-        if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
-            fields["multipliers"] = {**solution.multipliers, **product_certificate(
-                solution.protocol, program.uncertainty,
-                solver_bounds(solution.multipliers, family.name))}
-    return CertificateRecord("set-conic", fields)
+    multipliers = dict(solution.multipliers)
+    if solution.protocol is not None:
+        problem = Problem(program.crosstab, program.uncertainty, program.distortion_matrix,
+                          tuple(program.output_labels), solution.objective)
+        for family in program.constraints:
+            multipliers.update(family.recorded_multipliers(solution.protocol, problem,
+                                                           solution.multipliers))
+    return CertificateRecord(conic_kind(program.uncertainty),
+                             {"multipliers": multipliers, "duals": solution.result.dual,
+                              "optimality": solution_optimality(solution)})
 
 
 def program_declaration(program: ProtocolProgram, radius_from: str | None = None) -> Declaration:
@@ -106,18 +103,20 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
 
 
 def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:
-    """Every constraint family's exact check, named by its block and its source."""
-    families = [f for f in solution.program.constraints
-                if isinstance(f, GuaranteeFamily)]
+    """Every guarantee block's exact check, named by its block and its source; its detail
+    names the worst constraint's output and secrets, and a restricted guarantee's pairs, by
+    their labels."""
+    program = solution.program
+    secrets, outputs = program.crosstab.s_labels, program.output_labels
     known = registered_blocks()
     verdicts = []
-    for family, check in zip(families, solution.checks):
+    for family, check in zip(program.guarantees, solution.checks):
         entry = known.get(type(family).__name__)
         source = entry.source if entry is not None and entry.cls is type(family) \
             else "unregistered"
         verdicts.append(GuaranteeVerdict(
             str(check.kind), float(check.eps), bool(check.holds),
-            f"worst margin {check.worst_margin:.6g} at (y, s1, s2) = {tuple(check.worst_at)}",
+            check.summary(secrets, outputs) + family.scope(secrets, outputs),
             family.name, source))
     return tuple(verdicts)
 
