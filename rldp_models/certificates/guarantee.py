@@ -41,18 +41,18 @@ def _check_labels(labels: dict, crosstab: Crosstab) -> None:
 
 
 def solve_protocol(record: dict, crosstab: Crosstab) -> np.ndarray:
-    """The ``[s][u][y]`` protocol of a solve result as a ``(|S||U|, |Y|)`` matrix."""
-    labels = record["labels"]
+    """The matrix of a solve record, ``(|S||U|, |Y|)``, its labels checked against the counts."""
+    labels = record["details"]["labels"]
     _check_labels(labels, crosstab)
     try:
-        cube = np.array(record["protocol"], dtype=float)
+        protocol = np.array(record["matrix"]["rows"], dtype=float)
     except (TypeError, ValueError):
-        raise InputError("the result's protocol is not a numeric [s][u][y] array") from None
+        raise InputError("the result's matrix is not a numeric [x][y] array") from None
     n_s, n_u = crosstab.shape
-    if cube.ndim != 3 or cube.shape[:2] != (n_s, n_u) or cube.shape[2] != len(labels["Y"]):
-        raise InputError(f"the result's protocol has shape {cube.shape}, expected "
-                         f"({n_s}, {n_u}, {len(labels['Y'])})")
-    return cube.reshape(n_s * n_u, -1)
+    if protocol.shape != (n_s * n_u, len(labels["Y"])):
+        raise InputError(f"the result's matrix has shape {protocol.shape}, expected "
+                         f"({n_s * n_u}, {len(labels['Y'])})")
+    return protocol
 
 
 def matrix(record: dict, key: str = "Q") -> np.ndarray:
@@ -113,7 +113,7 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                    inconclusive=unproven)
 
 
-def declared_program(record: dict, fields: dict, crosstab: Crosstab):
+def declared_program(record: dict, crosstab: Crosstab):
     """The program a record declares, rebuilt around ``crosstab``, with its constraint blocks.
 
     The distortion is rebuilt from its declared name and the declared outputs (a user's
@@ -134,9 +134,10 @@ def declared_program(record: dict, fields: dict, crosstab: Crosstab):
     uncertainty = None if declaration["uncertainty"] is None else \
         build_set(declaration["uncertainty"], crosstab)
     named = declaration["parameters"].get("distortion", "squared")
-    distortion = np.asarray(fields["distortion_matrix"], dtype=float) if named == "matrix" \
+    details = record["details"]
+    distortion = np.asarray(details["distortion_matrix"], dtype=float) if named == "matrix" \
         else str(named)
-    outputs = declaration["parameters"].get("outputs") or fields["labels"]["Y"]
+    outputs = declaration["parameters"].get("outputs") or details["labels"]["Y"]
     program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
                               uncertainty=uncertainty, distortion=distortion,
                               outputs=[str(y) for y in outputs],
@@ -144,7 +145,7 @@ def declared_program(record: dict, fields: dict, crosstab: Crosstab):
     return program, constraints
 
 
-def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
+def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """The guarantees of a program rebuilt from its declaration, each checked afresh.
 
     Every constraint block of the declaration is rebuilt from the registry
@@ -156,11 +157,11 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
     is marked as coming from plug-in code.
     """
     declaration = record["declaration"]
-    protocol = solve_protocol(fields, crosstab)
+    protocol = solve_protocol(record, crosstab)
     stochastic, reason = is_exactly_stochastic(protocol)
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
-    program, constraints = declared_program(record, fields, crosstab)
+    program, constraints = declared_program(record, crosstab)
     verdicts, plugins = [], []
     for family, source in constraints:
         if not isinstance(family, GuaranteeFamily):

@@ -114,7 +114,7 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
         raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
                          "--data FILE --sensitive COL --public COL")
     _check_shape(record)
-    fields = producer_fields(record)
+    fields = producer_fields(record) if kind != "solve" else {}
     try:
         if kind == "mechanism":
             report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
@@ -122,8 +122,8 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
         elif crosstab is None:  # refused above: every other kind needs the counts
             raise AssertionError(f"a {kind} result reached verification without counts")
         elif kind == "solve":
-            verdict = guarantee.declared_guarantee(record, fields, crosstab)
-            report = VerificationReport(kind, verdict, solve_certificate(record, fields, crosstab))
+            report = VerificationReport(kind, guarantee.declared_guarantee(record, crosstab),
+                                        solve_certificate(record, crosstab))
         elif "product" in fields:
             report = VerificationReport(kind, product_guarantee(fields, crosstab),
                                         product_certificate(fields, crosstab))
@@ -133,15 +133,15 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
                                         protocol_certificate(fields, crosstab, verdict))
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    return _exact_rows(record, _with_claims(record, fields, crosstab, report))
+    return _exact_rows(record, _with_claims(record, crosstab, report))
 
 
-def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
+def _with_claims(record: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
     """A verdict fails too when the record states what its declaration and matrix do not
     give (:mod:`.claims`): an eps or labels (the guarantee), the value (the certificate)."""
     guarantee_claim = claims.stated_guarantee(record, crosstab)
-    value_claim = claims.stated_value(record, _evaluated(record, fields, crosstab))
+    value_claim = claims.stated_value(record, _evaluated(record, crosstab))
     return VerificationReport(report.result_type, _failed_by(guarantee_claim, report.guarantee),
                               _failed_by(value_claim, report.certificate))
 
@@ -152,7 +152,7 @@ def _failed_by(claim: Verdict, verdict: Verdict) -> Verdict:
     return Verdict(False, claim.headline, (*claim.details, verdict.headline, *verdict.details))
 
 
-def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float | None:
+def _evaluated(record: dict, crosstab: Crosstab | None) -> float | None:
     """The value re-evaluated from the matrix: a program's by its declared objective, a
     protocol's ``I_Phat(X;Y)``, a cone-LP mechanism's utility from its certificate."""
     rows = record["matrix"].get("rows")
@@ -161,7 +161,7 @@ def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float |
     Q = np.asarray(rows, dtype=float)
     kind = record["result_type"]
     if kind == "solve" and crosstab is not None and record["declaration"]["blocks"]:
-        program, _ = guarantee.declared_program(record, fields, crosstab)
+        program, _ = guarantee.declared_program(record, crosstab)
         return float(program.objective.evaluate(Q, program))
     if kind == "protocol" and crosstab is not None:
         return claims.mutual_information(crosstab.phat, Q)
@@ -212,7 +212,7 @@ def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
 
 
 # ---------------------------------------------------------------------- solve results
-def solve_certificate(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
+def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     """Every block's robust constraints at the stored multipliers, and the optimality claim.
 
     One loop over the blocks rebuilt from the declaration: each re-evaluates its
@@ -221,13 +221,13 @@ def solve_certificate(record: dict, fields: dict, crosstab: Crosstab) -> Verdict
     user's registered block as a library block.
     """
     certificate = CertificateRecord.from_json(record.get("certificate"))
-    program, _ = guarantee.declared_program(record, fields, crosstab)
+    program, _ = guarantee.declared_program(record, crosstab)
     expected = conic_kind(program.uncertainty)
     if certificate.kind != expected:
         return _wrong_kind(certificate, expected)
-    protocol = guarantee.solve_protocol(fields, crosstab)
+    protocol = guarantee.solve_protocol(record, crosstab)
     problem = Problem(crosstab, program.uncertainty, program.distortion_matrix,
-                      tuple(program.output_labels), float(fields["objective"]))
+                      tuple(program.output_labels), float(record["value"]["value"]))
     multipliers = certificate.fields.get("multipliers") or {}
     check = StoredCheck.joined([block.certify_multipliers(protocol, problem, multipliers)
                                 for block in (program.objective, *program.constraints)])
@@ -308,7 +308,7 @@ def mechanism_certificate(record: dict) -> Verdict:
         return Verdict(False, f"the certificate's LP is over the {cone} cone; {name}'s is the "
                        f"{declared.cone} cone")
     Q = guarantee.matrix(record)
-    if cone == "ldp" and 2**Q.shape[0] - 2 > MAX_RAYS:
+    if declared.staircase_pattern and 2**Q.shape[0] - 2 > MAX_RAYS:
         return large_staircase_verdict(certificate.fields, Q, float(record["eps"]))
     return _lp_verdict(cone, certificate.fields["dual"], Q, utility,
                        lambda: cone_rays(cone, Q.shape[0], outer_ratio(float(record["eps"])),

@@ -48,6 +48,9 @@ class MechanismDeclaration:
     joint_dual : bool
         The LP's dual is over inputs of positive mass and is recorded in joint form
         (``lam_x p_x`` on all inputs; LIP).
+    staircase_pattern : bool
+        Beyond the rays an exact check enumerates, its dual is checked by the staircase
+        pattern checker (:mod:`rldp_models.certificates.staircase_check`; the LDP cone).
     """
 
     name: str
@@ -57,6 +60,7 @@ class MechanismDeclaration:
     per_attribute: bool = False
     level: Level | None = None
     joint_dual: bool = False
+    staircase_pattern: bool = False
 
 
 def _recorded(data: Mapping[str, Any], key: str, name: str) -> Any:
@@ -105,7 +109,7 @@ def _srlip(Q: np.ndarray, eps: float, data: Mapping[str, Any]) -> Certification:
 DECLARATIONS: dict[str, MechanismDeclaration] = {d.name: d for d in (
     *(MechanismDeclaration(name, "LDP", _ldp) for name in ("binary", "rr", "geometric", "ue")),
     MechanismDeclaration("staircase", "LDP", _ldp, cone="ldp",
-                         level=lambda Q, data: privacy.ldp_epsilon(Q)),
+                         level=lambda Q, data: privacy.ldp_epsilon(Q), staircase_pattern=True),
     MechanismDeclaration("quaternary", "(eps, delta)-LDP", _approximate_ldp),
     MechanismDeclaration("urr", "ULDP", _uldp),
     MechanismDeclaration("urap", "ULDP", _uldp),

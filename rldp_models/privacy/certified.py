@@ -68,7 +68,7 @@ def secret_privacy(protocol: np.ndarray, crosstab: Crosstab,
         return Certified(product.holds, f"robust privacy over the {uncertainty.name} set "
                          f"(radius {uncertainty.radius:.6g}) in product form (sup over C_s1 <= "
                          f"e^eps inf over C_s2), eps = {eps:g}, bounds proved in interval "
-                         f"arithmetic", (product.summary(),))
+                         f"arithmetic", (product.summary(crosstab.s_labels, outputs),))
     pairs = cast(ChiSquareSet, uncertainty)  # Theorem 3's pair projections are its own
     check = check_robust_privacy(protocol, crosstab.counts, pairs, eps)
     worst = worst_case_epsilon(protocol, crosstab.counts, pairs)

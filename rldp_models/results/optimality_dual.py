@@ -1052,7 +1052,7 @@ def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     if outside:
         return not_claimed(f"the program has blocks the Lagrangian model does not cover "
                            f"({', '.join(outside)}): it covers the four programs' objectives and "
-                           "privacy over every output and secret pair")
+                           "one privacy guarantee over every output and secret pair")
     instance = conic_instance(program)
     if instance.product and not provable(instance.uncertainty):
         return not_claimed(f"membership in the {type(instance.uncertainty).__name__} cannot be "
