@@ -23,14 +23,14 @@ import numpy as np
 
 from rldp_models.conelp.exact_lp_dual import FEASIBILITY_TOLERANCE, GAP_TOLERANCE
 from rldp_models.errors import InputError
-from rldp_models.finish import GuaranteeError, finish
+from rldp_models.finish import GuaranteeError, Repair, finish
 from rldp_models.mechanisms.declarations import declared_mechanism
 from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
 from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
-from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.lp_certificate import attribute_writer_fields, writer_fields
-from rldp_models.results.migration import result_from_fields
 from rldp_models.utility import MutualInformation
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: Mech
                                               eps, dual, inputs.joint)},
               "privacy_check": check_fields(declared.notion,
                                             declared.certify(result.Q, eps, data), level)}
-    return result_from_fields(jsonable(fields), repair=result.repair)
+    return _mechanism_result(fields, result.repair)
 
 
 def lip_result(result: "OptimalMechanism", joint: np.ndarray, eps: float,
@@ -131,7 +131,30 @@ def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple
               "attribute_sizes": list(sizes), "split": list(result.split),
               "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
                              for a in result.attributes]}
-    return result_from_fields(jsonable(fields), repair=result.repair)
+    return _mechanism_result(fields, result.repair)
+
+
+DECLARED = ("eps", "delta", "split", "attribute_sizes", "utility_measure")
+"""What a mechanism's declaration states (its parameters), once: the details do not repeat it."""
+
+
+def _mechanism_result(fields: dict[str, Any], repair: Repair) -> CertifiedResult:
+    """The result of a mechanism: its matrix and labels, its declaration (name and
+    parameters), the exact verdict of its notion; the rest of ``fields`` (the joint, the
+    attributes, the repair per attribute, ...) as the details the verifier reads."""
+    fields = jsonable(fields)
+    check, labels = fields["privacy_check"], fields["labels"]
+    stated = {key: fields[key] for key in DECLARED if fields.get(key) is not None}
+    return CertifiedResult(
+        "mechanism", np.asarray(fields["Q"], dtype=float), list(labels["X"]), list(labels["Y"]),
+        {"measure": str(fields.get("utility_measure", "mi")), "value": fields.get("utility"),
+         "sense": "max"},
+        (GuaranteeVerdict(str(check["notion"]), float(fields["eps"]), bool(check["holds"]),
+                          f"level {check.get('level')}"),),
+        CertificateRecord.from_json(fields.get("certificate")).to_json(), repair,
+        Declaration("mechanism", str(fields["mechanism"]), [], None, stated),
+        details={key: value for key, value in fields.items()
+                 if key not in (*stated, "Q", "certificate", "result_type")})
 
 
 def _common_fields(name: str, inputs: MechanismInputs, Q: np.ndarray, utility: float,
@@ -256,4 +279,4 @@ def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
               "privacy_check": check_fields(mechanism.notion, finished.verdict,
                                             mechanism.level(Q)),
               **{k: v for k, v in (mechanism.extra or {}).items() if k != "delta"}}
-    return result_from_fields(jsonable(fields), repair=finished.repair)
+    return _mechanism_result(fields, finished.repair)
