@@ -63,12 +63,13 @@ import pytest
 import solvers
 from instances import ADULT
 from timing import best_of, in_child
-from rldp_models.certificates import worst_case as attained_worst_cases
-from rldp_models.certificates.conic import privacy_bounds
 from rldp_models.data import Crosstab
 from rldp_models.exact import interval, iv, upper
 from rldp_models.instances import jeffreys_instance
 from rldp_models.privacy import worst_case
+from rldp_models.privacy import pair_certificate
+from rldp_models.privacy.pair_certificate import pair_bounds, pair_worst_cases
+from rldp_models.privacy.stored_bounds import AttainedWorstCase
 from rldp_models.privacy.guarantees import check_robust_privacy, theorem4_upper_bound
 from rldp_models.programs import conic_form, conic_rows, preset
 from rldp_models.programs.conic_builder import ConicBuilder
@@ -189,16 +190,14 @@ def _per_constraint_attained(protocol, uncertainty, bounds) -> list[float]:
     blocks = protocol.reshape(n_s, n_u, -1)
     sub = worst_case.PairRatioSubproblem(n_u)
     found = []
-    for bound in bounds:
-        pair, y = bound.name.split("[")[1].split("]")[0], int(bound.name.rsplit("=", 1)[1])
-        s1, s2 = (int(s) for s in pair.split(","))
+    for s1, s2, y in bounds:
         set_pair = uncertainty.pair(s1, s2)
         sub.set_pair(set_pair.rows, set_pair.rho)
         a, b = blocks[s1, :, y], np.exp(EPS) * blocks[s2, :, y]
         maximiser = sub.maximise(a, b)
         p = None if maximiser is None else worst_case.witness_distribution(
             uncertainty, s1, s2, *maximiser)
-        found.append(np.nan if p is None else attained_worst_cases._pair_value(p, s1, s2, a, b))
+        found.append(np.nan if p is None else pair_certificate._pair_value(p, s1, s2, a, b))
     return found
 
 
@@ -223,8 +222,9 @@ def _finish_and_verify_against_replaced(benchmark, record_ratio, solution) -> No
     def steps():
         check = check_robust_privacy(protocol, counts, uncertainty, EPS, multipliers,
                                      refine=False)
-        bounds, _ = privacy_bounds(protocol, counts, uncertainty.radius, EPS, wide)
-        attained = attained_worst_cases.privacy_worst_cases(protocol, uncertainty, EPS, bounds)
+        bounds, _ = pair_bounds(protocol, counts, uncertainty.radius, EPS, wide, "robust_privacy")
+        attained = [AttainedWorstCase(str(key), float(bounds[key]), value, p) for key, (value, p)
+                    in pair_worst_cases(protocol, uncertainty, EPS, bounds).items()]
         level = worst_case.worst_case_epsilon(protocol, counts, uncertainty)
         return check, bounds, attained, level
 
@@ -255,7 +255,7 @@ def _finish_and_verify_against_replaced(benchmark, record_ratio, solution) -> No
     proven = margins <= 0
     assert np.all(new_margins[proven] >= margins[proven])
     assert np.max(new_margins[proven] - margins[proven], initial=0.0) <= 1e-7
-    assert max(float(b.bound) for b in bounds) == pytest.approx(float(np.max(margins)), abs=1e-7)
+    assert max(float(b) for b in bounds.values()) == pytest.approx(float(np.max(margins)), abs=1e-7)
     new = np.array([w.attained for w in attained])
     assert np.all(np.isnan(np.array(old_attained)) | (new >= np.array(old_attained) - 1e-7))
     assert all(w.consistent for w in attained)

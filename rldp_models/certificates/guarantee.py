@@ -1,13 +1,10 @@
 """The stated guarantee of a result, checked independently of its certificate.
 
-* ``solve`` results: eq. (6) at ``Phat`` (NUNP, RUNP) or eq. (23) over the
-  chi-square set (NURP, RURP), by :mod:`rldp_models.privacy.guarantees`
-  with multipliers found afresh (the stored ones are the certificate's, and
-  are checked separately); over the KL, TV or box set (rebuilt from the
-  record and the counts) the product form (**) of
-  :mod:`rldp_models.uncertainty.base`, by
-  :func:`~rldp_models.privacy.set_privacy.check_product_privacy` with
-  every bound found by the set's own bisection and support multipliers;
+* ``solve`` results: every guarantee block of the declaration, rebuilt with
+  the declared set around the counts, by its own ``certify`` hook (the
+  library's: eq. 6 at ``Phat``, eq. 23 over the chi-square set, the product
+  form (**) over any other set), every multiplier found afresh (the stored
+  ones are the certificate's, and are checked separately);
 * ``mechanism`` results: the mechanism's own notion (LDP, LDP across
   secrets, ULDP, (eps, delta)-LDP, LDP w.r.t. S, LIP, SRLIP) by the exact
   certifiers of :mod:`rldp_models.privacy.matrix_checks`;
@@ -18,7 +15,6 @@
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import numpy as np
 
@@ -27,16 +23,11 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.mechanisms.declarations import declared_mechanism
-from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs.protocol_program import ProtocolProgram
-from rldp_models.results.blocks import bootstrap_checked_radius, build_block, build_set
+from rldp_models.results.blocks import build_block
+from rldp_models.uncertainty.declared import build_set
 from rldp_models.rldp_protocols import checker
-from rldp_models.uncertainty.base import UncertaintySet
-from rldp_models.privacy.certified import secret_privacy
 from rldp_models.programs.contract import GuaranteeFamily, block_label
-from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
-from rldp_models.uncertainty.derived import DERIVED, DerivedSet
-from rldp_models.uncertainty.named import named_set, shape_parameters
 
 ROW_SUM_TOLERANCE = 1e-9
 """Largest accepted ``|row sum - 1|`` of a mechanism's or protocol's ``Q``."""
@@ -50,105 +41,18 @@ def _check_labels(labels: dict, crosstab: Crosstab) -> None:
 
 
 def solve_protocol(record: dict, crosstab: Crosstab) -> np.ndarray:
-    """The ``[s][u][y]`` protocol of a solve result as a ``(|S||U|, |Y|)`` matrix."""
-    labels = record["labels"]
+    """The matrix of a solve record, ``(|S||U|, |Y|)``, its labels checked against the counts."""
+    labels = record["details"]["labels"]
     _check_labels(labels, crosstab)
     try:
-        cube = np.array(record["protocol"], dtype=float)
+        protocol = np.array(record["matrix"]["rows"], dtype=float)
     except (TypeError, ValueError):
-        raise InputError("the result's protocol is not a numeric [s][u][y] array") from None
+        raise InputError("the result's matrix is not a numeric [x][y] array") from None
     n_s, n_u = crosstab.shape
-    if cube.ndim != 3 or cube.shape[:2] != (n_s, n_u) or cube.shape[2] != len(labels["Y"]):
-        raise InputError(f"the result's protocol has shape {cube.shape}, expected "
-                         f"({n_s}, {n_u}, {len(labels['Y'])})")
-    return cube.reshape(n_s * n_u, -1)
-
-
-def solve_uncertainty(record: dict, crosstab: Crosstab) -> ChiSquareSet:
-    """The chi-square set of a robust solve result, its radius recomputed from alpha and counts
-    (a bootstrap radius drawn again from its recorded draws and seed).
-
-    Raises
-    ------
-    InputError
-        If alpha is missing or the recorded radius is not the recomputed one.
-    """
-    alpha = record.get("alpha")
-    if alpha is None:
-        raise InputError("a robust result must record its alpha")
-    stated = record.get("uncertainty") or {}
-    if stated.get("radius_from") == "bootstrap":
-        return ChiSquareSet(crosstab.phat, bootstrap_checked_radius(stated, crosstab),
-                            float(alpha))
-    radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(alpha))
-    stated = record.get("radius_B")
-    if stated is not None and not math.isclose(float(stated), radius, rel_tol=1e-12):
-        raise InputError(f"the result's radius B = {stated} is not the one of alpha = {alpha} "
-                         f"and these counts ({radius})")
-    return ChiSquareSet(crosstab.phat, radius, float(alpha))
-
-
-def set_name(record: dict) -> str:
-    """The uncertainty set a solve result names (``chi2`` for files without the field)."""
-    return str((record.get("uncertainty") or {}).get("set", "chi2"))
-
-
-def named_uncertainty(record: dict, crosstab: Crosstab) -> UncertaintySet:
-    """The set of a solve result over ``kl``, ``tv`` or ``box``, rebuilt from record and counts.
-
-    The radius is the recorded one when it was given (``radius_from`` ``--radius``),
-    else recalibrated from alpha and the counts (:func:`rldp_models.uncertainty.named.named_set`);
-    either way it must equal the recorded ``radius``.
-
-    Raises
-    ------
-    InputError
-        If the record lacks what is needed or its radius is not the rebuilt set's.
-    """
-    stated = record.get("uncertainty") or {}
-    given = stated.get("radius_from") == "--radius"
-    if not given and record.get("alpha") is None:
-        raise InputError("a robust result must record its alpha or a given radius")
-    radius = float(stated["radius"]) if given else None
-    if stated.get("radius_from") == "bootstrap":
-        radius = bootstrap_checked_radius(stated, crosstab)
-    derived = set_name(record) == DERIVED  # the wrapped set, then its derived counterpart
-    name = str(stated.get("wraps")) if derived else set_name(record)
-    uncertainty = named_set(name, crosstab, float(record.get("alpha") or 0.05),
-                            radius, **shape_parameters(stated))
-    recorded = stated.get("radius", record.get("radius_B"))
-    if recorded is None or not math.isclose(float(recorded), uncertainty.radius, rel_tol=1e-12):
-        raise InputError(f"the result's radius {recorded} is not the one of its {set_name(record)}"
-                         f" set rebuilt from these counts ({uncertainty.radius})")
-    return cast(UncertaintySet, DerivedSet(uncertainty)) if derived else uncertainty
-
-
-def solve_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
-    """Nominal (eq. 6 at ``Phat``) or robust (eq. 23 over ``F``) privacy of a solve result."""
-
-    problem = str(record["problem"]).upper()
-    if problem not in PRESETS:
-        raise InputError(f"cannot verify problem {problem!r}; known: {', '.join(PRESETS)}")
-    protocol = solve_protocol(record, crosstab)
-    eps = float(record["eps"])
-    outputs = (record.get("labels") or {}).get("Y")
-    stochastic, reason = is_exactly_stochastic(protocol)
-    if not stochastic:
-        return Verdict(False, f"not a stochastic matrix: {reason}")
-    if not PRESETS[problem][1]:
-        return privacy_verdict(protocol, crosstab, None, eps, outputs)
-    uncertainty = (solve_uncertainty(record, crosstab) if set_name(record) == "chi2"
-                   else named_uncertainty(record, crosstab))
-    return privacy_verdict(protocol, crosstab, uncertainty, eps, outputs)
-
-
-def privacy_verdict(protocol: np.ndarray, crosstab: Crosstab,
-                    uncertainty: UncertaintySet | None, eps: float,
-                    outputs: list | None = None) -> Verdict:
-    """Nominal privacy when ``uncertainty`` is None, else robust privacy
-    (:func:`rldp_models.privacy.certified.secret_privacy`)."""
-    found = secret_privacy(protocol, crosstab, uncertainty, eps, outputs)
-    return Verdict(found.holds, found.headline, found.details)
+    if protocol.shape != (n_s * n_u, len(labels["Y"])):
+        raise InputError(f"the result's matrix has shape {protocol.shape}, expected "
+                         f"({n_s * n_u}, {len(labels['Y'])})")
+    return protocol
 
 
 def matrix(record: dict, key: str = "Q") -> np.ndarray:
@@ -209,7 +113,7 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
                    inconclusive=unproven)
 
 
-def declared_program(record: dict, fields: dict, crosstab: Crosstab):
+def declared_program(record: dict, crosstab: Crosstab):
     """The program a record declares, rebuilt around ``crosstab``, with its constraint blocks.
 
     The distortion is rebuilt from its declared name and the declared outputs (a user's
@@ -230,9 +134,10 @@ def declared_program(record: dict, fields: dict, crosstab: Crosstab):
     uncertainty = None if declaration["uncertainty"] is None else \
         build_set(declaration["uncertainty"], crosstab)
     named = declaration["parameters"].get("distortion", "squared")
-    distortion = np.asarray(fields["distortion_matrix"], dtype=float) if named == "matrix" \
+    details = record["details"]
+    distortion = np.asarray(details["distortion_matrix"], dtype=float) if named == "matrix" \
         else str(named)
-    outputs = declaration["parameters"].get("outputs") or fields["labels"]["Y"]
+    outputs = declaration["parameters"].get("outputs") or details["labels"]["Y"]
     program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
                               uncertainty=uncertainty, distortion=distortion,
                               outputs=[str(y) for y in outputs],
@@ -240,7 +145,7 @@ def declared_program(record: dict, fields: dict, crosstab: Crosstab):
     return program, constraints
 
 
-def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdict:
+def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     """The guarantees of a program rebuilt from its declaration, each checked afresh.
 
     Every constraint block of the declaration is rebuilt from the registry
@@ -252,11 +157,11 @@ def declared_guarantee(record: dict, fields: dict, crosstab: Crosstab) -> Verdic
     is marked as coming from plug-in code.
     """
     declaration = record["declaration"]
-    protocol = solve_protocol(fields, crosstab)
+    protocol = solve_protocol(record, crosstab)
     stochastic, reason = is_exactly_stochastic(protocol)
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
-    program, constraints = declared_program(record, fields, crosstab)
+    program, constraints = declared_program(record, crosstab)
     verdicts, plugins = [], []
     for family, source in constraints:
         if not isinstance(family, GuaranteeFamily):

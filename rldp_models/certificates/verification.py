@@ -4,12 +4,12 @@ The *guarantee* verdict comes from :mod:`rldp_models.certificates.guarantee`
 (independent of the certificate). The *certificate* verdict re-checks what
 the result claims beyond privacy, without the solver that produced it:
 
-* ``solve``: every robust constraint's bound at the stored multipliers in
-  60-digit interval arithmetic (:mod:`~rldp_models.certificates.conic`), and
-  per constraint the attained worst case in ``F`` from an independent inner
-  solve with the gap (:mod:`~rldp_models.certificates.worst_case`); over the
-  KL, TV or box set the product-form bounds
-  (:mod:`~rldp_models.certificates.product`) and the objective's bound;
+* ``solve``: one loop over the blocks rebuilt from the declaration, each
+  re-evaluating its robust constraints at the multipliers the record stores
+  for its groups (its ``certify_multipliers`` hook: 60-digit interval
+  arithmetic, and per constraint the attained worst case in ``F`` from an
+  independent inner solve, :mod:`~rldp_models.privacy.stored_bounds`), a
+  user's registered block as a library block's;
 * ``mechanism``: a cone LP's dual over every ray of the stated cone in exact
   rationals, and the optimality gap of ``Q`` (:mod:`~rldp_models.conelp.exact_lp_dual`);
   staircase duals on more than 12 inputs by the independent pattern checker
@@ -26,26 +26,17 @@ the result claims beyond privacy, without the solver that produced it:
 from __future__ import annotations
 
 import itertools
-import warnings
 from fractions import Fraction
 from functools import partial
 
 import numpy as np
 
 from rldp_models.certificates import claims, guarantee, optimality
-from rldp_models.certificates.conic import (
-    OBJECTIVE_TOLERANCE,
-    ConicCheck,
-    ConstraintBound,
-    check_conic_certificate,
-)
 from rldp_models.certificates.pricing_proof import check_pricing_proof
-from rldp_models.certificates.product import product_privacy_bounds
 from rldp_models.certificates.product_protocol import product_certificate, product_guarantee
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
-from rldp_models.certificates.worst_case import objective_worst_case, privacy_worst_cases
 from rldp_models.conelp.exact_lp_dual import (
     MAX_GAMMA_DIMENSION,
     MAX_RAYS,
@@ -60,14 +51,15 @@ from rldp_models.conelp.exact_lp_dual import (
     utility_lower_bound,
 )
 from rldp_models.data import Crosstab
-from rldp_models.distortion import expected_distortion
 from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.mechanisms.declarations import declared_mechanism
 from rldp_models.precision import DIGITS, digits_text
-from rldp_models.problem_kinds import PRESETS
-from rldp_models.results import optimality_bounds
-from rldp_models.results.certificate_record import UTILITY_GROUP, CertificateRecord
+from rldp_models.privacy.stored_bounds import StoredCheck
+from rldp_models.programs.contract import Problem
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.results.optimality_dual import conic_instance
+from rldp_models.results.certificate_record import CertificateRecord, conic_kind
 from rldp_models.results.files import load_pricing_proof
 from rldp_models.results.migration import producer_fields, round1_type
 from rldp_models.results.record import migrate
@@ -122,7 +114,7 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
         raise InputError(f"verifying a {kind} result needs the counts: give --counts FILE or "
                          "--data FILE --sensitive COL --public COL")
     _check_shape(record)
-    fields = producer_fields(record)
+    fields = producer_fields(record) if kind != "solve" else {}
     try:
         if kind == "mechanism":
             report = VerificationReport(kind, guarantee.mechanism_guarantee(fields),
@@ -130,15 +122,8 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
         elif crosstab is None:  # refused above: every other kind needs the counts
             raise AssertionError(f"a {kind} result reached verification without counts")
         elif kind == "solve":
-            declared = bool(record["declaration"]["blocks"])
-            flags = _declared_flags(record) if declared else None
-            certified = _certified_privacy(record) if declared else []
-            if certified:  # the certificate's multipliers prove this block, at its eps
-                fields["eps"] = float(certified[0]["parameters"]["eps"])
-            verdict = guarantee.declared_guarantee(record, fields, crosstab) if declared \
-                else guarantee.solve_guarantee(fields, crosstab)
-            report = VerificationReport(kind, verdict,
-                                        solve_certificate(fields, crosstab, flags))
+            report = VerificationReport(kind, guarantee.declared_guarantee(record, crosstab),
+                                        solve_certificate(record, crosstab))
         elif "product" in fields:
             report = VerificationReport(kind, product_guarantee(fields, crosstab),
                                         product_certificate(fields, crosstab))
@@ -148,15 +133,15 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
                                         protocol_certificate(fields, crosstab, verdict))
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    return _exact_rows(record, _with_claims(record, fields, crosstab, report))
+    return _exact_rows(record, _with_claims(record, crosstab, report))
 
 
-def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
+def _with_claims(record: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
     """A verdict fails too when the record states what its declaration and matrix do not
     give (:mod:`.claims`): an eps or labels (the guarantee), the value (the certificate)."""
     guarantee_claim = claims.stated_guarantee(record, crosstab)
-    value_claim = claims.stated_value(record, _evaluated(record, fields, crosstab))
+    value_claim = claims.stated_value(record, _evaluated(record, crosstab))
     return VerificationReport(report.result_type, _failed_by(guarantee_claim, report.guarantee),
                               _failed_by(value_claim, report.certificate))
 
@@ -167,7 +152,7 @@ def _failed_by(claim: Verdict, verdict: Verdict) -> Verdict:
     return Verdict(False, claim.headline, (*claim.details, verdict.headline, *verdict.details))
 
 
-def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float | None:
+def _evaluated(record: dict, crosstab: Crosstab | None) -> float | None:
     """The value re-evaluated from the matrix: a program's by its declared objective, a
     protocol's ``I_Phat(X;Y)``, a cone-LP mechanism's utility from its certificate."""
     rows = record["matrix"].get("rows")
@@ -176,7 +161,7 @@ def _evaluated(record: dict, fields: dict, crosstab: Crosstab | None) -> float |
     Q = np.asarray(rows, dtype=float)
     kind = record["result_type"]
     if kind == "solve" and crosstab is not None and record["declaration"]["blocks"]:
-        program, _ = guarantee.declared_program(record, fields, crosstab)
+        program, _ = guarantee.declared_program(record, crosstab)
         return float(program.objective.evaluate(Q, program))
     if kind == "protocol" and crosstab is not None:
         return claims.mutual_information(crosstab.phat, Q)
@@ -222,148 +207,57 @@ def _exact_rows(record: dict, report: VerificationReport) -> VerificationReport:
     return VerificationReport(report.result_type, failed, report.certificate)
 
 
-def _declared_flags(record: dict) -> tuple[bool, bool]:
-    """(robust utility, robust privacy) of a declared program: its library blocks say.
-
-    Robust privacy restricted to some outputs or pairs has no certificate of every pair's
-    multipliers; its guarantee is re-checked afresh (:func:`guarantee.declared_guarantee`)."""
-    blocks = record["declaration"]["blocks"]
-    library = [b for b in blocks if b.get("source", "library") == "library"]
-    return (any(b["block"] == "RobustDistortion" for b in library),
-            bool(_certified_privacy(record)))
-
-
-def _certified_privacy(record: dict) -> list[dict]:
-    """The declared library blocks of robust privacy over every output and secret pair: the
-    multipliers of the certificate are theirs, at their eps."""
-    return [b for b in record["declaration"]["blocks"]
-            if b.get("source", "library") == "library" and b["block"] == "RobustSecretPrivacy"
-            and b["parameters"].get("outputs") is None and b["parameters"].get("pairs") is None]
-
-
 def _wrong_kind(certificate: CertificateRecord, kind: str) -> Verdict:
     return Verdict(False, f"the result needs a {kind} certificate, not {certificate.kind!r}")
 
 
 # ---------------------------------------------------------------------- solve results
-def solve_certificate(record: dict, crosstab: Crosstab,
-                      flags: tuple[bool, bool] | None = None) -> Verdict:
-    """The chi-square program's multipliers, re-checked, and the inner worst cases.
+def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
+    """Every block's robust constraints at the stored multipliers, and the optimality claim.
 
-    ``flags`` (robust utility, robust privacy) come from the declaration; a
-    round-1 record's preset name gives them otherwise.
+    One loop over the blocks rebuilt from the declaration: each re-evaluates its
+    own constraints at the multipliers the record stores for its groups (its
+    ``certify_multipliers`` hook, :mod:`rldp_models.programs.contract`), a
+    user's registered block as a library block.
     """
-    problem = str(record["problem"]).upper()
-    if flags is None and problem not in PRESETS:
-        raise InputError(f"cannot verify problem {problem!r} without a declaration; known: "
-                         f"{', '.join(PRESETS)}")
-    robust_utility, robust_privacy = flags if flags is not None else PRESETS[problem]
     certificate = CertificateRecord.from_json(record.get("certificate"))
-    if not (robust_utility or robust_privacy):
-        return _with_optimality(Verdict(True, f"{problem} has no robust constraint to certify"),
-                                record, crosstab, certificate, (False, False))
-    if guarantee.set_name(record) != "chi2":
-        return _with_optimality(_set_certificate(record, crosstab, certificate,
-                                                 (robust_utility, robust_privacy)),
-                                record, crosstab, certificate, (robust_utility, robust_privacy))
-    if certificate.kind != "chi-square-conic":
-        return _wrong_kind(certificate, "chi-square-conic")
+    program, _ = guarantee.declared_program(record, crosstab)
+    expected = conic_kind(program.uncertainty)
+    if certificate.kind != expected:
+        return _wrong_kind(certificate, expected)
     protocol = guarantee.solve_protocol(record, crosstab)
-    uncertainty = guarantee.solve_uncertainty(record, crosstab)
-    eps = float(record["eps"])
-    objective = None
-    if robust_utility:
-        objective = (np.asarray(record["distortion_matrix"], dtype=float),
-                     float(record["objective"]))
-    check = check_conic_certificate(protocol, crosstab.counts, uncertainty.radius, eps,
-                                    certificate.fields.get("multipliers") or {},
-                                    robust_privacy=robust_privacy, robust_objective=objective)
-    attained = privacy_worst_cases(protocol, uncertainty, eps,
-                                   [c for c in check.constraints if c.name != UTILITY_GROUP])
-    utility = [c for c in check.constraints if c.name == UTILITY_GROUP]
-    if utility and objective is not None:  # a utility bound comes only with the objective
-        v = np.array([float(x) for x in expected_distortion(protocol, objective[0],
-                                                            crosstab.shape[0])])
-        region = ChiSquareCertifiable(crosstab.counts, uncertainty.radius)
-        attained.append(objective_worst_case(region, v, utility[0]))
-    beaten = [a for a in attained if not a.consistent]
-    details = _conic_details(check, attained, beaten)
-    holds = check.holds and not beaten
-    return _with_optimality(
-        Verdict(holds, f"{len(check.constraints)} robust constraints re-evaluated at the "
-                f"stored multipliers ({DIGITS}-digit interval arithmetic)", tuple(details),
-                {"bounds": check.constraints, "worst_cases": attained}),
-        record, crosstab, certificate, (robust_utility, robust_privacy))
+    problem = Problem(crosstab, program.uncertainty, program.distortion_matrix,
+                      tuple(program.output_labels), float(record["value"]["value"]))
+    multipliers = certificate.fields.get("multipliers") or {}
+    check = StoredCheck.joined([block.certify_multipliers(protocol, problem, multipliers)
+                                for block in (program.objective, *program.constraints)])
+    if not check.constraints and not check.missing:
+        found = Verdict(True, f"{program.name} has no robust constraint to certify")
+    else:
+        where = "" if program.uncertainty is None else f" over the {program.uncertainty.name} set"
+        notes = "".join(f"; {note}" for note in check.notes)
+        found = Verdict(check.holds, f"{len(check.constraints)} robust constraints{where} "
+                        f"re-evaluated at the stored multipliers ({DIGITS}-digit interval "
+                        f"arithmetic{notes})", tuple(_conic_details(check)),
+                        {"bounds": check.constraints, "worst_cases": list(check.attained)})
+    return _with_optimality(found, program, protocol, certificate)
 
 
-def _with_optimality(found: Verdict, record: dict, crosstab: Crosstab,
-                     certificate: CertificateRecord, flags: tuple[bool, bool]) -> Verdict:
+def _with_optimality(found: Verdict, program: ProtocolProgram, protocol: np.ndarray,
+                     certificate: CertificateRecord) -> Verdict:
     """``found`` with the optimality claim's verdict appended (:mod:`.optimality`)."""
     stored = certificate.fields.get("optimality")
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
         assert isinstance(stored, dict)  # unclaimed_verdict is None only for a claiming dict
-        chi2 = guarantee.set_name(record) == "chi2"
-        region = None if not any(flags) else guarantee.solve_uncertainty(record, crosstab) \
-            if chi2 else guarantee.named_uncertainty(record, crosstab)
-        product = None if chi2 else region
-        instance = optimality_bounds.Instance(
-            crosstab.counts, float(getattr(region, "radius", 0.0)), float(record["eps"]),
-            np.asarray(record["distortion_matrix"], dtype=float), *flags, product)
-        gap = optimality.verdict(stored, instance, guarantee.solve_protocol(record, crosstab),
+        gap = optimality.verdict(stored, conic_instance(program), protocol,
                                  certificate.fields.get("multipliers") or {})
     return Verdict.all_of((found, gap), found.headline,
                           (*found.details, gap.headline, *(f"  {line}" for line in gap.details)),
                           {**found.data, "optimality": gap.data})
 
 
-def _set_certificate(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
-                     flags: tuple[bool, bool]) -> Verdict:
-    """A solve result over the KL, TV or box set: product-form privacy and the objective.
-
-    Every stored conditional bound and pair inequality is re-checked
-    (:mod:`~rldp_models.certificates.product`); the robust objective by the
-    set's ``certified_support_bound`` at the stored multipliers, against the
-    recorded objective and the set's own worst case.
-    """
-    if certificate.kind != "set-conic":
-        return _wrong_kind(certificate, "set-conic")
-    robust_utility, robust_privacy = flags
-    protocol = guarantee.solve_protocol(record, crosstab)
-    uncertainty = guarantee.named_uncertainty(record, crosstab)
-    multipliers = certificate.fields.get("multipliers") or {}
-    constraints: list[ConstraintBound] = []
-    missing: list[str] = []
-    if robust_privacy:
-        constraints, missing = product_privacy_bounds(protocol, uncertainty,
-                                                      float(record["eps"]), multipliers)
-    attained = []
-    if robust_utility:
-        objective = float(record["objective"])
-        v = expected_distortion(protocol, np.asarray(record["distortion_matrix"], dtype=float),
-                                crosstab.shape[0])
-        if UTILITY_GROUP in multipliers:
-            bound = ConstraintBound(UTILITY_GROUP, uncertainty.certified_support_bound(
-                v, multipliers[UTILITY_GROUP]), objective,
-                OBJECTIVE_TOLERANCE * (1 + abs(objective)))
-            constraints.append(bound)
-            with warnings.catch_warnings():  # the set's worst case is pulled into F itself
-                warnings.simplefilter("ignore", UserWarning)
-                attained.append(objective_worst_case(uncertainty,
-                                                     np.array([float(x) for x in v]), bound))
-        else:
-            missing.append(UTILITY_GROUP)
-    check = ConicCheck(tuple(constraints), tuple(missing))
-    beaten = [a for a in attained if not a.consistent]
-    return Verdict(check.holds and not beaten,
-                   f"{len(constraints)} robust constraints over the {uncertainty.name} set "
-                   f"re-evaluated at the stored multipliers ({DIGITS}-digit interval "
-                   f"arithmetic{'; privacy in product form' if robust_privacy else ''})",
-                   tuple(_conic_details(check, attained, beaten)),
-                   {"bounds": check.constraints, "worst_cases": attained})
-
-
-def _conic_details(check, attained, beaten) -> list[str]:
+def _conic_details(check: StoredCheck) -> list[str]:
     details = []
     if check.missing:
         details.append(f"no multipliers for {len(check.missing)} robust constraint groups, e.g. "
@@ -373,10 +267,10 @@ def _conic_details(check, attained, beaten) -> list[str]:
         details.append(f"largest violation {digits_text(worst.violation, 6)} at {worst.name} "
                        f"(bound {digits_text(worst.bound, 12)}, right-hand side {worst.rhs:.12g}"
                        f", tolerance {worst.tolerance:.1e})")
-    finite = [a for a in attained if np.isfinite(a.attained)]
-    privacy = [a for a in finite if a.name != UTILITY_GROUP]
-    tightest = [max(privacy, key=lambda a: a.certified)] if privacy else []
-    for found in [a for a in finite if a.name == UTILITY_GROUP] + tightest:
+    finite = [a for a in check.attained if np.isfinite(a.attained)]
+    constraints = [a for a in finite if not a.objective]
+    tightest = [max(constraints, key=lambda a: a.certified)] if constraints else []
+    for found in [a for a in finite if a.objective] + tightest:
         details.append(f"inner worst case at {found.name}: certified {found.certified:.9g}, "
                        f"attained {found.attained:.9g} (gap {found.gap:.3e})")
     if finite:
@@ -384,10 +278,10 @@ def _conic_details(check, attained, beaten) -> list[str]:
         details.append(f"inner worst case over F (independent solve): largest gap "
                        f"{loosest.gap:.3e} at {loosest.name} (certified {loosest.certified:.9g},"
                        f" attained {loosest.attained:.9g})")
-    if len(finite) < len(attained):
-        details.append(f"{len(attained) - len(finite)} inner solves found no member of F")
+    if len(finite) < len(check.attained):
+        details.append(f"{len(check.attained) - len(finite)} inner solves found no member of F")
     details += [f"the bound of {a.name} ({a.certified:.9g}) is beaten in F ({a.attained:.9g})"
-                for a in beaten]
+                for a in check.attained if not a.consistent]
     return details
 
 
@@ -414,7 +308,7 @@ def mechanism_certificate(record: dict) -> Verdict:
         return Verdict(False, f"the certificate's LP is over the {cone} cone; {name}'s is the "
                        f"{declared.cone} cone")
     Q = guarantee.matrix(record)
-    if cone == "ldp" and 2**Q.shape[0] - 2 > MAX_RAYS:
+    if declared.staircase_pattern and 2**Q.shape[0] - 2 > MAX_RAYS:
         return large_staircase_verdict(certificate.fields, Q, float(record["eps"]))
     return _lp_verdict(cone, certificate.fields["dual"], Q, utility,
                        lambda: cone_rays(cone, Q.shape[0], outer_ratio(float(record["eps"])),

@@ -22,6 +22,7 @@ from rldp_models.errors import InputError
 from rldp_models.privacy import Certification
 
 Certify = Callable[[np.ndarray, float, Mapping[str, Any]], Certification]
+Level = Callable[[np.ndarray, Mapping[str, Any]], float]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,15 @@ class MechanismDeclaration:
         certificate's ``cone`` field); None for a closed form, which claims no optimality.
     per_attribute : bool
         The certificate holds one dual per attribute (SRLIP, privacy funnel Thm 3).
+    level : callable or None
+        ``level(Q, data)``: the notion's float level of ``Q``, for information (a cone-LP
+        optimum's record states it).
+    joint_dual : bool
+        The LP's dual is over inputs of positive mass and is recorded in joint form
+        (``lam_x p_x`` on all inputs; LIP).
+    staircase_pattern : bool
+        Beyond the rays an exact check enumerates, its dual is checked by the staircase
+        pattern checker (:mod:`rldp_models.certificates.staircase_check`; the LDP cone).
     """
 
     name: str
@@ -48,6 +58,9 @@ class MechanismDeclaration:
     certify: Certify
     cone: str | None = None
     per_attribute: bool = False
+    level: Level | None = None
+    joint_dual: bool = False
+    staircase_pattern: bool = False
 
 
 def _recorded(data: Mapping[str, Any], key: str, name: str) -> Any:
@@ -95,13 +108,18 @@ def _srlip(Q: np.ndarray, eps: float, data: Mapping[str, Any]) -> Certification:
 
 DECLARATIONS: dict[str, MechanismDeclaration] = {d.name: d for d in (
     *(MechanismDeclaration(name, "LDP", _ldp) for name in ("binary", "rr", "geometric", "ue")),
-    MechanismDeclaration("staircase", "LDP", _ldp, cone="ldp"),
+    MechanismDeclaration("staircase", "LDP", _ldp, cone="ldp",
+                         level=lambda Q, data: privacy.ldp_epsilon(Q), staircase_pattern=True),
     MechanismDeclaration("quaternary", "(eps, delta)-LDP", _approximate_ldp),
     MechanismDeclaration("urr", "ULDP", _uldp),
     MechanismDeclaration("urap", "ULDP", _uldp),
     MechanismDeclaration("srr", "LDP across secrets", _ldp_across_secrets),
-    MechanismDeclaration("ldp-s", "LDP w.r.t. S", _ldp_wrt_secret, cone="ldp-wrt-secret"),
-    MechanismDeclaration("lip", "LIP w.r.t. S", _lip, cone="lip"),
+    MechanismDeclaration("ldp-s", "LDP w.r.t. S", _ldp_wrt_secret, cone="ldp-wrt-secret",
+                         level=lambda Q, data: privacy.ldp_wrt_secret_epsilon(
+                             Q, _joint(data, "ldp-s"))),
+    MechanismDeclaration("lip", "LIP w.r.t. S", _lip, cone="lip",
+                         level=lambda Q, data: privacy.lip_epsilon(Q, _joint(data, "lip")),
+                         joint_dual=True),
     MechanismDeclaration("srlip", "SRLIP w.r.t. S", _srlip, cone="srlip", per_attribute=True),
 )}
 

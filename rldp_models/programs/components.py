@@ -20,12 +20,14 @@ Over a set without direct rows a robust block's cvxpy rows are the set's own
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
 from rldp_models import symbolic_values
+from rldp_models.distortion import expected_distortion
 from rldp_models.errors import InputError
 from rldp_models.privacy.certified import Certified, secret_privacy
 from rldp_models.privacy.guarantees import (
@@ -35,7 +37,15 @@ from rldp_models.privacy.guarantees import (
     pair_rows,
 )
 from rldp_models.privacy.metrics import distortion_star
+from rldp_models.privacy.pair_certificate import pair_check
+from rldp_models.privacy.product_certificate import product_check, product_multipliers
 from rldp_models.privacy.set_privacy import check_product_privacy
+from rldp_models.privacy.stored_bounds import (
+    OBJECTIVE_TOLERANCE,
+    AttainedWorstCase,
+    ConstraintBound,
+    StoredCheck,
+)
 from rldp_models.programs import conic_rows
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.programs.context import ordered_secret_pairs
@@ -45,6 +55,7 @@ from rldp_models.programs.contract import (
     GuaranteeFamily,
     Multipliers,
     Objective,
+    Problem,
     set_capabilities,
 )
 from rldp_models.uncertainty.base import (
@@ -52,6 +63,7 @@ from rldp_models.uncertainty.base import (
     Capability,
     UncertaintySet,
 )
+from rldp_models.uncertainty.certifiable import CertifiableSet, ChiSquareCertifiable
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
 
 if TYPE_CHECKING:
@@ -73,6 +85,9 @@ class NominalDistortion(Objective):
     """``E_{(S,U) ~ Phat} d(U, Y)``: the objective of NUNP and NURP (eqs. 7-8)."""
 
     robust: bool = False
+
+    def optimality_modelled(self) -> bool:
+        return True
 
     def build(self, context: BuildContext) -> cp.Expression:
         """The statement's cost (:func:`~rldp_models.programs.cvxpy_emission.emit_objective`)."""
@@ -100,6 +115,9 @@ class RobustDistortion(Objective):
 
     robust: bool = True
     name: str = "robust_utility"
+
+    def optimality_modelled(self) -> bool:
+        return True
 
     def build(self, context: BuildContext) -> cp.Expression:
         """The stated rows (Theorem 2) over a set that has them, else the set's epigraph."""
@@ -141,6 +159,35 @@ class RobustDistortion(Objective):
             candidates.append(multipliers[self.name])
         return {self.name: min(candidates,
                                key=lambda m: uncertainty.certified_support_bound(per_cell, m))}
+
+    def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
+                            multipliers: Multipliers) -> StoredCheck:
+        """Lemma 1's bound ``delta*(v | F)`` at the stored multipliers (Theorem 2 over the
+        chi-square set, with ``Phat`` exact), at most the recorded objective ``D``; and
+        ``max_{P in F} v.P`` by the set's own search, which must not beat it."""
+        values = multipliers.get(self.name)
+        if values is None or problem.uncertainty is None or problem.value is None:
+            return StoredCheck(missing=(self.name,))
+        v = expected_distortion(protocol, problem.distortion, problem.crosstab.shape[0])
+        region = _certifiable(problem.uncertainty, problem.crosstab.counts)
+        objective = float(problem.value)
+        bound = ConstraintBound(self.name, region.certified_support_bound(v, values), objective,
+                                OBJECTIVE_TOLERANCE * (1 + abs(objective)))
+        point = np.array([float(x) for x in v])
+        with warnings.catch_warnings():  # the set's worst case is pulled into F itself
+            warnings.simplefilter("ignore", UserWarning)
+            p = np.asarray(region.worst_case(point)[0], dtype=float)
+        attained = AttainedWorstCase(self.name, float(bound.bound), float(np.ravel(p) @ point),
+                                     p, objective=True)
+        return StoredCheck((bound,), (), (attained,))
+
+
+def _certifiable(uncertainty: UncertaintySet, counts: np.ndarray) -> CertifiableSet:
+    """The set as its certificate is checked: a set with exact pair projections (the
+    chi-square set) with ``Phat = counts / n`` exact, any other set as it is."""
+    if Capability.EXACT_PAIR in uncertainty.capabilities:
+        return ChiSquareCertifiable(counts, uncertainty.radius)
+    return cast(CertifiableSet, uncertainty)
 
 
 @dataclass(frozen=True)
@@ -225,6 +272,9 @@ class NominalSecretPrivacy(GuaranteeFamily):
     name: str = "privacy"
     robust: bool = False
 
+    def optimality_modelled(self) -> bool:
+        return True
+
     def build(self, context: BuildContext) -> None:
         emit_block(self, context)
 
@@ -280,6 +330,10 @@ class RobustSecretPrivacy(GuaranteeFamily):
             object.__setattr__(self, "outputs", tuple(int(y) for y in self.outputs))
         if self.pairs is not None:
             object.__setattr__(self, "pairs", tuple((int(a), int(b)) for a, b in self.pairs))
+
+    def optimality_modelled(self) -> bool:
+        """Over every output and pair (restricted, its Lagrangian has fewer terms)."""
+        return not self.restricted
 
     @property
     def restricted(self) -> bool:
@@ -367,6 +421,43 @@ class RobustSecretPrivacy(GuaranteeFamily):
             return super().certify(protocol, program)
         return secret_privacy(protocol, program.crosstab, program.uncertainty, self.eps,
                               program.output_labels)
+
+    def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
+                            multipliers: Multipliers) -> StoredCheck:
+        """Over every output and pair: eq. (30) at the stored ``(c, t)`` of every pair over a
+        set with exact pair projections, else the product form's stored bounds and pair
+        inequalities. Restricted, nothing: its guarantee is re-checked afresh (:meth:`certify`)."""
+        if self.restricted or problem.uncertainty is None:
+            return StoredCheck()
+        secrets = problem.crosstab.s_labels
+        if self._exact_pairs(problem.uncertainty):
+            return pair_check(protocol, problem.crosstab.counts,
+                              _exact_pair_set(problem.uncertainty), self.eps, multipliers,
+                              self.name, secrets, problem.outputs)
+        return product_check(protocol, problem.uncertainty, self.eps, multipliers, self.name,
+                             secrets, problem.outputs)
+
+    def recorded_multipliers(self, protocol: np.ndarray, problem: Problem,
+                             multipliers: Multipliers) -> Multipliers:
+        """Over a set without exact pair projections, the product form's proved bounds and
+        the set's multipliers of each
+        (:func:`~rldp_models.privacy.product_certificate.product_multipliers`)."""
+        if problem.uncertainty is None or self._exact_pairs(problem.uncertainty):
+            return {}
+        return product_multipliers(protocol, problem.uncertainty, self.name,
+                                   self._solver_bounds(multipliers))
+
+    def scope(self, secrets: Sequence[Any], outputs: Sequence[Any]) -> str:
+        """Restricted: the chosen outputs and ordered pairs, by their labels."""
+        if not self.restricted:
+            return ""
+        chosen_outputs, pairs = self.chosen(len(secrets), len(outputs))
+        parts = [] if self.outputs is None else \
+            [f"outputs {', '.join(repr(str(outputs[y])) for y in chosen_outputs)}"]
+        if self.pairs is not None:
+            parts.append("pairs " + ", ".join(f"({str(secrets[a])!r}, {str(secrets[b])!r})"
+                                              for a, b in pairs))
+        return " over " + " and ".join(parts)
 
     def _fits(self, values: dict[str, Any], protocol: np.ndarray) -> bool:
         """Whether a pair's multipliers cover every output (a restricted block's cover only

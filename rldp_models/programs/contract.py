@@ -34,6 +34,12 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
                           at the returned protocol
 ``certify(protocol, p)``   the verdict ``rldp verify`` prints (a             ``check``
                           :class:`~rldp_models.privacy.certified.Certified`)
+``certify_multipliers``   its robust constraints re-evaluated at a record's    nothing stored
+                          stored multipliers (:class:`Problem` data; a         to re-check
+                          :class:`~rldp_models.privacy.stored_bounds.StoredCheck`)
+``recorded_multipliers``  what the record stores beyond the solver's          none
+                          multipliers, for ``certify_multipliers``
+``optimality_modelled()``  whether the optimality gap's Lagrangian covers it   False
 ``estimated_worst_margin``  a float guess of the worst margin at the          None (check
                           solver's multipliers, to pick the first repair      first)
 ``parameters()``          the record's declaration of the block               dataclass fields
@@ -49,14 +55,17 @@ its ``eps`` is theirs (:func:`program_eps`).
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
 import numpy as np
 
+from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.privacy.certified import Certified
 from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.privacy.stored_bounds import StoredCheck
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.uncertainty.base import NO_CAPABILITIES, Capability, UncertaintySet
 from solvers.errors import UnsupportedModelError
@@ -71,6 +80,31 @@ Multipliers = dict[str, dict[str, Any]]
 """Multiplier values by constraint group, then by name (e.g. ``{"privacy[0,1]": {"c": ...}}``)."""
 
 BlockT = TypeVar("BlockT", bound="Block")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The data a block's :meth:`Block.certify_multipliers` reads, rebuilt from a record.
+
+    Attributes
+    ----------
+    crosstab : Crosstab
+        The counts (and the secrets' labels).
+    uncertainty : UncertaintySet or None
+        The declared set, rebuilt around the counts.
+    distortion : ndarray
+        ``d[u, y]``.
+    outputs : tuple of str
+        The outputs' labels.
+    value : float or None
+        The recorded value of the objective (what a robust objective's bound must not exceed).
+    """
+
+    crosstab: Crosstab
+    uncertainty: UncertaintySet | None
+    distortion: np.ndarray
+    outputs: tuple[str, ...]
+    value: float | None = None
 
 
 def set_capabilities(uncertainty: UncertaintySet | None) -> frozenset[Capability]:
@@ -96,6 +130,25 @@ class Block(ABC):
     def build_conic(self, builder: ConicBuilder) -> None:
         """Write the block's rows into the direct conic form (when it declares ``DIRECT_CONIC``)."""
         raise UnsupportedModelError(f"{type(self).__name__} has no direct conic form")
+
+    def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
+                            multipliers: Multipliers) -> StoredCheck:
+        """The block's robust constraints at a record's stored ``multipliers`` (``rldp verify``'s
+        certificate verdict): bounds in interval arithmetic, groups without multipliers,
+        values attained in the set. By default the block stores nothing to re-check."""
+        return StoredCheck()
+
+    def optimality_modelled(self) -> bool:
+        """Whether the Lagrangian model of a proven optimality gap
+        (:mod:`rldp_models.results.optimality_bounds`: the terms of eqs. 7-10) covers this
+        block; a program with a block it does not cover claims no gap. Default: not covered."""
+        return False
+
+    def recorded_multipliers(self, protocol: np.ndarray, problem: Problem,
+                             multipliers: Multipliers) -> Multipliers:
+        """Multipliers a record stores beyond the solver's, for :meth:`certify_multipliers`
+        (e.g. the product form's proved bounds); none by default."""
+        return {}
 
     def parameters(self) -> dict[str, Any]:
         """The block's declaration in a record: its dataclass fields by default."""
@@ -160,9 +213,15 @@ class GuaranteeFamily(ConstraintFamily):
         from a record), every multiplier found afresh; by default the exact :meth:`check`."""
         check = self.check(protocol, program, {})
         at_eps = f", eps = {check.eps:g}" if check.eps and np.isfinite(check.eps) else ""
+        secrets, outputs = program.crosstab.s_labels, program.output_labels
         return Certified(bool(check.holds), f"{block_label(self)} {self.name}: {check.kind} "
-                         f"guarantee{at_eps}",
-                         (check.summary(program.crosstab.s_labels, program.output_labels),))
+                         f"guarantee{at_eps}{self.scope(secrets, outputs)}",
+                         (check.summary(secrets, outputs),))
+
+    def scope(self, secrets: Sequence[Any], outputs: Sequence[Any]) -> str:
+        """What the guarantee covers, by the secrets' and outputs' labels, when it is not
+        every output and pair (e.g. ``" over pairs ('a', 'b')"``); empty by default."""
+        return ""
 
     def mixed_multipliers(self, multipliers: Multipliers, weight: float,
                           n_outputs: int) -> Multipliers:

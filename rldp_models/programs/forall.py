@@ -42,6 +42,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import mpmath
 import numpy as np
 import scipy.sparse as sparse
 
@@ -49,8 +50,14 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv, upper
 from rldp_models.privacy.guarantees import GuaranteeCheck
+from rldp_models.privacy.stored_bounds import ConstraintBound, StoredCheck
 from rldp_models.programs.context import BuildContext, ProblemData
-from rldp_models.programs.contract import GuaranteeFamily, Multipliers, set_capabilities
+from rldp_models.programs.contract import (
+    GuaranteeFamily,
+    Multipliers,
+    Problem,
+    set_capabilities,
+)
 from rldp_models.uncertainty.base import Capability, UncertaintySet, certify_conditional
 from rldp_models.uncertainty.conic_support import ConicSupport
 
@@ -345,15 +352,31 @@ class ForAll(GuaranteeFamily):
 
     def check(self, protocol: np.ndarray, program: "ProtocolProgram",
               multipliers: Multipliers) -> GuaranteeCheck:
-        """The certified worst case of ``v.P + c`` over the set at ``protocol`` (must be <= 0).
+        """The certified worst case of ``v.P + c`` over the set at ``protocol`` (must be <= 0),
+        at the set's own multipliers."""
+        if program.uncertainty is None:
+            raise InputError(f"forall {self.name}: the program has no uncertainty set")
+        worst = self._worst(protocol, program.uncertainty, None)
+        return ForallCheck(worst <= 0.0, "robust", 0.0, worst, (0, 0, 0),
+                           np.array([[[worst]]]), {}, self.name)
+
+    def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
+                            multipliers: Multipliers) -> StoredCheck:
+        """The same bound at the record's stored multipliers of the group ``name``."""
+        values = multipliers.get(self.name)
+        if values is None or problem.uncertainty is None:
+            return StoredCheck(missing=(self.name,))
+        worst = self._worst(protocol, problem.uncertainty, values)
+        return StoredCheck((ConstraintBound(f"forall {self.name}", mpmath.mpf(worst), 0.0),))
+
+    def _worst(self, protocol: np.ndarray, uncertainty: UncertaintySet,
+               multipliers: dict[str, Any] | None) -> Any:
+        """An upper bound on ``sup_F (v.P + c)`` at ``multipliers`` (None: the set's own).
 
         ``sup_F (v + d).P <= sup_F v.P + max |d|`` on distributions, so the
         rounding ``d`` of ``v`` adds its largest bound.
         """
-        uncertainty = program.uncertainty
-        if uncertainty is None:
-            raise InputError(f"forall {self.name}: the program has no uncertainty set")
-        n_s, n_u = program.crosstab.shape
+        n_s, n_u = uncertainty.phat.shape
         self._fit(n_s, n_u, protocol.shape[1])
         matrix, offsets, row, constant = self.arrays()
         q = np.ravel(protocol)
@@ -361,10 +384,8 @@ class ForAll(GuaranteeFamily):
         c = float(row @ q + constant)
         c_error = float(rounding_bound(row[None, :], np.array([constant]), q)[0])
         if self.given is None:
-            bound = iv.mpf(uncertainty.certified_support_bound(
-                v, uncertainty.support_multipliers(v))) + interval(c)
+            chosen = uncertainty.support_multipliers(v) if multipliers is None else multipliers
+            bound = iv.mpf(uncertainty.certified_support_bound(v, chosen)) + interval(c)
         else:
-            bound = iv.mpf(certify_conditional(uncertainty, v, self.given, -c))
-        worst = upper(bound + interval(float(v_error.max(initial=0.0))) + interval(c_error))
-        return ForallCheck(worst <= 0.0, "robust", 0.0, worst, (0, 0, 0),
-                           np.array([[[worst]]]), {}, self.name)
+            bound = iv.mpf(certify_conditional(uncertainty, v, self.given, -c, multipliers))
+        return upper(bound + interval(float(v_error.max(initial=0.0))) + interval(c_error))

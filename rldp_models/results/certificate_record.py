@@ -5,10 +5,10 @@ A certificate record is the ``certificate`` object of a result file:
 ``{"kind": KIND, "version": 1, ...}`` with the fields of its kind:
 
 * ``"chi-square-conic"`` (``rldp solve``): ``multipliers`` (per robust
-  constraint group, see :mod:`rldp_models.certificates.conic`) and
+  constraint group, see :mod:`rldp_models.privacy.pair_certificate`) and
   ``duals`` (the solver's duals, for information);
 * ``"set-conic"`` (``rldp solve --uncertainty kl|tv|box``): the same fields,
-  robust privacy in product form (:mod:`rldp_models.certificates.product`) and
+  robust privacy in product form (:mod:`rldp_models.privacy.product_certificate`) and
   the objective's multipliers under the set's own names;
 * ``"lp-dual"`` (cone-LP mechanisms, and PolyOpt protocols with ``cone``
   ``"polyopt-gamma"`` and ``finer``): ``dual`` (one number per input),
@@ -29,17 +29,23 @@ from typing import Any
 
 from rldp_models.errors import InputError
 from rldp_models.results.json_ready import jsonable
+from rldp_models.uncertainty.base import Capability, UncertaintySet
 
 VERSION = 1
 KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
 LP_CONES = {"staircase": "ldp", "ldp-s": "ldp-wrt-secret", "lip": "lip", "srlip": "srlip"}
 """The privacy cone of each cone-LP mechanism's LP (the ``cone`` field)."""
 
-PRIVACY_GROUP = "robust_privacy"
-"""Prefix of the multiplier groups of robust privacy constraints."""
-
 UTILITY_GROUP = "robust_utility"
 """The multiplier group of a robust objective."""
+
+
+def conic_kind(uncertainty: UncertaintySet | None) -> str:
+    """A solve result's certificate kind: ``chi-square-conic`` without a set or over one with
+    exact pair projections (robust privacy by eq. 30), else ``set-conic`` (product form)."""
+    if uncertainty is None or Capability.EXACT_PAIR in uncertainty.capabilities:
+        return "chi-square-conic"
+    return "set-conic"
 
 
 @dataclass(frozen=True)

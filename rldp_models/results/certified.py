@@ -83,7 +83,7 @@ class Declaration:
         "source"}`` per block (:mod:`rldp_models.results.blocks`).
     uncertainty : dict or None
         The set: ``set`` (its name), ``radius``, and every other parameter the
-        set declares (:func:`rldp_models.results.blocks.set_declaration`).
+        set declares (:func:`rldp_models.uncertainty.declared.set_declaration`).
     parameters : dict
         The producer's own parameters (eps, alpha, distortion, outputs, ...).
     """

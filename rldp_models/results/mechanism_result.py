@@ -23,24 +23,14 @@ import numpy as np
 
 from rldp_models.conelp.exact_lp_dual import FEASIBILITY_TOLERANCE, GAP_TOLERANCE
 from rldp_models.errors import InputError
-from rldp_models.finish import GuaranteeError, finish
-from rldp_models.privacy import (
-    certify_ldp,
-    certify_ldp_wrt_secret,
-    certify_lip,
-    certify_srlip,
-    ldp_epsilon,
-    ldp_wrt_secret_epsilon,
-    lip_epsilon,
-    srlip_epsilon,
-    srlip_epsilons,
-)
-from rldp_models.results.certificate_record import LP_CONES
+from rldp_models.finish import GuaranteeError, Repair, finish
+from rldp_models.mechanisms.declarations import declared_mechanism
+from rldp_models.privacy import certify_srlip, srlip_epsilon, srlip_epsilons
 from rldp_models.results.certificate_record import VERSION as CERTIFICATE_VERSION
-from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.lp_certificate import attribute_writer_fields, writer_fields
-from rldp_models.results.migration import result_from_fields
 from rldp_models.utility import MutualInformation
 
 if TYPE_CHECKING:
@@ -95,15 +85,21 @@ def optimal_mechanism_result(name: str, result: "OptimalMechanism", inputs: Mech
                              eps: float) -> CertifiedResult:
     """``staircase``, ``ldp-s`` or ``lip`` with its LP dual as certificate."""
     certificate = result.solution.certificate
-    dual = _lip_dual(certificate, inputs.prior) if name == "lip" else certificate.dual
+    declared = declared_mechanism(name)
+    if declared.cone is None:
+        raise InputError(f"{name} is a closed form, not a cone-LP optimum")
+    dual = _joint_dual(certificate, inputs.prior) if declared.joint_dual else certificate.dual
     outputs = [str(y) for y in range(result.Q.shape[1])]
+    data = {"joint": inputs.joint}
+    level = None if declared.level is None else declared.level(result.Q, data)
     fields = {**_common_fields(name, inputs, result.Q, result.utility, outputs, eps),
               "repair_method": result.repair.method, "repair_weight": result.repair.weight,
               "certificate": {**_certificate_fields(certificate, dual, result.utility),
-                              **writer_fields(LP_CONES[name], inputs.measure, inputs.utility,
+                              **writer_fields(declared.cone, inputs.measure, inputs.utility,
                                               eps, dual, inputs.joint)},
-              "privacy_check": _privacy_check(name, result.Q, eps, inputs)}
-    return result_from_fields(jsonable(fields), repair=result.repair)
+              "privacy_check": check_fields(declared.notion,
+                                            declared.certify(result.Q, eps, data), level)}
+    return _mechanism_result(fields, result.repair)
 
 
 def lip_result(result: "OptimalMechanism", joint: np.ndarray, eps: float,
@@ -135,7 +131,30 @@ def srlip_result(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple
               "attribute_sizes": list(sizes), "split": list(result.split),
               "attributes": [{"Q": a.Q.tolist(), "eps": a.eps, "utility": a.utility}
                              for a in result.attributes]}
-    return result_from_fields(jsonable(fields), repair=result.repair)
+    return _mechanism_result(fields, result.repair)
+
+
+DECLARED = ("eps", "delta", "split", "attribute_sizes", "utility_measure")
+"""What a mechanism's declaration states (its parameters), once: the details do not repeat it."""
+
+
+def _mechanism_result(fields: dict[str, Any], repair: Repair) -> CertifiedResult:
+    """The result of a mechanism: its matrix and labels, its declaration (name and
+    parameters), the exact verdict of its notion; the rest of ``fields`` (the joint, the
+    attributes, the repair per attribute, ...) as the details the verifier reads."""
+    fields = jsonable(fields)
+    check, labels = fields["privacy_check"], fields["labels"]
+    stated = {key: fields[key] for key in DECLARED if fields.get(key) is not None}
+    return CertifiedResult(
+        "mechanism", np.asarray(fields["Q"], dtype=float), list(labels["X"]), list(labels["Y"]),
+        {"measure": str(fields.get("utility_measure", "mi")), "value": fields.get("utility"),
+         "sense": "max"},
+        (GuaranteeVerdict(str(check["notion"]), float(fields["eps"]), bool(check["holds"]),
+                          f"level {check.get('level')}"),),
+        CertificateRecord.from_json(fields.get("certificate")).to_json(), repair,
+        Declaration("mechanism", str(fields["mechanism"]), [], None, stated),
+        details={key: value for key, value in fields.items()
+                 if key not in (*stated, "Q", "certificate", "result_type")})
 
 
 def _common_fields(name: str, inputs: MechanismInputs, Q: np.ndarray, utility: float,
@@ -151,7 +170,7 @@ def _common_fields(name: str, inputs: MechanismInputs, Q: np.ndarray, utility: f
     return fields
 
 
-def _lip_dual(certificate: "DualCertificate", p_x: np.ndarray) -> np.ndarray:
+def _joint_dual(certificate: "DualCertificate", p_x: np.ndarray) -> np.ndarray:
     """The joint-form dual ``lam`` (inputs of positive mass) as ``lam_x p_x`` on all inputs."""
     dual = np.zeros(p_x.size)
     dual[p_x > 0] = certificate.dual * p_x[p_x > 0]
@@ -179,18 +198,6 @@ def returned_verdict(max_violation: float, upper_bound: float, returned_utility:
     return bool(float(max_violation) <= FEASIBILITY_TOLERANCE
                 and float(upper_bound) - float(returned_utility)
                 <= GAP_TOLERANCE * (1.0 + abs(float(upper_bound))))
-
-
-def _privacy_check(name: str, Q: np.ndarray, eps: float, inputs: MechanismInputs
-                   ) -> dict[str, Any]:
-    """The exact verdict of the independent checker for ``staircase``, ``ldp-s`` or ``lip``."""
-    if name == "staircase":
-        return check_fields("LDP", certify_ldp(Q, eps), ldp_epsilon(Q))
-    if name == "ldp-s":
-        return check_fields("LDP w.r.t. S", certify_ldp_wrt_secret(Q, inputs.secret_joint, eps),
-                            ldp_wrt_secret_epsilon(Q, inputs.secret_joint))
-    return check_fields("LIP w.r.t. S", certify_lip(Q, inputs.secret_joint, eps),
-                        lip_epsilon(Q, inputs.secret_joint))
 
 
 def _srlip_check(result: "SRLIPMechanism", inputs: MechanismInputs, sizes: tuple[int, ...]
@@ -272,4 +279,4 @@ def closed_form_result(mechanism: ClosedForm) -> CertifiedResult:
               "privacy_check": check_fields(mechanism.notion, finished.verdict,
                                             mechanism.level(Q)),
               **{k: v for k, v in (mechanism.extra or {}).items() if k != "delta"}}
-    return result_from_fields(jsonable(fields), repair=finished.repair)
+    return _mechanism_result(fields, finished.repair)

@@ -1,12 +1,12 @@
 """Round-1 result files (no ``schema_version``) and the producer fields the verifier reads.
 
 Round 1 wrote three flat layouts, one per command (``rldp solve``, ``rldp
-mechanism``, ``rldp protocol``; DESIGN.md "Interfaces"). They are the
-*producer fields* of a result: :func:`result_from_fields` builds a
-:class:`~rldp_models.results.certified.CertifiedResult` from them (producers
-call it with what they know beyond the fields; :func:`rldp_models.results.record.migrate`
-calls it with nothing more), and :func:`producer_fields` gives them back from a record, for
-the checks of :mod:`rldp_models.certificates`.
+mechanism``, ``rldp protocol``; DESIGN.md "Interfaces"). :func:`result_from_fields`
+reads one into a :class:`~rldp_models.results.certified.CertifiedResult`
+(:func:`rldp_models.results.record.migrate` calls it; no writer does), and
+:func:`producer_fields` gives a mechanism or protocol record's fields back in that layout,
+for the checks of :mod:`rldp_models.certificates` that still read it (a solve record is
+verified as written).
 """
 
 from __future__ import annotations
@@ -50,11 +50,8 @@ def round1_type(record: dict[str, Any]) -> str:
     raise InputError("not a result of rldp solve, mechanism or protocol")
 
 
-def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
-    """A result from producer fields; ``known`` overrides what the fields would give.
-
-    ``known`` may hold any :class:`CertifiedResult` attribute (``guarantees``,
-    ``repair``, ``solver``, ``declaration``, ``crosstab``, ``matrix``, ...).
+def result_from_fields(fields: dict[str, Any]) -> CertifiedResult:
+    """The result a round-1 file's flat fields describe.
 
     Raises
     ------
@@ -70,14 +67,14 @@ def result_from_fields(fields: dict[str, Any], **known: Any) -> CertifiedResult:
         # converting the *input's* fields (round-1 files have no schema); checks never do this
         raise InputError(f"the {kind} result is malformed ({str(exc).splitlines()[0]})") \
             from None
-    declaration = {**derived, **known}["declaration"]
+    declaration = derived["declaration"]
     declared = {*declaration.parameters, *(["eps"] if any(
         "eps" in block.get("parameters", {}) for block in declaration.blocks) else [])}
     details = {k: v for k, v in fields.items()  # the declaration states its own, once
                if k not in ENVELOPE_FIELDS and k != MATRIX_FIELDS[kind] and k not in declared}
     certificate = CertificateRecord.from_json(fields.get("certificate")).to_json()
     return CertifiedResult(**{"result_type": kind, "certificate": certificate,
-                              "details": details, **derived, **known})
+                              "details": details, **derived})
 
 
 def _matrix(fields: dict[str, Any], key: str) -> np.ndarray:

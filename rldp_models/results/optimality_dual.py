@@ -45,12 +45,6 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from rldp_models.programs.components import (
-    NominalDistortion,
-    NominalSecretPrivacy,
-    RobustDistortion,
-    RobustSecretPrivacy,
-)
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
@@ -58,7 +52,6 @@ from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls
 from rldp_models.results.optimality_reweighting import LPMethod, ReweightingLP
 from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.base import Capability
-from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
 from solvers.errors import UnsupportedModelError
@@ -117,8 +110,8 @@ def conic_instance(program: ProtocolProgram) -> Instance:
     uncertainty = program.uncertainty
     radius = uncertainty.radius if uncertainty is not None else 0.0
     robust = (bool(program.objective.robust), any(family.robust for family in program.constraints))
-    other = None if uncertainty is None or isinstance(uncertainty, ChiSquareSet) or \
-        not any(robust) else uncertainty
+    other = None if uncertainty is None or Capability.EXACT_PAIR in uncertainty.capabilities \
+        or not any(robust) else uncertainty
     eps = program.eps
     assert eps is not None  # derived from the guarantee blocks in ProtocolProgram.__post_init__
     return Instance(np.asarray(program.crosstab.counts), float(radius), float(eps),
@@ -1031,23 +1024,16 @@ def _compact(pool: np.ndarray, witnesses: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 
-MODELLED_OBJECTIVES = (NominalDistortion, RobustDistortion)
-"""The objectives of eqs. (7)-(10), whose terms the Lagrangian of :mod:`.optimality_bounds`
-writes; a program with any other block claims no gap."""
-MODELLED_CONSTRAINTS = (NominalSecretPrivacy, RobustSecretPrivacy)
-
-
 def blocks_outside_the_model(program: ProtocolProgram) -> list[str]:
-    """Names of the program's blocks the optimality model does not cover: user blocks, and
-    privacy restricted to some outputs or secret pairs (its Lagrangian has fewer terms)."""
-    outside = [] if isinstance(program.objective, MODELLED_OBJECTIVES) else \
+    """Names of the program's blocks the optimality model does not cover (each block says,
+    :meth:`~rldp_models.programs.contract.Block.optimality_modelled`: the four programs'
+    objectives and privacy over every output and secret pair), and every guarantee after the
+    first (the model has one privacy level)."""
+    outside = [] if program.objective.optimality_modelled() else \
         [type(program.objective).__name__]
-    for family in program.constraints:
-        restricted = isinstance(family, RobustSecretPrivacy) and \
-            (family.outputs is not None or family.pairs is not None)
-        if not isinstance(family, MODELLED_CONSTRAINTS) or restricted:
-            outside.append(family.name)
-    return outside
+    outside += [family.name for family in program.constraints
+                if not family.optimality_modelled()]
+    return list(dict.fromkeys([*outside, *(f.name for f in program.guarantees[1:])]))
 
 
 def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
@@ -1066,7 +1052,7 @@ def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     if outside:
         return not_claimed(f"the program has blocks the Lagrangian model does not cover "
                            f"({', '.join(outside)}): it covers the four programs' objectives and "
-                           "privacy over every output and secret pair")
+                           "one privacy guarantee over every output and secret pair")
     instance = conic_instance(program)
     if instance.product and not provable(instance.uncertainty):
         return not_claimed(f"membership in the {type(instance.uncertainty).__name__} cannot be "

@@ -9,15 +9,13 @@ blocks — a preset, RURP over a box set, or a program with a plug-in block.
 
 from __future__ import annotations
 
-from typing import Any
 
 from rldp_models.finish import Repair
-from rldp_models.programs.components import RobustSecretPrivacy, solver_bounds
-from rldp_models.programs.contract import GuaranteeFamily
+from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.blocks import block_declaration, registered_blocks, set_declaration
-from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.blocks import block_declaration, registered_blocks
+from rldp_models.results.certificate_record import CertificateRecord, conic_kind
 from rldp_models.results.certified import (
     CertifiedResult,
     Declaration,
@@ -26,70 +24,28 @@ from rldp_models.results.certified import (
 )
 from rldp_models.results.files import GuaranteeFailed
 from rldp_models.results.json_ready import jsonable
-from rldp_models.results.migration import result_from_fields
 from rldp_models.results.optimality_dual import solution_optimality
-from rldp_models.results.repair_record import repair_to_json
-from rldp_models.results.product_certificate import product_certificate
-from rldp_models.uncertainty.base import Capability
-
-
-def solution_fields(solution: ProtocolSolution) -> dict[str, Any]:
-    """The producer fields of a solved program (the flat layout of DESIGN.md "Interfaces").
-
-    The certificate is JSON-ready as :meth:`CertificateRecord.to_json` returns it, so
-    it is added after the conversion of the rest (not walked a second time).
-    """
-    program = solution.program
-    crosstab, uncertainty = program.crosstab, program.uncertainty
-    fields = jsonable({
-        "result_type": "solve",
-        "problem": program.name,
-        "status": solution.status.value,
-        "objective": solution.objective,
-        "solver_objective": solution.result.objective,
-        "eps": program.eps,
-        "alpha": None if uncertainty is None else uncertainty.alpha,
-        "n": crosstab.n,
-        "radius_B": None if uncertainty is None else uncertainty.radius,
-        "solver": solution.result.solver,
-        "solve_seconds": solution.result.timings.solve_seconds,
-        "build_seconds": solution.result.timings.build_seconds,
-        "distortion": program.distortion if isinstance(program.distortion, str) else "matrix",
-        "distortion_matrix": program.distortion_matrix,
-        "labels": {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
-                   "Y": list(program.output_labels)},
-        "counts": crosstab.counts,
-        "guarantee": {
-            "privacy": "robust" if any(c.robust for c in program.constraints) else "nominal",
-            "holds": solution.guarantee_holds,
-            "checks": [{"kind": c.kind, "holds": c.holds, "eps": c.eps,
-                        "worst_margin": c.worst_margin, "worst_at_y_s1_s2": list(c.worst_at)}
-                       for c in solution.checks]},
-        "repair": None if solution.repair is None else repair_to_json(solution.repair),
-        "protocol": None if solution.protocol is None else solution.protocol_cube(),
-    })
-    return {**fields, "certificate": program_certificate(solution).to_json()}
+from rldp_models.uncertainty.declared import set_declaration
 
 
 def program_certificate(solution: ProtocolSolution) -> CertificateRecord:
-    """``chi-square-conic`` (chi-square set, or no set), or ``set-conic`` for another set.
+    """``chi-square-conic`` (a set with exact pair projections, or no set), or ``set-conic``.
 
-    Over another set, robust privacy is certified in product form: the
-    conditional bounds are proved afresh from the solver's and stored with the
-    set's multipliers (:func:`rldp_models.results.product_certificate.product_certificate`).
+    The multipliers are the solver's (as the solution keeps them) and what each
+    block records beyond them (its ``recorded_multipliers``: over a set without
+    exact pair projections, robust privacy's proved product-form bounds).
     """
     program = solution.program
-    fields = {"multipliers": solution.multipliers, "duals": solution.result.dual,
-              "optimality": solution_optimality(solution)}
-    if program.uncertainty is None or Capability.EXACT_PAIR in program.uncertainty.capabilities:
-        return CertificateRecord("chi-square-conic", fields)
-
-    for family in program.constraints:
-        if isinstance(family, RobustSecretPrivacy) and solution.protocol is not None:
-            fields["multipliers"] = {**solution.multipliers, **product_certificate(
-                solution.protocol, program.uncertainty,
-                solver_bounds(solution.multipliers, family.name))}
-    return CertificateRecord("set-conic", fields)
+    multipliers = dict(solution.multipliers)
+    if solution.protocol is not None:
+        problem = Problem(program.crosstab, program.uncertainty, program.distortion_matrix,
+                          tuple(program.output_labels), solution.objective)
+        for family in program.constraints:
+            multipliers.update(family.recorded_multipliers(solution.protocol, problem,
+                                                           solution.multipliers))
+    return CertificateRecord(conic_kind(program.uncertainty),
+                             {"multipliers": multipliers, "duals": solution.result.dual,
+                              "optimality": solution_optimality(solution)})
 
 
 def program_declaration(program: ProtocolProgram, radius_from: str | None = None) -> Declaration:
@@ -106,25 +62,27 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
 
 
 def program_guarantees(solution: ProtocolSolution) -> tuple[GuaranteeVerdict, ...]:
-    """Every constraint family's exact check, named by its block and its source."""
-    families = [f for f in solution.program.constraints
-                if isinstance(f, GuaranteeFamily)]
+    """Every guarantee block's exact check, named by its block and its source; its detail
+    names the worst constraint's output and secrets, and a restricted guarantee's pairs, by
+    their labels."""
+    program = solution.program
+    secrets, outputs = program.crosstab.s_labels, program.output_labels
     known = registered_blocks()
     verdicts = []
-    for family, check in zip(families, solution.checks):
+    for family, check in zip(program.guarantees, solution.checks):
         entry = known.get(type(family).__name__)
         source = entry.source if entry is not None and entry.cls is type(family) \
             else "unregistered"
         verdicts.append(GuaranteeVerdict(
             str(check.kind), float(check.eps), bool(check.holds),
-            f"worst margin {check.worst_margin:.6g} at (y, s1, s2) = {tuple(check.worst_at)}",
+            check.summary(secrets, outputs) + family.scope(secrets, outputs),
             family.name, source))
     return tuple(verdicts)
 
 
 def solution_result(solution: ProtocolSolution,
                     radius_from: str | None = None) -> CertifiedResult:
-    """The certified result of a solved program.
+    """The certified result of a solved program (the solution's one form on its way to disk).
 
     Parameters
     ----------
@@ -136,22 +94,31 @@ def solution_result(solution: ProtocolSolution,
     if solution.protocol is None:
         raise GuaranteeFailed(f"{solution.program.name}: the solver returned "
                               f"{solution.status.value}; no protocol")
-    fields = solution_fields(solution)
-    repair = solution.repair
-    program = solution.program
-    worst = "worst-case " if getattr(program.objective, "robust", False) else ""
+    program, repair = solution.program, solution.repair
+    crosstab, uncertainty = program.crosstab, program.uncertainty
+    worst = "worst-case " if program.objective.robust else ""
     distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
-    return result_from_fields(
-        fields,
-        matrix=solution.protocol,
-        value={"measure": f"{worst}expected {distortion} distortion",
-               "value": solution.objective, "sense": "min"},
-        guarantees=program_guarantees(solution),
-        repair=Repair("none", 0.0, solution.objective, solution.objective) if repair is None
+    labels = jsonable({"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
+                       "Y": list(program.output_labels)})
+    timings = solution.result.timings
+    return CertifiedResult(
+        "solve", solution.protocol, [[s, u] for s in labels["S"] for u in labels["U"]],
+        labels["Y"],
+        {"measure": f"{worst}expected {distortion} distortion", "value": solution.objective,
+         "sense": "min"},
+        program_guarantees(solution), program_certificate(solution).to_json(),
+        Repair("none", 0.0, solution.objective, solution.objective) if repair is None
         else repair,
-        solver=SolverRecord(solution.result.solver, solution.status.value,
-                            {"build": solution.result.timings.build_seconds,
-                             "solve": solution.result.timings.solve_seconds}),
-        declaration=program_declaration(solution.program, radius_from),
-        crosstab=solution.program.crosstab)
-
+        program_declaration(program, radius_from),
+        SolverRecord(solution.result.solver, solution.status.value,
+                     {"build": timings.build_seconds, "solve": timings.solve_seconds}),
+        crosstab,
+        jsonable({"problem": program.name, "status": solution.status.value,
+                  "objective": solution.objective,
+                  "solver_objective": solution.result.objective,
+                  "alpha": None if uncertainty is None else uncertainty.alpha,
+                  "n": crosstab.n,
+                  "radius_B": None if uncertainty is None else uncertainty.radius,
+                  "solver": solution.result.solver, "solve_seconds": timings.solve_seconds,
+                  "build_seconds": timings.build_seconds,
+                  "distortion_matrix": program.distortion_matrix, "labels": labels}))

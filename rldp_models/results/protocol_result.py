@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rldp_models.finish import GuaranteeError, Repair, finish
-from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.certificate_record import CertificateRecord
+from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.lp_certificate import polyopt_writer_fields
-from rldp_models.results.migration import result_from_fields
 from rldp_models.rldp_protocols import checker
 from rldp_models.rldp_protocols.components import chi_square_set
 from rldp_models.utility import MutualInformation
@@ -34,8 +34,33 @@ if TYPE_CHECKING:
     from rldp_models.rldp_protocols.components import RLDPProtocol
     from rldp_models.rldp_protocols.polyopt import PolyOptResult
 
+NOTION = "(eps, F)-RLDP"
+
 FIRST_WEIGHT = 2.0**-40
 """First mixing weight when rounding broke a closed form's level (rounding moves ~1e-16)."""
+
+
+def _protocol_result(fields: dict[str, Any], repair: Repair, crosstab: "Crosstab",
+                     attachments: dict[str, Any] | None = None) -> CertifiedResult:
+    """The result of an RLDP protocol: its matrix and labels, its declaration (name, the
+    chi-square set, its parameters), the recorded RLDP bracket's verdict at eps; the rest of
+    ``fields`` (eps for the release, the bracket, PolyOpt's lower bound, ...) as details."""
+    fields = jsonable(fields)
+    labels, certified, eps = fields["labels"], fields["rldp"]["certified"], float(fields["eps"])
+    parameters = dict(fields.get("parameters") or {})
+    return CertifiedResult(
+        "protocol", np.asarray(fields["Q"], dtype=float), list(labels["X"]), list(labels["Y"]),
+        {"measure": "I_Phat(X;Y) in nats", "value": fields.get("utility_hat"), "sense": "max"},
+        (GuaranteeVerdict(NOTION, eps, certified is not None and float(certified) <= eps,
+                          f"certified level {certified}"),),
+        CertificateRecord.from_json(fields.get("certificate")).to_json(), repair,
+        Declaration("protocol", str(fields["protocol"]), [],
+                    {"set": "chi2", "radius": fields.get("radius_B"),
+                     "alpha": fields.get("alpha"), "radius_from": "alpha"}, parameters),
+        crosstab=crosstab,
+        details={key: value for key, value in fields.items()
+                 if key not in (*parameters, "Q", "certificate", "result_type")},
+        attachments=attachments or {})
 
 
 def _finished_with_bracket(Q: np.ndarray, crosstab: "Crosstab", eps: float, alpha: float):
@@ -66,7 +91,7 @@ def rldp_protocol_result(protocol: "RLDPProtocol", crosstab: "Crosstab") -> Cert
               "utility_hat": MutualInformation(crosstab.phat.ravel()).total(Q),
               "utility_theorem": protocol.utility_theorem, "parameters": protocol.parameters,
               "rldp": _bracket(finished.verdict, crosstab)}
-    return result_from_fields(jsonable(fields), repair=finished.repair, crosstab=crosstab)
+    return _protocol_result(fields, finished.repair, crosstab)
 
 
 def polyopt_result(result: "PolyOptResult", crosstab: "Crosstab", eps: float,
@@ -87,6 +112,6 @@ def polyopt_result(result: "PolyOptResult", crosstab: "Crosstab", eps: float,
               "rldp": _bracket(finished.verdict, crosstab)}
     repair = finished.repair if weight == finished.repair.weight else \
         Repair("mix", weight)
-    return result_from_fields(jsonable(fields), repair=repair, crosstab=crosstab,
-                              attachments={"pricing_proof": result.pricing_proof}
-                              if result.pricing_proof is not None else {})
+    return _protocol_result(fields, repair, crosstab,
+                            {"pricing_proof": result.pricing_proof}
+                            if result.pricing_proof is not None else {})

@@ -11,11 +11,10 @@ for the returned matrix ``P = (1 - b) ((1 - a) Q + a R) + b U`` (see
 :class:`~rldp_models.finish.Repair`). Read as well, so that files already written
 keep loading:
 
-* the program spelling of round-1 ``rldp solve`` files (and of
-  :func:`~rldp_models.results.program_result.solution_fields` before this
-  module): ``method`` ``"mix-uniform"`` / ``"mix-tightened"`` /
-  ``"best-constant"``, ``mixing_weight``, ``objective_before``,
-  ``objective_after``, ``uniform_weight``, ``utility_cost``;
+* the program spelling of round-1 ``rldp solve`` files: ``method``
+  ``"mix-uniform"`` / ``"mix-tightened"`` / ``"best-constant"``,
+  ``mixing_weight``, ``objective_before``, ``objective_after``,
+  ``uniform_weight``, ``utility_cost``;
 * the cone-LP mechanism spelling (``repair_method`` of ``rldp mechanism``
   files): ``"mix-uniform"``, ``"constant"``, with ``utility_before`` /
   ``utility_after``;

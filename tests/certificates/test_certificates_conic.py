@@ -14,7 +14,8 @@ from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.data import Crosstab
 from rldp_models.programs import preset
-from rldp_models.results.program_result import solution_fields
+from rldp_models.results.program_result import solution_result
+from rldp_models.results.record import to_record
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 count_tables = st.lists(st.integers(0, 6), min_size=4, max_size=6).filter(
@@ -40,7 +41,7 @@ def test_any_multipliers_bound_the_direct_maximum(counts, v, t, c) -> None:
 def _solved(counts, problem: str, eps: float) -> tuple[dict, Crosstab]:
     crosstab = Crosstab.from_array(np.array(counts))
     solution = preset(problem, crosstab, eps, 0.05).solve(solver="clarabel")
-    return solution_fields(solution), crosstab
+    return to_record(solution_result(solution)), crosstab
 
 
 DEGENERATE = [
@@ -78,7 +79,7 @@ def demo_results(request) -> tuple[dict, dict, Crosstab]:
     out = {}
     for problem in ("NUNP", "RURP"):
         solution = preset(problem, crosstab, 0.5, 0.05).solve(solver="clarabel")
-        out[problem] = solution_fields(solution)
+        out[problem] = to_record(solution_result(solution))
     return out["NUNP"], out["RURP"], crosstab
 
 
@@ -95,7 +96,7 @@ def test_tampered_multipliers_are_rejected(demo_results) -> None:
 def test_a_lowered_objective_is_rejected(demo_results) -> None:
     _, rurp, crosstab = demo_results
     tampered = copy.deepcopy(rurp)
-    tampered["objective"] *= 0.99
+    tampered["value"]["value"] *= 0.99
     report = verify(tampered, crosstab)
     assert report.guarantee.holds and not report.certificate.holds
 
@@ -104,7 +105,7 @@ def test_private_at_phat_only_is_rejected(demo_results) -> None:
     """NUNP's protocol meets eps at Phat; claimed robust, both verdicts fail."""
     nunp, rurp, crosstab = demo_results
     forged = copy.deepcopy(rurp)
-    forged["protocol"] = nunp["protocol"]
+    forged["matrix"]["rows"] = nunp["matrix"]["rows"]
     report = verify(forged, crosstab)
     assert not report.guarantee.holds and not report.certificate.holds
 
