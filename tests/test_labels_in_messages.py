@@ -3,10 +3,9 @@ verify, protocol or compare prints, and no outcome's summary, names a secret or 
 index where it has a label.
 
 The hair x eye table has text labels on both sides, so any index in a message ("y=0",
-"s1=2", "(0, 1, 2)", "sup[0]", "#3") is one a label should have replaced. Lines written by
-``rldp_models/results`` and ``rldp_models/certificates`` (the certificate verdict, a
-guarantee's recorded detail) are checked apart, marked xfail until those packages name labels
-(issue 32 branch).
+"s1=2", "(0, 1, 2)", "sup[0]", "#3") is one a label should have replaced. The certificate
+verdict and a guarantee's recorded detail are checked apart, since they are written by
+``rldp_models/certificates`` and ``rldp_models/results``.
 """
 
 from __future__ import annotations
@@ -34,8 +33,6 @@ INDEX = re.compile(r"\b(?:y|s|u|x|s1|s2)\s*=\s*\d"       # y=0, s1 = 2
                    r"|\[\s*\d+\s*(?:,\s*\d+\s*)*\]"      # sup[0], robust_privacy[3,1]
                    r"|#\d+"                              # output #3
                    r"|\b[ys]\d+\b")                      # s0, y3
-XFAIL_ELSEWHERE = pytest.mark.xfail(strict=False, reason="labels from results/certificates: "
-                                    "issue 32 branch")
 
 
 def indexed(text: str) -> list[str]:
@@ -109,7 +106,6 @@ def test_the_guarantee_verify_prints_names_labels(run: dict, name: str) -> None:
     assert indexed(guarantee_part(text)) == []
 
 
-@XFAIL_ELSEWHERE
 @pytest.mark.parametrize("name", ["NURP", "RURP", "RURP-tv"])
 def test_the_certificate_verify_prints_names_labels(run: dict, name: str) -> None:
     assert indexed(certificate_part(run["printed"][f"verify {name}"])) == []
@@ -132,7 +128,6 @@ def test_compare_summary_names_labels(run: dict) -> None:
     assert indexed(compared.summary()) == []
 
 
-@XFAIL_ELSEWHERE
 @pytest.mark.parametrize("name", ["NURP", "RUNP"])
 def test_a_guarantees_recorded_detail_names_labels(run: dict, name: str) -> None:
     """The detail column of ``guarantees()`` (and so the notebook view) is the record's text,
