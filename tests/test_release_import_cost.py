@@ -1,20 +1,9 @@
 """``rldp release`` does not import cvxpy (issue 36 item 7): drawing needs no modelling library.
 
-The release with ``--no-verify`` imports none. The default release re-checks the
-result's guarantee by :func:`rldp_models.certificates.verification.verify`, which computes
-both verdicts and keeps the guarantee: cvxpy is imported at run time (never at import time:
-:mod:`rldp_models.privacy.worst_case` imports it inside ``PairRatioSubproblem``) by
-
-* the guarantee verdict's worst-case eps bracket, whose attained end is Dinkelbach's method
-  over cvxpy (:func:`rldp_models.privacy.certified.secret_privacy` ->
-  :func:`~rldp_models.privacy.worst_case.worst_case_epsilon`; for a protocol record the
-  verdict itself is that bracket's certified end, ``certificates.guarantee.protocol_guarantee``
-  -> ``rldp_protocols.checker.rldp_epsilon``), and
-* the certificate verdict, which the release discards (``solve_certificate`` ->
-  ``certificates.worst_case.privacy_worst_cases``).
-
-Strict xfail until certificates/ gives a guarantee-only verdict decided by the exact
-checks alone (eq. 23 at the stated eps, as ``check_robust_privacy`` decides it).
+Neither the release with ``--no-verify`` nor the default one, whose re-check decides the
+stated guarantee by the exact checks alone
+(:func:`rldp_models.certificates.verification.verify_guarantee`: no worst-case bracket, no
+certificate), imports it.
 """
 
 from __future__ import annotations
@@ -63,7 +52,5 @@ def test_release_without_the_recheck_does_not_import_cvxpy(files: dict[str, Path
     assert not release_loads_cvxpy(files, "--no-verify")
 
 
-@pytest.mark.xfail(strict=True, reason="the release's re-check runs certificates.verification."
-                   "verify: both verdicts, the worst-case bracket and the certificate use cvxpy")
 def test_release_does_not_import_cvxpy(files: dict[str, Path]) -> None:
     assert not release_loads_cvxpy(files)

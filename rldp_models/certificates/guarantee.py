@@ -10,6 +10,10 @@
   certifiers of :mod:`rldp_models.privacy.matrix_checks`;
 * ``protocol`` results: ``(eps, F)``-RLDP by the RLDP checker
   (:func:`rldp_models.rldp_protocols.checker.rldp_epsilon`).
+
+The ``exact_*`` functions decide the same guarantees at the stated eps by the
+exact checks alone, without the worst-case bracket's attained end (Dinkelbach
+over cvxpy): what a release needs before it draws.
 """
 
 from __future__ import annotations
@@ -111,6 +115,58 @@ def protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
         headline += f": the level could not be proven finite ({level.inconclusive})"
     return Verdict(level.certified <= eps, headline, details, {"level": level},
                    inconclusive=unproven)
+
+
+def exact_protocol_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
+    """``(eps, F)``-RLDP of a protocol result at its stated eps, decided without a solver.
+
+    Proposition 4's level (RLDP for every distribution) or eq. (23) proved by
+    Theorem 4 bounds at closed-form multipliers
+    (:func:`~rldp_models.privacy.guarantees.check_robust_privacy`); where neither
+    proves it, the RLDP checker's certified level decides (:func:`protocol_guarantee`).
+    """
+    from rldp_models.privacy.guarantees import check_robust_privacy
+    from rldp_models.uncertainty.chi_square import ChiSquareSet
+
+    _check_labels(record["labels"], crosstab)
+    Q = matrix(record)
+    failure = _stochastic_failure(Q)
+    if failure or Q.shape[0] != crosstab.counts.size:
+        return protocol_guarantee(record, crosstab)
+    eps, alpha = float(record["eps"]), float(record["alpha"])
+    headline = f"(eps, F)-RLDP over the chi-square set (alpha = {alpha}), eps = {eps:g}"
+    if checker.proposition4_level(Q, crosstab.shape) <= eps:
+        return Verdict(True, headline + ", by Proposition 4 (every distribution)")
+    uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
+    if check_robust_privacy(Q, crosstab.counts, uncertainty, eps).holds:
+        return Verdict(True, headline + ", by Theorem 4 bounds in interval arithmetic")
+    return protocol_guarantee(record, crosstab)
+
+
+def exact_declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
+    """Every guarantee block of a declaration decided by its exact ``check`` at its eps.
+
+    As :func:`declared_guarantee`, without each block's ``certify`` report (the
+    worst-case bracket around the level).
+    """
+    protocol = solve_protocol(record, crosstab)
+    stochastic, reason = is_exactly_stochastic(protocol)
+    if not stochastic:
+        return Verdict(False, f"not a stochastic matrix: {reason}")
+    program, constraints = declared_program(record, crosstab)
+    checks = [(family, family.check(protocol, program, {})) for family, _ in constraints
+              if isinstance(family, GuaranteeFamily)]
+    if not checks:
+        return Verdict(False, "the declaration has no block with a privacy check")
+    secrets, outputs = crosstab.s_labels, program.output_labels
+    verdicts = [Verdict(bool(check.holds), f"{block_label(family)} {family.name}: {check.kind}"
+                        f" guarantee, eps = {check.eps:g}", (check.summary(secrets, outputs),))
+                for family, check in checks]
+    if len(verdicts) == 1:
+        return verdicts[0]
+    return Verdict.all_of(verdicts, f"{len(verdicts)} declared guarantees of "
+                          f"{record['declaration']['name']} checked exactly",
+                          tuple(v.headline for v in verdicts), {})
 
 
 def declared_program(record: dict, crosstab: Crosstab):

@@ -136,6 +136,41 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
     return _exact_rows(record, _with_claims(record, crosstab, report))
 
 
+def verify_guarantee(record: dict, crosstab: Crosstab | None = None) -> Verdict:
+    """The guarantee verdict alone, decided by the exact checks at the stated eps.
+
+    What a release needs before it draws (:func:`rldp_models.release.loading.verified_result`):
+    the stated guarantee and its claims (:mod:`.claims`), without the certificate
+    and without the worst-case bracket around the level, so that no solver runs.
+
+    Raises
+    ------
+    InputError
+        As :func:`verify`.
+    """
+    record = migrate(record)
+    validate(record)
+    kind = record["result_type"]
+    if kind != "mechanism" and crosstab is None:
+        raise InputError(f"checking a {kind} result needs the counts: give --counts FILE or "
+                         "--data FILE --sensitive COL --public COL")
+    _check_shape(record)
+    try:
+        if kind == "mechanism":
+            verdict = guarantee.mechanism_guarantee(producer_fields(record))
+        elif crosstab is None:  # refused above
+            raise AssertionError(f"a {kind} result reached the check without counts")
+        elif kind == "solve":
+            verdict = guarantee.exact_declared_guarantee(record, crosstab)
+        else:
+            fields = producer_fields(record)
+            verdict = product_guarantee(fields, crosstab) if "product" in fields else \
+                guarantee.exact_protocol_guarantee(fields, crosstab)
+    except KeyError as exc:
+        raise InputError(f"the {kind} result lacks the field {exc}") from None
+    return _failed_by(claims.stated_guarantee(record, crosstab), verdict)
+
+
 def _with_claims(record: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
     """A verdict fails too when the record states what its declaration and matrix do not

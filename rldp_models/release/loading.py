@@ -50,7 +50,7 @@ def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]
     GuaranteeNotVerified
         If the re-check fails: the file's matrix does not meet its stated guarantee.
     """
-    from rldp_models.certificates.verification import verify  # imports cvxpy: only when asked
+    from rldp_models.certificates.verification import verify_guarantee
 
     result, digest = load_result(path)
     record: dict[str, Any] = read_record(path)
@@ -58,7 +58,7 @@ def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]
     if crosstab is None and record.get("result_type") != "mechanism":
         return result, digest, ("not re-verified: the record does not embed its counts "
                                 "(run rldp verify with them before releasing)")
-    verdict = verify(record, crosstab).guarantee
+    verdict = verify_guarantee(record, crosstab)
     if not verdict.holds:
         raise GuaranteeNotVerified(f"{path}: the guarantee does not hold on re-checking "
                                    f"({verdict.headline}); nothing was released")
