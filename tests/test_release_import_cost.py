@@ -54,3 +54,35 @@ def test_release_without_the_recheck_does_not_import_cvxpy(files: dict[str, Path
 
 def test_release_does_not_import_cvxpy(files: dict[str, Path]) -> None:
     assert not release_loads_cvxpy(files)
+
+
+def _tampered(source: Path, target: Path) -> Path:
+    """``source`` with its rows replaced by the identity's: exact, stochastic, not private."""
+    record = json.loads(source.read_text())
+    n_rows, n_cols = len(record["matrix"]["rows"]), len(record["matrix"]["rows"][0])
+    record["matrix"]["rows"] = [[1.0 if j == i % n_cols else 0.0 for j in range(n_cols)]
+                                for i in range(n_rows)]
+    target.write_text(json.dumps(record))
+    return target
+
+
+@pytest.mark.parametrize("producer", [["solve", "RURP", "--distortion", "hamming"],
+                                      ["protocol", "grr-cr"],
+                                      ["protocol", "srr"]])
+def test_the_exact_recheck_passes_a_true_record_and_refuses_a_tampered_one(
+        files: dict[str, Path], producer: list[str]) -> None:
+    from rldp_models.certificates.verification import verify
+    from rldp_models.release.loading import GuaranteeNotVerified, verified_result
+    from rldp_models.results.files import read_record
+
+    out = files["dir"] / f"{producer[1]}.json"
+    assert main([*producer, "--counts", str(files["dir"] / "counts.csv"), "--eps", "1",
+                 "--out", str(out), "-q"]) == 0
+    crosstab = Crosstab.from_csv(files["dir"] / "counts.csv")
+    _, _, checked = verified_result(out)
+    assert checked.startswith("guarantee re-verified")
+    assert verify(read_record(out), crosstab).guarantee.holds  # the full verify agrees
+    tampered = _tampered(out, files["dir"] / f"{producer[1]}-tampered.json")
+    assert not verify(read_record(tampered), crosstab).guarantee.holds
+    with pytest.raises(GuaranteeNotVerified):
+        verified_result(tampered)
