@@ -155,7 +155,7 @@ def _with_claims(record: dict, fields: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
     """A verdict fails too when the record states what its declaration and matrix do not
     give (:mod:`.claims`): an eps or labels (the guarantee), the value (the certificate)."""
-    guarantee_claim = claims.stated_guarantee(record, crosstab)
+    guarantee_claim = claims.stated_guarantee(record, crosstab, report.guarantee.holds)
     value_claim = claims.stated_value(record, _evaluated(record, fields, crosstab))
     return VerificationReport(report.result_type, _failed_by(guarantee_claim, report.guarantee),
                               _failed_by(value_claim, report.certificate))
