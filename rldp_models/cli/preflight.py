@@ -14,7 +14,9 @@
    distortion);
 4. estimates the memory and time the sizes imply (:mod:`rldp_models.resources`)
    and refuses what would not fit; announces long work on stderr;
-5. enforces ``--time-limit`` while the command runs.
+5. enforces ``--time-limit`` while the command runs, cooperatively: solvers get the
+   seconds left and start no solve after it, long loops check it between steps
+   (:mod:`solvers.deadline`); then one line and exit 3, nothing written.
 
 Subcommand modules need not know: the dispatch on ``args.command`` is here.
 """
@@ -80,8 +82,9 @@ def add_global_arguments(parser: argparse.ArgumentParser, suppress_defaults: boo
     if "--time-limit" not in taken:
         group.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                            default=default(None),
-                           help="refuse work estimated to take longer and stop the command "
-                                "after this long (default: refuse only work estimated over "
+                           help="refuse work estimated to take longer; solvers get what is left "
+                                "of it and the command stops there (exit 3) (default: refuse "
+                                "only work estimated over "
                                 f"{resources.format_seconds(resources.DEFAULT_TIME_CEILING)})")
 
 
@@ -432,27 +435,15 @@ def _elapsed_line(estimate: resources.Estimate | None, args: argparse.Namespace
 
 @contextlib.contextmanager
 def _time_limit(limit: float | None, command: str) -> Iterator[None]:
-    """Stop the process with one line and exit code 3 once ``limit`` seconds have passed.
+    """Run the command under a cooperative deadline ``limit`` seconds away.
 
-    A timer thread, not a signal: solvers run in C and would not see a signal
-    until they return. Nothing is written after the limit (the process ends).
+    Nothing kills the process (a caller of :func:`rldp_models.cli.main` keeps its
+    interpreter): solvers get the seconds left as their own time limit and refuse to start
+    after it, long loops check it between steps (:mod:`solvers.deadline`); the
+    :class:`~solvers.deadline.TimeLimitReached` this raises becomes one line and exit 3 in
+    :func:`rldp_models.cli.main`, and no output is written (each is written whole or not).
     """
-    if limit is None:
+    from solvers import deadline
+
+    with deadline.limited(limit):
         yield
-        return
-    timer = threading.Timer(limit, _stop, args=(limit, command))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-def _stop(limit: float, command: str) -> None:
-    from rldp_models.cli.exit_codes import ExitCode
-
-    sys.stderr.write(f"rldp: {command} stopped at the time limit of "
-                     f"{resources.format_seconds(limit)} (--time-limit); nothing more written\n")
-    sys.stderr.flush()
-    os._exit(ExitCode.INCONCLUSIVE)
