@@ -36,7 +36,7 @@ from pathlib import Path
 from rldp_models import resources
 from rldp_models.errors import InputError
 from rldp_models.problem_kinds import PRESETS
-from rldp_models.safe_io import check_input, same_file
+from rldp_models.safe_io import STDIN, check_input, same_file, spooled_stdin
 
 OUTPUT_OPTIONS = ("out", "report", "plot")
 """Arguments naming a file a command writes."""
@@ -121,7 +121,13 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
 
     set_quiet(getattr(args, "quiet", False))
     check_inputs(args)
-    check_outputs(args)
+    with _standard_input(args):
+        check_outputs(args)
+        yield from _checked_run(args)
+
+
+def _checked_run(args: argparse.Namespace) -> Iterator[None]:
+    """:func:`prepared` after the inputs: estimates, limits, then the command."""
     estimate = _CHECKS.get(args.command, lambda _: None)(args)
     anytime = _is_polyopt(args)
     time_limit = None if anytime else getattr(args, "time_limit", None)
@@ -136,6 +142,36 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
     with _time_limit(time_limit, args.command), \
             _elapsed_line(estimate, args):
         yield
+
+
+@contextlib.contextmanager
+def _standard_input(args: argparse.Namespace) -> Iterator[None]:
+    """An input given as ``-`` read from standard input (within ``--max-memory``) into a
+    temporary file whose path the command reads; one input at most."""
+    given = [(option, what) for option in INPUT_OPTIONS for what, path in
+             _named_inputs(args, option) if path == STDIN]
+    if not given:
+        yield
+        return
+    if len(given) > 1:
+        raise InputError(f"only one input can be standard input (-): {given[0][1]} and "
+                         f"{given[1][1]}")
+    option, what = given[0]
+    limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
+    suffix = ".json" if option in ("result", "results") else ".csv"
+    with spooled_stdin(what, limit, f"{resources.format_bytes(limit)} (--max-memory)",
+                       suffix) as path:
+        value = getattr(args, option)
+        setattr(args, option, [str(path) if v == STDIN else v for v in value]
+                if isinstance(value, list) else str(path))
+        yield
+
+
+def _named_inputs(args: argparse.Namespace, option: str) -> list[tuple[str, str]]:
+    value = getattr(args, option, None)
+    name = POSITIONAL_INPUTS.get((args.command, option), f"--{option}")
+    return [(f"{name} {path}", path) for path in (value if isinstance(value, list) else [value])
+            if isinstance(path, str)]
 
 
 def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
