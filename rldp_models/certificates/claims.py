@@ -20,6 +20,7 @@ import numpy as np
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the
@@ -41,6 +42,10 @@ def stated_eps(record: dict[str, Any]) -> list[tuple[str, float]]:
         found.append(("details.eps", record["details"]["eps"]))
     found += [(f"guarantees[{i}].eps", g["eps"]) for i, g in enumerate(record["guarantees"])
               if "eps" in g]
+    wrong = next((where for where, eps in found if eps is not None
+                  and (isinstance(eps, bool) or not isinstance(eps, (int, float)))), None)
+    if wrong is not None:
+        raise InputError(f"the record's {wrong} is not a number")
     return [(where, float(eps)) for where, eps in found if eps is not None]
 
 
