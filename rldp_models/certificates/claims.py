@@ -108,6 +108,34 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
     return problems
 
 
+OUTPUTS_ARE_INPUTS = frozenset({"rr", "geometric", "srr", "urr", "grr", "ir", "grr-cr"})
+"""Producers whose outputs are their inputs, in the same order (a report of an input)."""
+
+INDEXED_OUTPUTS = {"binary": "{}", "lip": "{}", "ldp-s": "{}", "quaternary": "{}",
+                   "staircase": "{}", "polyopt": "ray{}"}
+"""Producers whose outputs are numbered in order, and the form of the numbers."""
+
+
+def output_problems(record: dict[str, Any]) -> list[str]:
+    """``matrix.outputs`` against what the producer's outputs are: its inputs (a report of
+    an input), numbered columns, or UE's bit vectors in counting order (version-2 records)."""
+    matrix, producer = record["matrix"], str(record["producer"])
+    outputs = matrix.get("outputs")
+    if outputs is None or record.get("migrated_from") is not None:
+        return []
+    if producer in OUTPUTS_ARE_INPUTS:
+        expected = _strings(matrix["inputs"])
+    elif producer in INDEXED_OUTPUTS:
+        expected = [INDEXED_OUTPUTS[producer].format(i) for i in range(len(outputs))]
+    elif producer == "ue" and outputs and isinstance(outputs[0], str):
+        expected = [format(i, f"0{len(outputs[0])}b") for i in range(len(outputs))]
+    else:
+        return []
+    if _strings(outputs) != expected:
+        return [f"matrix.outputs are not the outputs {producer} releases, in its order"]
+    return []
+
+
 def _strings(labels: Any) -> list:
     return [_strings(x) if isinstance(x, list) else str(x) for x in labels]
 
@@ -286,7 +314,7 @@ def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None,
     a record written as version 2: a migrated round-1 file was not written in this layout)."""
     copies = copy_problems(record) if record.get("migrated_from") is None else []
     return _verdict([*eps_problems(record), *label_problems(record, crosstab),
-                     *copies, *holds_problems(record, holds)],
+                     *output_problems(record), *copies, *holds_problems(record, holds)],
                     "eps and labels as the record states them are the declared ones")
 
 
