@@ -106,6 +106,8 @@ def _bad_inputs() -> list[list[str]]:
         ["curve", "--counts", missing],
         ["schema", "--bogus"],
         ["release", table, "--data", missing, "--out", str(WORK / "x.csv")],
+        ["release", table, "--data", table, "--sensitive", "s", "--public", "u", "--seed", "-1",
+         "--out", str(WORK / "x.csv")],
         ["estimate", missing],
         ["compare", table, table, "--counts", table, "--out", table],
         ["--time-limit", "-1", "solve"],
