@@ -210,6 +210,14 @@ def copy_problems(record: dict[str, Any]) -> list[str]:
     if radius_from is not None and radius_from not in RADIUS_SOURCES:
         problems.append(f"declaration.uncertainty.radius_from = {radius_from!r} is none of "
                         f"{', '.join(RADIUS_SOURCES)}")
+    if record["result_type"] == "protocol" and uncertainty.get("set", "chi2") != "chi2":
+        problems.append(f"declaration.uncertainty.set = {uncertainty['set']!r}: a protocol's F "
+                        "is the chi-square set")
+    coordinates = record["matrix"].get("coordinates")
+    if details.get("output_count") is not None and isinstance(coordinates, list) and \
+            int(details["output_count"]) != math.prod(int(c) for c in coordinates):
+        problems.append(f"details.output_count = {details['output_count']} is not the product "
+                        "of matrix.coordinates")
     stated = details.get("parameters")
     if isinstance(stated, dict):
         problems += [f"declaration.parameters.{key} = {value!r} is not details.parameters."
