@@ -43,5 +43,11 @@ def progress(iterable: Iterable[T] | None = None, *, total: int | None = None,
 
 
 def iterate(iterable: Iterable[T], **options: Any) -> Iterator[T]:
-    """:func:`progress` as a plain typed iterator."""
-    yield from progress(iterable, **options)
+    """:func:`progress` as a plain typed iterator that checks the time limit between steps
+    (:func:`solvers.deadline.check`: a loop under ``--time-limit`` stops cooperatively)."""
+    from solvers import deadline
+
+    phase = str(options.get("desc") or "a long loop")
+    for item in progress(iterable, **options):
+        deadline.check(phase)
+        yield item

@@ -19,7 +19,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import stat
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -57,6 +60,40 @@ def check_input(path: str | Path, what: str, max_bytes: int | None = None,
     if max_bytes is not None and info.st_size > max_bytes:
         raise InputError(f"{what}: {info.st_size} bytes, more than the limit of "
                          f"{limit_name or max_bytes}")
+
+
+STDIN_CHUNK = 1 << 20
+"""Bytes read from standard input at a time (the size limit is checked after each)."""
+
+
+@contextlib.contextmanager
+def spooled_stdin(what: str, max_bytes: int, limit_name: str = "",
+                  suffix: str = "") -> Iterator[Path]:
+    """Standard input copied to a private temporary file (removed on exit), whose path
+    is yielded: a reader that needs a path reads ``-`` through it.
+
+    The size limit applies while reading: at most ``max_bytes`` bytes are read and
+    one more refuses the input, so an endless stream (``< /dev/zero``) stops there.
+
+    Raises
+    ------
+    InputError
+        One line naming ``what`` when standard input exceeds ``max_bytes``.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="rldp-stdin-"))
+    try:
+        path = folder / f"stdin{suffix}"
+        total = 0
+        with open(path, "wb") as spool:
+            while chunk := sys.stdin.buffer.read(min(STDIN_CHUNK, max_bytes + 1 - total)):
+                total += len(chunk)
+                if total > max_bytes:
+                    raise InputError(f"{what}: standard input is more than the limit of "
+                                     f"{limit_name or f'{max_bytes} bytes'}")
+                spool.write(chunk)
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:

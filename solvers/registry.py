@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, cast
 
+from solvers import deadline
 from solvers.conic import ConicProgram, conic_from_linear_program
 from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
 from solvers.model import CvxpyModel, LinearProgram, PyomoModel
@@ -239,7 +240,8 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
         Passed to the backend (tolerances, ``verbose``). ``time_limit`` (seconds of
         solving) is understood by every built-in backend but ECOS, which has none and
         ignores it: each stops there with what it has (an inaccurate iterate or
-        ``iteration_limit``).
+        ``iteration_limit``). Under a :func:`solvers.deadline.limited` block the seconds
+        left are the default ``time_limit``, and no solve starts once it has passed.
 
     Returns
     -------
@@ -255,6 +257,10 @@ def solve(model: Any, solver: str = DEFAULT_SOLVER, **options: Any) -> SolveResu
         raise UnsupportedModelError(
             f"solver {solver!r} cannot take this model: {refused}; "
             f"solvers for it: {', '.join(suitable(model, form, exclude=backend.name)) or 'none'}")
+    deadline.check(f"{solver} solve")
+    left = deadline.remaining()
+    if left is not None and "time_limit" not in options:
+        options["time_limit"] = max(left, 1e-3)
     result = backend.solve(form, **options)
     result.timings.build_seconds += emit_seconds
     if result.status in (Status.ERROR, Status.ITERATION_LIMIT):

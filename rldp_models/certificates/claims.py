@@ -20,6 +20,7 @@ import numpy as np
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
 from rldp_models.data import Crosstab
+from rldp_models.errors import InputError
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the
@@ -41,6 +42,10 @@ def stated_eps(record: dict[str, Any]) -> list[tuple[str, float]]:
         found.append(("details.eps", record["details"]["eps"]))
     found += [(f"guarantees[{i}].eps", g["eps"]) for i, g in enumerate(record["guarantees"])
               if "eps" in g]
+    wrong = next((where for where, eps in found if eps is not None
+                  and (isinstance(eps, bool) or not isinstance(eps, (int, float)))), None)
+    if wrong is not None:
+        raise InputError(f"the record's {wrong} is not a number")
     return [(where, float(eps)) for where, eps in found if eps is not None]
 
 
@@ -83,8 +88,15 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
     if outputs is not None and labels.get("Y") is not None and \
             _strings(outputs) != _strings(labels["Y"]):
         problems.append("matrix.outputs are not the output labels details.labels.Y states")
+    joint = details.get("joint")
+    if labels.get("S") is not None and isinstance(joint, list) and len(joint) != len(labels["S"]):
+        problems.append("details.labels.S are not one label per row of details.joint")
     if labels.get("X") is not None and _strings(matrix["inputs"]) != _strings(labels["X"]):
         problems.append("matrix.inputs are not the input labels details.labels.X states")
+    if crosstab is not None and details.get("n") is not None and \
+            int(details["n"]) != int(crosstab.counts.sum()):
+        problems.append(f"details.n = {details['n']} is not the number of records counted "
+                        f"({int(crosstab.counts.sum())})")
     if record["result_type"] == "solve" and crosstab is not None:
         pairs = [[str(s), str(u)] for s in crosstab.s_labels for u in crosstab.u_labels]
         if _strings(matrix["inputs"]) != pairs:
@@ -94,6 +106,34 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
         if outputs is not None and _strings(outputs) != _strings(declared):
             problems.append("matrix.outputs are not the outputs the declaration states")
     return problems
+
+
+OUTPUTS_ARE_INPUTS = frozenset({"rr", "geometric", "srr", "urr", "grr", "ir", "grr-cr"})
+"""Producers whose outputs are their inputs, in the same order (a report of an input)."""
+
+INDEXED_OUTPUTS = {"binary": "{}", "lip": "{}", "ldp-s": "{}", "quaternary": "{}",
+                   "staircase": "{}", "polyopt": "ray{}"}
+"""Producers whose outputs are numbered in order, and the form of the numbers."""
+
+
+def output_problems(record: dict[str, Any]) -> list[str]:
+    """``matrix.outputs`` against what the producer's outputs are: its inputs (a report of
+    an input), numbered columns, or UE's bit vectors in counting order (version-2 records)."""
+    matrix, producer = record["matrix"], str(record["producer"])
+    outputs = matrix.get("outputs")
+    if outputs is None or record.get("migrated_from") is not None:
+        return []
+    if producer in OUTPUTS_ARE_INPUTS:
+        expected = _strings(matrix["inputs"])
+    elif producer in INDEXED_OUTPUTS:
+        expected = [INDEXED_OUTPUTS[producer].format(i) for i in range(len(outputs))]
+    elif producer == "ue" and outputs and isinstance(outputs[0], str):
+        expected = [format(i, f"0{len(outputs[0])}b") for i in range(len(outputs))]
+    else:
+        return []
+    if _strings(outputs) != expected:
+        return [f"matrix.outputs are not the outputs {producer} releases, in its order"]
+    return []
 
 
 def _strings(labels: Any) -> list:
@@ -127,15 +167,167 @@ def mutual_information(prior: np.ndarray, Q: np.ndarray) -> float:
     return float(utility_lower_bound(mu, Q))
 
 
-def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None) -> Verdict:
-    """Every statement of eps and the labels, held to what the declaration gives."""
-    return _verdict([*eps_problems(record), *label_problems(record, crosstab)],
+NAME_COPIES = ("mechanism", "protocol", "problem")
+"""The keys under which ``details`` repeats the producer's name."""
+
+UNCERTAINTY_COPIES = {"radius": "radius_B", "alpha": "alpha"}
+"""``declaration.uncertainty`` keys and the ``details`` keys that repeat them."""
+
+
+RADIUS_SOURCES = ("alpha", "given", "bootstrap")
+"""How a set's radius can have been chosen (``declaration.uncertainty.radius_from``)."""
+
+
+def copy_problems(record: dict[str, Any]) -> list[str]:
+    """Each fact stated twice whose two statements differ: the producer's name
+    (``producer``, ``declaration.name``, ``details.mechanism|protocol|problem``), the
+    uncertainty set's radius and alpha, and the parameters a protocol's declaration and
+    details both state."""
+    declaration, details = record["declaration"], record["details"]
+    names = {"producer": record["producer"], "declaration.name": declaration["name"],
+             **{f"details.{key}": details[key] for key in NAME_COPIES if key in details}}
+    problems = [f"{where} = {name!r} is not the producer {record['producer']!r}"
+                for where, name in names.items() if str(name) != str(record["producer"])]
+    uncertainty = declaration.get("uncertainty") or {}
+    problems += [f"declaration.uncertainty.{key} = {uncertainty[key]} is not details.{copy} "
+                 f"({details[copy]})" for key, copy in UNCERTAINTY_COPIES.items()
+                 if uncertainty.get(key) is not None and details.get(copy) is not None
+                 and float(uncertainty[key]) != float(details[copy])]
+    blocks = declaration["blocks"]
+    declared = {str((b.get("parameters") or {}).get("name")) for b in blocks}
+    problems += [f"guarantees[{i}].block = {g['block']!r} is not a declared block"
+                 for i, g in enumerate(record["guarantees"])
+                 if blocks and g.get("block") is not None and str(g["block"]) not in declared]
+    problems += [f"declaration.blocks[{i}].source = {b['source']!r} is neither 'library' nor "
+                 "'plugin:<distribution>'" for i, b in enumerate(blocks)
+                 if "source" in b and b["source"] != "library"
+                 and not str(b["source"]).startswith("plugin:")]
+    multipliers = (record.get("certificate") or {}).get("multipliers") or {}
+    problems += [f"certificate.multipliers.{key} names no declared block"
+                 for key in multipliers
+                 if blocks and key.split("[")[0].split("/")[0] not in declared]
+    radius_from = uncertainty.get("radius_from")
+    if radius_from is not None and radius_from not in RADIUS_SOURCES:
+        problems.append(f"declaration.uncertainty.radius_from = {radius_from!r} is none of "
+                        f"{', '.join(RADIUS_SOURCES)}")
+    if record["result_type"] == "protocol" and uncertainty.get("set", "chi2") != "chi2":
+        problems.append(f"declaration.uncertainty.set = {uncertainty['set']!r}: a protocol's F "
+                        "is the chi-square set")
+    coordinates = record["matrix"].get("coordinates")
+    if details.get("output_count") is not None and isinstance(coordinates, list) and \
+            int(details["output_count"]) != math.prod(int(c) for c in coordinates):
+        problems.append(f"details.output_count = {details['output_count']} is not the product "
+                        "of matrix.coordinates")
+    stated = details.get("parameters")
+    if isinstance(stated, dict):
+        problems += [f"declaration.parameters.{key} = {value!r} is not details.parameters."
+                     f"{key} ({stated[key]!r})"
+                     for key, value in declaration["parameters"].items()
+                     if key in stated and stated[key] != value]
+    return problems
+
+
+def measure_problems(record: dict[str, Any]) -> list[str]:
+    """``value.measure`` and ``value.sense`` against what the producer's value is: a
+    program's (worst-case) expected distortion, minimised; a mechanism's declared utility
+    (``mi`` unless declared), a protocol's ``I_Phat(X;Y)``, maximised."""
+    value, declaration = record["value"], record["declaration"]
+    kind = record["result_type"]
+    if kind == "solve":
+        objective = [b for b in declaration["blocks"] if b.get("role") == "objective"]
+        robust = bool(objective and (objective[0].get("parameters") or {}).get("robust"))
+        distortion = declaration["parameters"].get("distortion")
+        measure = (f"{'worst-case ' if robust else ''}expected "
+                   f"{distortion if isinstance(distortion, str) else 'matrix'} distortion")
+        sense = "min"
+    elif kind == "mechanism":
+        measure, sense = str(declaration["parameters"].get("utility_measure", "mi")), "max"
+    else:
+        measure, sense = "I_Phat(X;Y) in nats", "max"
+    problems = []
+    if kind != "solve" or declaration["blocks"]:
+        if value["measure"] != measure:
+            problems.append(f"value.measure = {value['measure']!r} is not the value the "
+                            f"producer gives ({measure!r})")
+    if value["sense"] != sense:
+        problems.append(f"value.sense = {value['sense']!r} is not {sense!r}")
+    return problems
+
+
+def holds_problems(record: dict[str, Any], holds: bool) -> list[str]:
+    """Each ``holds`` the record states that is not the exact verdict ``holds``."""
+    stated = [(f"guarantees[{i}].holds", g.get("holds")) for i, g in
+              enumerate(record["guarantees"])]
+    check = record["details"].get("privacy_check")
+    if isinstance(check, dict):
+        stated.append(("details.privacy_check.holds", check.get("holds")))
+    return [f"{where} = {str(value).lower()} but the guarantee holds" for where, value in stated
+            if value is not None and bool(value) != holds and holds]
+
+
+def bound_problems(record: dict[str, Any]) -> list[str]:
+    """A certificate's stated bound on the optimum on the right side of the stated value:
+    an LP dual's ``upper_bound`` (a utility, maximised) at least ``value.value``; an
+    optimality certificate's ``lower`` at most its ``upper`` and ``upper`` the value."""
+    certificate, stated = record.get("certificate") or {}, record["value"].get("value")
+    if stated is None:
+        return []
+    problems = []
+    upper = certificate.get("upper_bound")
+    below = float(stated) - VALUE_TOLERANCE * (1 + abs(float(stated)))
+    if isinstance(upper, (int, float)) and float(upper) < below:
+        problems.append(f"certificate.upper_bound = {float(upper):.12g} is below the value "
+                        f"{float(stated):.12g} Q attains")
+    rhs, dual = certificate.get("rhs"), certificate.get("dual")
+    if rhs is not None and isinstance(dual, list) and \
+            all(isinstance(d, (int, float)) for d in dual) and \
+            list(map(float, rhs)) != [1.0] * len(dual):
+        problems.append("certificate.rhs is not the right-hand side of the LP's equalities "
+                        "(one 1 per dual: each row of Q sums to one)")
+    optimality = certificate.get("optimality")
+    if isinstance(optimality, dict) and optimality.get("upper") is not None:
+        if not _close(float(optimality["upper"]), float(stated)):
+            problems.append(f"certificate.optimality.upper = {optimality['upper']} is not the "
+                            f"value {stated}")
+        problems += _gap_problems(optimality)
+    return problems
+
+
+def _gap_problems(optimality: dict[str, Any]) -> list[str]:
+    """An optimality certificate's ``lower <= upper`` and its stated ``gap`` no smaller
+    than ``upper - lower`` (``relative_gap`` is informational: near 0 the writer's
+    relative form is its own)."""
+    if optimality.get("lower") is None:
+        return []
+    lower, upper = float(optimality["lower"]), float(optimality["upper"])
+    slack = VALUE_TOLERANCE * (1.0 + abs(upper))
+    problems = []
+    if lower > upper + slack:
+        problems.append(f"certificate.optimality.lower = {lower} exceeds its upper end {upper}")
+    gap = optimality.get("gap")
+    if gap is not None and float(gap) < upper - lower - slack:
+        problems.append(f"certificate.optimality.gap = {gap} is less than upper - lower "
+                        f"({upper - lower})")
+    return problems
+
+
+def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None,
+                     holds: bool = True) -> Verdict:
+    """Every statement of eps, the labels, the copies of one fact and each stated verdict,
+    held to what the declaration and the exact verdict ``holds`` give (the copies only in
+    a record written as version 2: a migrated round-1 file was not written in this layout)."""
+    copies = copy_problems(record) if record.get("migrated_from") is None else []
+    return _verdict([*eps_problems(record), *label_problems(record, crosstab),
+                     *output_problems(record), *copies, *holds_problems(record, holds)],
                     "eps and labels as the record states them are the declared ones")
 
 
 def stated_value(record: dict[str, Any], evaluated: float | None) -> Verdict:
-    """The stated value, held to its re-evaluation (a claim beyond privacy: the certificate's)."""
-    return _verdict(value_problems(record, evaluated), "the stated value is re-evaluated")
+    """The stated value, what it measures and the certificate's bounds on the optimum, held
+    to its re-evaluation (a claim beyond privacy: the certificate's)."""
+    measure = measure_problems(record) if record.get("migrated_from") is None else []
+    return _verdict([*value_problems(record, evaluated), *measure,
+                     *bound_problems(record)], "the stated value is re-evaluated")
 
 
 def _verdict(problems: list[str], holds: str) -> Verdict:

@@ -168,14 +168,14 @@ def verify_guarantee(record: dict, crosstab: Crosstab | None = None) -> Verdict:
                 guarantee.exact_protocol_guarantee(fields, crosstab)
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None
-    return _failed_by(claims.stated_guarantee(record, crosstab), verdict)
+    return _failed_by(claims.stated_guarantee(record, crosstab, verdict.holds), verdict)
 
 
 def _with_claims(record: dict, crosstab: Crosstab | None,
                  report: VerificationReport) -> VerificationReport:
     """A verdict fails too when the record states what its declaration and matrix do not
     give (:mod:`.claims`): an eps or labels (the guarantee), the value (the certificate)."""
-    guarantee_claim = claims.stated_guarantee(record, crosstab)
+    guarantee_claim = claims.stated_guarantee(record, crosstab, report.guarantee.holds)
     value_claim = claims.stated_value(record, _evaluated(record, crosstab))
     return VerificationReport(report.result_type, _failed_by(guarantee_claim, report.guarantee),
                               _failed_by(value_claim, report.certificate))

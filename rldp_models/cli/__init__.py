@@ -182,6 +182,16 @@ def _run(argv: list[str]) -> int:
         return _report(exc, args)
 
 
+def _time_limit_line(exc: Exception) -> str | None:
+    """What stopped at ``--time-limit``, when ``exc`` is the cooperative deadline
+    (:class:`solvers.deadline.TimeLimitReached`); else None."""
+    module = sys.modules.get("solvers.deadline")
+    if module is None or not isinstance(exc, module.TimeLimitReached):
+        return None
+    return (f"stopped at the time limit of {exc.limit:g} s (--time-limit) during "
+            f"{exc.phase}; nothing was written")
+
+
 def _flush_stdout() -> None:
     """Flush standard output: a closed pipe shows here (as :class:`BrokenPipeError`), a full
     disk as one-line :class:`InputError` (``rldp schema > /dev/full`` must not exit 0)."""
@@ -195,6 +205,10 @@ def _flush_stdout() -> None:
 
 def _report(exc: Exception, args: argparse.Namespace) -> int:
     """One line on stderr for ``exc`` raised by the command of ``args``; its exit code."""
+    stopped = _time_limit_line(exc)
+    if stopped is not None:
+        sys.stderr.write(f"rldp: {args.command} {stopped}\n")
+        return ExitCode.INCONCLUSIVE
     if isinstance(exc, InputError) or _is_solver_error(exc):
         sys.stderr.write(f"rldp: error: {one_line(exc)}\n")
         return ExitCode.BAD_INPUT

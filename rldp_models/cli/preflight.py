@@ -14,7 +14,9 @@
    distortion);
 4. estimates the memory and time the sizes imply (:mod:`rldp_models.resources`)
    and refuses what would not fit; announces long work on stderr;
-5. enforces ``--time-limit`` while the command runs.
+5. enforces ``--time-limit`` while the command runs, cooperatively: solvers get the
+   seconds left and start no solve after it, long loops check it between steps
+   (:mod:`solvers.deadline`); then one line and exit 3, nothing written.
 
 Subcommand modules need not know: the dispatch on ``args.command`` is here.
 """
@@ -34,7 +36,7 @@ from pathlib import Path
 from rldp_models import resources
 from rldp_models.errors import InputError
 from rldp_models.problem_kinds import PRESETS
-from rldp_models.safe_io import check_input, same_file
+from rldp_models.safe_io import STDIN, check_input, same_file, spooled_stdin
 
 OUTPUT_OPTIONS = ("out", "report", "plot")
 """Arguments naming a file a command writes."""
@@ -80,8 +82,9 @@ def add_global_arguments(parser: argparse.ArgumentParser, suppress_defaults: boo
     if "--time-limit" not in taken:
         group.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                            default=default(None),
-                           help="refuse work estimated to take longer and stop the command "
-                                "after this long (default: refuse only work estimated over "
+                           help="refuse work estimated to take longer; solvers get what is left "
+                                "of it and the command stops there (exit 3) (default: refuse "
+                                "only work estimated over "
                                 f"{resources.format_seconds(resources.DEFAULT_TIME_CEILING)})")
 
 
@@ -118,7 +121,13 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
 
     set_quiet(getattr(args, "quiet", False))
     check_inputs(args)
-    check_outputs(args)
+    with _standard_input(args):
+        check_outputs(args)
+        yield from _checked_run(args)
+
+
+def _checked_run(args: argparse.Namespace) -> Iterator[None]:
+    """:func:`prepared` after the inputs: estimates, limits, then the command."""
     estimate = _CHECKS.get(args.command, lambda _: None)(args)
     anytime = _is_polyopt(args)
     time_limit = None if anytime else getattr(args, "time_limit", None)
@@ -133,6 +142,36 @@ def prepared(args: argparse.Namespace) -> Iterator[None]:
     with _time_limit(time_limit, args.command), \
             _elapsed_line(estimate, args):
         yield
+
+
+@contextlib.contextmanager
+def _standard_input(args: argparse.Namespace) -> Iterator[None]:
+    """An input given as ``-`` read from standard input (within ``--max-memory``) into a
+    temporary file whose path the command reads; one input at most."""
+    given = [(option, what) for option in INPUT_OPTIONS for what, path in
+             _named_inputs(args, option) if path == STDIN]
+    if not given:
+        yield
+        return
+    if len(given) > 1:
+        raise InputError(f"only one input can be standard input (-): {given[0][1]} and "
+                         f"{given[1][1]}")
+    option, what = given[0]
+    limit = getattr(args, "max_memory", None) or resources.default_memory_limit()
+    suffix = ".json" if option in ("result", "results") else ".csv"
+    with spooled_stdin(what, limit, f"{resources.format_bytes(limit)} (--max-memory)",
+                       suffix) as path:
+        value = getattr(args, option)
+        setattr(args, option, [str(path) if v == STDIN else v for v in value]
+                if isinstance(value, list) else str(path))
+        yield
+
+
+def _named_inputs(args: argparse.Namespace, option: str) -> list[tuple[str, str]]:
+    value = getattr(args, option, None)
+    name = POSITIONAL_INPUTS.get((args.command, option), f"--{option}")
+    return [(f"{name} {path}", path) for path in (value if isinstance(value, list) else [value])
+            if isinstance(path, str)]
 
 
 def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -433,27 +472,15 @@ def _elapsed_line(estimate: resources.Estimate | None, args: argparse.Namespace
 
 @contextlib.contextmanager
 def _time_limit(limit: float | None, command: str) -> Iterator[None]:
-    """Stop the process with one line and exit code 3 once ``limit`` seconds have passed.
+    """Run the command under a cooperative deadline ``limit`` seconds away.
 
-    A timer thread, not a signal: solvers run in C and would not see a signal
-    until they return. Nothing is written after the limit (the process ends).
+    Nothing kills the process (a caller of :func:`rldp_models.cli.main` keeps its
+    interpreter): solvers get the seconds left as their own time limit and refuse to start
+    after it, long loops check it between steps (:mod:`solvers.deadline`); the
+    :class:`~solvers.deadline.TimeLimitReached` this raises becomes one line and exit 3 in
+    :func:`rldp_models.cli.main`, and no output is written (each is written whole or not).
     """
-    if limit is None:
+    from solvers import deadline
+
+    with deadline.limited(limit):
         yield
-        return
-    timer = threading.Timer(limit, _stop, args=(limit, command))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-def _stop(limit: float, command: str) -> None:
-    from rldp_models.cli.exit_codes import ExitCode
-
-    sys.stderr.write(f"rldp: {command} stopped at the time limit of "
-                     f"{resources.format_seconds(limit)} (--time-limit); nothing more written\n")
-    sys.stderr.flush()
-    os._exit(ExitCode.INCONCLUSIVE)

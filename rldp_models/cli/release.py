@@ -26,6 +26,17 @@ import warnings
 from rldp_models.cli.exit_codes import ExitCode
 
 
+def seed(text: str) -> int:
+    """An argparse type: a seed numpy's generators take (an integer in [0, 2**128))."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**128:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**128), got {text!r}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("release", help="privatise records with a result, exactly",
                                    description=__doc__)
@@ -38,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", metavar="FILE.csv", required=True, help="released records")
     parser.add_argument("--keep", metavar="COL", nargs="+", default=[],
                         help="columns copied as they are (outside the guarantee)")
-    parser.add_argument("--seed", type=int, metavar="N",
+    parser.add_argument("--seed", type=seed, metavar="N",
                         help="seeded generator: reproducible, marked NOT FOR RELEASE")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip re-checking the result's guarantee before releasing")

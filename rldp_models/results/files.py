@@ -183,7 +183,12 @@ def write_result(result: "CertifiedResult", path: str | Path, embed_counts: bool
     proof = result.attachments.get("pricing_proof")
     if proof is not None:
         record["certificate"]["pricing_proof"] = _write_proof(proof, Path(path))
-    _write_json_ready(record, path)
+    try:
+        _write_json_ready(record, path)
+    except BaseException:  # a full disk, an interrupt: no proof left without its record
+        if proof is not None:
+            Path(path).with_suffix(".proof.npz").unlink(missing_ok=True)
+        raise
 
 
 def _write_proof(proof: dict, out: Path) -> str:

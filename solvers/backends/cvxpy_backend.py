@@ -27,7 +27,8 @@ from solvers.result import SolveResult, Status, Timings
 
 TIME_LIMIT_OPTIONS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
 """cvxpy solver name to its own name of the option :func:`solvers.solve` calls ``time_limit``
-(seconds of solving); a solver without one (ECOS) runs to its own iteration limit."""
+(seconds of solving; MOSEK's is its parameter ``MSK_DPAR_OPTIMIZER_MAX_TIME``); a solver
+without one (ECOS) runs to its own iteration limit."""
 
 _STATUS = {
     "optimal": Status.OPTIMAL,
@@ -164,6 +165,9 @@ def _renamed_time_limit(cvxpy_solver: str, options: dict[str, Any]) -> dict[str,
     name = TIME_LIMIT_OPTIONS.get(cvxpy_solver)
     if limit is not None and name is not None:
         options[name] = limit
+    elif limit is not None and cvxpy_solver == "MOSEK":
+        options["mosek_params"] = {**options.get("mosek_params", {}),
+                                   "MSK_DPAR_OPTIMIZER_MAX_TIME": float(limit)}
     return options
 
 

@@ -1,0 +1,124 @@
+"""``--time-limit`` is cooperative and bad input is one line (issue 35, item 6).
+
+No timer thread ends the process (``os._exit``): a caller of :func:`rldp_models.cli.main`
+gets exit code 3 and one line, and keeps its interpreter; a caller of the solvers under
+:func:`solvers.deadline.limited` gets :class:`solvers.deadline.TimeLimitReached`; the
+solvers are handed the seconds left as their own time limit. Every command given bad
+input exits 2 with exactly one line on stderr under ``-q``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import solvers
+from rldp_models.cli import preflight
+from solvers import deadline
+from tests.test_records_verify_property import WORK, run_cli, write_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_nothing_kills_the_process_at_the_time_limit() -> None:
+    sources = [*ROOT.joinpath("rldp_models").rglob("*.py"), *ROOT.joinpath("solvers").rglob("*.py")]
+    killers = [f"{path.relative_to(ROOT)}: {match}" for path in sources
+               for match in re.findall(r"os\._exit|threading\.Timer", path.read_text())]
+    assert killers == []
+
+
+def test_main_returns_3_in_process_when_the_limit_passes(monkeypatch) -> None:
+    # the up-front estimate would refuse a limit this small (exit 2): let the run start
+    monkeypatch.setattr(preflight.resources, "check", lambda *args, **kwargs: None)
+    counts = np.random.default_rng(0).integers(5, 40, size=(5, 8))
+    table = write_table(counts, [f"s{i}" for i in range(5)], [str(u) for u in range(8)],
+                        "time-limit.csv")
+    out = WORK / "time-limit.json"
+    code, err = run_cli(["solve", "RURP", "--counts", str(table), "--eps", "1",
+                         "--out", str(out), "--time-limit", "0.001", "-q"])
+    assert code == 3, err
+    assert err.count("\n") == 1 and "time limit" in err and "Traceback" not in err
+    assert not out.exists()
+    assert deadline.remaining() is None  # the limit ended with the command
+
+
+def _problem() -> cp.Problem:
+    x = cp.Variable(3)
+    return cp.Problem(cp.Minimize(cp.sum_squares(x - np.arange(3.0))), [cp.sum(x) == 1])
+
+
+def test_a_python_caller_gets_an_exception_not_a_killed_interpreter() -> None:
+    with deadline.limited(1e-9), pytest.raises(deadline.TimeLimitReached) as raised:
+        while True:  # the deadline passes; the next solve refuses to start
+            solvers.solve(_problem(), "clarabel")
+    assert raised.value.limit == 1e-9 and "solve" in raised.value.phase
+
+
+@pytest.mark.parametrize("name", ["clarabel", "scs"])
+def test_the_solvers_are_handed_the_seconds_left(name: str, monkeypatch) -> None:
+    if name not in solvers.available():
+        pytest.skip(f"{name} is not installed")
+    backend = solvers.registry.get(name)
+    seen: dict = {}
+    original = type(backend).solve
+
+    def spy(self, form, /, **options):
+        seen.update(options)
+        return original(self, form, **options)
+
+    monkeypatch.setattr(type(backend), "solve", spy)
+    with deadline.limited(50.0):
+        solvers.solve(_problem(), name)
+    assert 0 < seen["time_limit"] <= 50.0
+
+
+def test_an_inner_limit_never_extends_an_outer_one() -> None:
+    with deadline.limited(1.0), deadline.limited(100.0):
+        left = deadline.remaining()
+        assert left is not None and left <= 1.0
+    assert deadline.remaining() is None
+
+
+TABLE = WORK / "bad-input.csv"
+
+
+def _bad_inputs() -> list[list[str]]:
+    table, missing = str(TABLE), str(WORK / "missing.csv")
+    return [
+        ["solve", "RURP", "--counts", missing, "--eps", "1", "--out", str(WORK / "x.json")],
+        ["solve", "RURP", "--counts", table, "--eps", "-1", "--out", str(WORK / "x.json")],
+        ["solve", "RURP", "--counts", table, "--eps", "1", "--out", table],
+        ["compare-solvers", "RURP", "--counts", missing, "--eps", "1"],
+        ["verify", str(WORK / "missing.json")],
+        ["verify", table],
+        ["demo", "--bogus"],
+        ["solvers", "--bogus"],
+        ["mechanism", "rr", "--k", "2", "--eps", "nan", "--out", str(WORK / "x.json")],
+        ["mechanism", "rr", "--k", "-2", "--eps", "1", "--out", str(WORK / "x.json")],
+        ["protocol", "ir", "--counts", missing, "--eps", "1", "--out", str(WORK / "x.json")],
+        ["protocol", "bogus", "--counts", table, "--eps", "1", "--out", str(WORK / "x.json")],
+        ["reproduce", "bogus"],
+        ["coverage", "--counts", missing],
+        ["curve", "--counts", missing],
+        ["schema", "--bogus"],
+        ["release", table, "--data", missing, "--out", str(WORK / "x.csv")],
+        ["release", table, "--data", table, "--sensitive", "s", "--public", "u", "--seed", "-1",
+         "--out", str(WORK / "x.csv")],
+        ["estimate", missing],
+        ["compare", table, table, "--counts", table, "--out", table],
+        ["--time-limit", "-1", "solve"],
+        ["--max-memory", "xx", "verify", table],
+    ]
+
+
+@pytest.mark.parametrize("argv", _bad_inputs(), ids=lambda argv: " ".join(argv[:2]))
+def test_bad_input_is_one_line_and_exit_2_for_every_command(argv: list[str]) -> None:
+    TABLE.write_text("s,1,2\nx,5,6\ny,7,8\n")
+    code, err = run_cli([*argv, "-q"])
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("rldp: error: "), err
+    assert TABLE.read_text() == "s,1,2\nx,5,6\ny,7,8\n"  # no input modified
