@@ -2,10 +2,10 @@
 
 * Sampling alone: one million records over a 12-row dyadic channel (Adult's
   sex x relationship size), OS random bits and one ``searchsorted``
-  (:class:`~rldp_models.release.sampling.DyadicRows`), against
+  (:class:`~rldp_models.disclosure.sampling.DyadicRows`), against
   ``Generator.choice(p=row)`` once per row group (floating-point
   probabilities, not exact). Target: >= 1e6 records/s on one core.
-* With CSV input and output: :func:`~rldp_models.release.records.release_csv`
+* With CSV input and output: :func:`~rldp_models.disclosure.records.release_csv`
   on a one-million-record file against ``pandas.read_csv``, ``choice`` per row
   group and ``to_csv``.
 """
@@ -20,8 +20,8 @@ import pytest
 
 from timing import best_of
 from rldp_models.exact import exact_stochastic_rows
-from rldp_models.release.records import release_csv
-from rldp_models.release.sampling import DyadicRows, os_random_words
+from rldp_models.disclosure.records import release_csv
+from rldp_models.disclosure.sampling import DyadicRows, os_random_words
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.finish import Repair
 

@@ -176,7 +176,7 @@ def em_estimate(Q: ArrayLike, observed: ArrayLike, tol: float = 1e-10, max_iter:
     rank = int(np.linalg.matrix_rank(Q))
     reason = (f"Q has rank {rank} < {k} inputs, so the input distribution is not identifiable "
               "and only some functions of it can be estimated "
-              "(rldp_models.release.identifiability decides which, exactly)" if rank < k else
+              "(rldp_models.disclosure.identifiability decides which, exactly)" if rank < k else
               f"Q has full rank {k}: raise max_iter or tol (EM converges slowly when the "
               "estimate lies near the simplex's boundary)")
     warnings.warn(f"EM stopped after {max_iter} updates without converging; {reason}",

@@ -129,14 +129,14 @@ def test_release_takes_and_returns_frames(records: pd.DataFrame, files: dict[str
     path = files["dir"] / "release.json"
     solved.write(path)
     with pytest.warns(UserWarning):
-        from_object = rldp.release_records(solved, records, sensitive="eye", public="hair", seed=3)
-        from_file = rldp.release_records(path, records, sensitive="eye", public="hair", seed=3)
+        from_object = rldp.release(solved, records, sensitive="eye", public="hair", seed=3)
+        from_file = rldp.release(path, records, sensitive="eye", public="hair", seed=3)
     released = from_object.to_frame()
     assert len(released) == len(records) and set(released["Y"]) <= set(HAIR)
     pd.testing.assert_frame_equal(released, from_file.to_frame())
     out = files["dir"] / "released.csv"
     with pytest.warns(UserWarning):
-        streamed = rldp.release_records(path, files["records"], sensitive="eye", public="hair",
+        streamed = rldp.release(path, files["records"], sensitive="eye", public="hair",
                                 seed=3, out=out)
     assert streamed.records == len(records) and "wrote" in streamed.summary()
 
@@ -196,7 +196,7 @@ def test_compare_solvers_table_fits_in_100_columns_unless_wide() -> None:
 
 
 def test_compare_text_shows_exact_zeros_as_0_and_fits_unless_wide() -> None:
-    from rldp_models.release.comparison import COLUMNS, format_table
+    from rldp_models.disclosure.comparison import COLUMNS, format_table
 
     row = {"result": "uniform", "I/H(X)": 0.0, "distortion at Phat": 0.75,
            "distortion over F": 0.75, "eps at Phat": 0.0, "eps over F": 0.0, "|Y|": 4,

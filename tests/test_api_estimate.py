@@ -17,7 +17,7 @@ from rldp_models.api import EstimateWarning
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.release.loading import load_result
+from rldp_models.disclosure.loading import load_result
 
 HAIR = ["Black", "Brown", "Red", "Blond"]
 EYES = ["Brown", "Blue", "Hazel", "Green"]
@@ -88,7 +88,7 @@ def test_a_released_frame_is_estimated_like_its_file(files: dict[str, Path],
     solved = load_result(files["result"])[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        outcome = rldp.release_records(solved, records, sensitive="hair", public="eye", seed=2)
+        outcome = rldp.release(solved, records, sensitive="hair", public="eye", seed=2)
     released = outcome.to_frame()
     with pytest.warns(EstimateWarning, match="NOT FOR RELEASE"):
         from_frame = rldp.estimate(released, solved, draws=30, seed=1)
@@ -141,7 +141,7 @@ def test_the_figure_is_never_an_empty_panel(files: dict[str, Path], records: pd.
     for name, result in (("nothing", grr), ("intervals", files["result"])):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            frame = rldp.release_records(result, records, sensitive="hair", public="eye",
+            frame = rldp.release(result, records, sensitive="hair", public="eye",
                                          seed=0).to_frame()
             called = rldp.estimate(frame, result, draws=20, seed=0)
         assert called.estimable == (name == "intervals")

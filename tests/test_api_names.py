@@ -12,9 +12,8 @@ import rldp_models as rldp
 
 CALLS = {"solve": "solve", "verify": "verify", "compare": "compare",
          "compare_solvers": "compare-solvers", "coverage": "coverage",
-         "release_records": "release", "estimate": "estimate", "curve": "curve"}
-"""Each call and its command (``rldp_models.release`` is the release package, so the call of
-``rldp release`` is ``release_records``)."""
+         "release": "release", "estimate": "estimate", "curve": "curve"}
+"""Each call and its command."""
 GUIDE = (Path(__file__).parent.parent / "docs" / "python-api.md").read_text()
 
 

@@ -271,16 +271,16 @@ def compare(results: Mapping[str, ResultLike] | Sequence[str | Path], data: Data
             distortion: str = "hamming", alpha: float = 0.05, sensitive: str | None = None,
             public: str | None = None) -> Comparison:
     """Results side by side on one table of counts (``rldp compare``;
-    :func:`rldp_models.release.comparison.compare` gives the measures).
+    :func:`rldp_models.disclosure.comparison.compare` gives the measures).
 
     ``results`` maps names to results (or record files); a list of files is
     named by their stems. The outcome's ``designed_elsewhere`` lists the results
     designed on other counts (their level over these counts' F is measured, not
     the one their guarantee certifies).
     """
-    from rldp_models.release.comparison import compare as measure
-    from rldp_models.release.comparison import format_table
-    from rldp_models.release.loading import load_result
+    from rldp_models.disclosure.comparison import compare as measure
+    from rldp_models.disclosure.comparison import format_table
+    from rldp_models.disclosure.loading import load_result
     from rldp_models.results.counts import counts_digest
 
     crosstab = crosstab_of(data, sensitive, public)
@@ -311,9 +311,9 @@ class Comparison(Table):
     designed_elsewhere: tuple[str, ...] = ()
 
     def plot(self, path: str | Path) -> None:
-        """The comparison as a PNG: worst-case expected distortion (what the programs
-        minimise) against the certified eps over F (:func:`rldp_models.release.comparison.plot`)."""
-        from rldp_models.release.comparison import plot
+        """The comparison as a PNG: worst-case expected distortion (what the programs minimise)
+        against the certified eps over F (:func:`rldp_models.disclosure.comparison.plot`)."""
+        from rldp_models.disclosure.comparison import plot
 
         plot(self.table, path)
 
@@ -389,21 +389,21 @@ def release(result: ResultLike, records: "pd.DataFrame | str | Path", *, sensiti
     streamed into ``out``. A result file is re-checked first (its guarantee, from
     the record and its embedded counts, as ``rldp verify`` does) unless
     ``check=False``; a result object was checked exactly when it was made.
-    Warnings (:class:`~rldp_models.release.records.ReleaseWarning`) are issued
+    Warnings (:class:`~rldp_models.disclosure.records.ReleaseWarning`) are issued
     with :mod:`warnings`.
 
     Raises
     ------
-    rldp_models.release.loading.GuaranteeNotVerified
+    rldp_models.disclosure.loading.GuaranteeNotVerified
         The re-check failed: nothing was released.
     InputError
         Bad records (uncovered ``(s, u)``, missing columns) or options.
     """
     import pandas as pd
 
-    from rldp_models.release.loading import load_result, verified_result
-    from rldp_models.release.provenance import result_digest
-    from rldp_models.release.records import release_csv, release_frame
+    from rldp_models.disclosure.loading import load_result, verified_result
+    from rldp_models.disclosure.provenance import result_digest
+    from rldp_models.disclosure.records import release_csv, release_frame
 
     if not isinstance(records, pd.DataFrame) and out is None:
         raise InputError("releasing a records file needs out= (the released CSV)")

@@ -1,10 +1,10 @@
 """``rldp_models.estimate``: ``M P_X`` from released records, the Python call of ``rldp estimate``.
 
-The released values are what :func:`rldp_models.release_records` returns, a DataFrame with
+The released values are what :func:`rldp_models.release` returns, a DataFrame with
 the column ``Y``, or the CSV ``rldp release`` wrote; the result is the one they
 were released with (a file, or the result object). Only the coordinates the release
-determines are estimated (:mod:`rldp_models.release.identifiability`), by EM and projected
-inversion with bootstrap intervals (:func:`rldp_models.release.estimation.estimate`).
+determines are estimated (:mod:`rldp_models.disclosure.identifiability`), by EM and projected
+inversion with bootstrap intervals (:func:`rldp_models.disclosure.estimation.estimate`).
 Warnings (a seeded release, an unchecked file, a fit short of its tolerance) are
 :class:`EstimateWarning`.
 """
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rldp_models.data import Crosstab
-    from rldp_models.release.channel import ReleaseChannel
-    from rldp_models.release.targets import Target
+    from rldp_models.disclosure.channel import ReleaseChannel
+    from rldp_models.disclosure.targets import Target
     from rldp_models.results.certified import CertifiedResult
 
 ReleasedValues = Union[Released, "pd.DataFrame", str, Path]
@@ -89,7 +89,7 @@ class Estimated(Outcome):
 
     def table_text(self) -> str:
         """The estimated coordinates as aligned text, under the intervals' description."""
-        from rldp_models.release.estimation import METHOD
+        from rldp_models.disclosure.estimation import METHOD
 
         shown = self.frame[self.frame["estimable"]].drop(columns=["estimable", "reason"])
         if shown.empty:
@@ -102,8 +102,8 @@ class Estimated(Outcome):
 
     def plot(self, path: str | Path) -> None:
         """The estimates and their intervals as a PNG
-        (:func:`rldp_models.release.figures.plot_estimate`)."""
-        from rldp_models.release.figures import plot_estimate
+        (:func:`rldp_models.disclosure.figures.plot_estimate`)."""
+        from rldp_models.disclosure.figures import plot_estimate
 
         plot_estimate(self.frame, path, self.title, self.level)
 
@@ -130,7 +130,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
         or with a result object, with a warning).
     target : {"U", "S", "X"} or path
         The marginal of U, of S, the joint, or a target CSV
-        (:mod:`rldp_models.release.targets`).
+        (:mod:`rldp_models.disclosure.targets`).
     truth : data, optional
         The true records (as for :func:`~rldp_models.api.calls.crosstab_of`), to add their
         own ``M P_X`` as the column ``truth``.
@@ -143,10 +143,10 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
         Bad options, unreadable or foreign released values, or truth records the result
         does not cover.
     """
-    from rldp_models.release import estimation
-    from rldp_models.release.channel import ReleaseChannel
-    from rldp_models.release.identifiability import identifiability
-    from rldp_models.release.targets import target as named_target
+    from rldp_models.disclosure import estimation
+    from rldp_models.disclosure.channel import ReleaseChannel
+    from rldp_models.disclosure.identifiability import identifiability
+    from rldp_models.disclosure.targets import target as named_target
 
     draws = estimation.BOOTSTRAP_DRAWS if draws is None else draws
     level = estimation.LEVEL if level is None else level
@@ -170,7 +170,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
 
 
 def _check(draws: int, level: float) -> None:
-    from rldp_models.release.estimation import MAX_DRAWS
+    from rldp_models.disclosure.estimation import MAX_DRAWS
 
     if not 2 <= draws <= MAX_DRAWS:
         raise InputError(f"--draws must lie in [2, {MAX_DRAWS}], got {draws} (each table "
@@ -180,9 +180,10 @@ def _check(draws: int, level: float) -> None:
 
 
 def _certified(result: "CertifiedResult | Protocol | str | Path") -> tuple["CertifiedResult", str]:
-    """The result and its name (a file is read as :func:`~rldp_models.release.loading.load_result`
-    reads it: refused if its recorded guarantee does not hold)."""
-    from rldp_models.release.loading import load_result
+    """The result and its name (a file is read as
+    :func:`~rldp_models.disclosure.loading.load_result` reads it: refused if its recorded
+    guarantee does not hold)."""
+    from rldp_models.disclosure.loading import load_result
 
     if isinstance(result, (str, Path)):
         certified = load_result(result)[0]
@@ -199,9 +200,9 @@ def _released_counts(released: ReleasedValues, result: object, channel: "Release
     of a seeded release and of a file not bound to ``result``."""
     import pandas as pd
 
-    from rldp_models.release.provenance import check_released_with
-    from rldp_models.release.records import RELEASED_COLUMN
-    from rldp_models.release.released import output_counts, released_counts
+    from rldp_models.disclosure.provenance import check_released_with
+    from rldp_models.disclosure.records import RELEASED_COLUMN
+    from rldp_models.disclosure.released import output_counts, released_counts
 
     if isinstance(released, Released):
         released = released.to_frame() if released.out is None else released.out

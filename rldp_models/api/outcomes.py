@@ -313,7 +313,7 @@ class Released(Outcome):
 
 def label_text(label: Any) -> str:
     """A label as text: a string as is, anything else (an ``[s, u]`` pair) as JSON, as
-    released files write it (:func:`rldp_models.release.channel.label_text`)."""
+    released files write it (:func:`rldp_models.disclosure.channel.label_text`)."""
     if isinstance(label, str):
         return label
     return json.dumps(label, ensure_ascii=False, separators=(",", ":"))

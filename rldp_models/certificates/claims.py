@@ -23,8 +23,8 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 
 VALUE_TOLERANCE = 1e-9
-"""Accepted relative disagreement of a stated value with its re-evaluation (the
-certificate's objective tolerance, :data:`rldp_models.privacy.stored_bounds.OBJECTIVE_TOLERANCE`)."""
+"""Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
+objective tolerance, :data:`rldp_models.privacy.stored_bounds.OBJECTIVE_TOLERANCE`)."""
 
 VALUE_COPIES = {"solve": "objective", "mechanism": "utility", "protocol": "utility_hat"}
 """Where a record written before the value lived once keeps its copy among the details."""

@@ -27,9 +27,9 @@ from pathlib import Path
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
-from rldp_models.release.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS
-from rldp_models.release.figures import figure_path
-from rldp_models.release.provenance import refuse_released
+from rldp_models.disclosure.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS
+from rldp_models.disclosure.figures import figure_path
+from rldp_models.disclosure.provenance import refuse_released
 from rldp_models.safe_io import atomic_output
 
 

@@ -127,7 +127,7 @@ def _polyopt(args: argparse.Namespace, crosstab):
 def _say_estimable(result, spec: str) -> None:
     import sys
 
-    from rldp_models.release.identifiability import design_warning, target_identifiability
+    from rldp_models.disclosure.identifiability import design_warning, target_identifiability
 
     verdict = target_identifiability(result, spec)
     warning = design_warning(verdict, spec)

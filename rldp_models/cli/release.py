@@ -58,8 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import release
-    from rldp_models.release.loading import GuaranteeNotVerified
-    from rldp_models.release.provenance import refuse_released
+    from rldp_models.disclosure.loading import GuaranteeNotVerified
+    from rldp_models.disclosure.provenance import refuse_released
 
     refuse_released(args.data, "--data")
     with warnings.catch_warnings(record=True) as caught:

@@ -20,7 +20,7 @@ chi-square set, eq. 3 of ``rldp-privacy-utility-tradeoff.txt``):
 * ``|Y|`` and the producer's recorded time (seconds).
 
 Product forms too large for a dense matrix (more than
-:data:`~rldp_models.release.identifiability.MAX_EXACT_ENTRIES` entries) get
+:data:`~rldp_models.disclosure.identifiability.MAX_EXACT_ENTRIES` entries) get
 ``nan`` for the distortions and ``eps at Phat``; their utility and level come
 from the factors.
 """
@@ -38,8 +38,8 @@ from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.exact import log_up
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.identifiability import MAX_EXACT_ENTRIES, exact_channel
+from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.identifiability import MAX_EXACT_ENTRIES, exact_channel
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.checker import rldp_epsilon
 from rldp_models.rldp_protocols.product_check import product_rldp_level

@@ -13,13 +13,13 @@ from scipy.stats import chisquare
 from rldp_models import progress as progress_module
 from rldp_models.cli import main
 from rldp_models.errors import InputError
-from rldp_models.release.channel import ReleaseChannel
+from rldp_models.disclosure.channel import ReleaseChannel
 from rldp_models.data import Crosstab
-from rldp_models.release.loading import GuaranteeNotVerified, load_result, verified_result
-from rldp_models.release import records
-from rldp_models.release.records import ReleaseWarning, release_csv, release_frame
-from rldp_models.release.sampling import seeded_random_words
-from tests.release.adult_results import PUBLIC, SENSITIVE
+from rldp_models.disclosure.loading import GuaranteeNotVerified, load_result, verified_result
+from rldp_models.disclosure import records
+from rldp_models.disclosure.records import ReleaseWarning, release_csv, release_frame
+from rldp_models.disclosure.sampling import seeded_random_words
+from tests.disclosure.adult_results import PUBLIC, SENSITIVE
 
 
 
@@ -73,7 +73,7 @@ def test_cli_release_writes_marked_seeded_output_in_order(adult, tmp_path, capsy
                  "--seed", "5"]) == 0
     lines = out.read_text().splitlines()
     assert lines[0].startswith("# NOT FOR RELEASE")
-    assert lines[1].startswith("# result sha256:")  # tests/release/test_provenance.py
+    assert lines[1].startswith("# result sha256:")  # tests/disclosure/test_provenance.py
     assert lines[2] == "Y" and len(lines) == 3 + len(pd.read_csv(adult.records))
     assert "NOT FOR RELEASE" in capsys.readouterr().err
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.estimation import estimate
-from rldp_models.release.identifiability import identifiability
-from rldp_models.release.loading import load_result
-from rldp_models.release.targets import target
+from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.estimation import estimate
+from rldp_models.disclosure.identifiability import identifiability
+from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.targets import target
 
 RECORDS = 10**6
 DRAWS = 400

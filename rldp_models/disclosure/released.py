@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.errors import InputError
-from rldp_models.release.provenance import released_header
-from rldp_models.release.records import RELEASED_COLUMN
+from rldp_models.disclosure.provenance import released_header
+from rldp_models.disclosure.records import RELEASED_COLUMN
 
 
 def released_counts(path: str | Path, outputs: list[str],
                     column: str = RELEASED_COLUMN) -> tuple[np.ndarray, bool]:
     """Counts of every output (label texts ``outputs``) in the released CSV ``path``, and
     whether the file is marked not for release (its ``#`` first line). The comment lines
-    before the header (:mod:`rldp_models.release.provenance`) are skipped.
+    before the header (:mod:`rldp_models.disclosure.provenance`) are skipped.
 
     Raises
     ------

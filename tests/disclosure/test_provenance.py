@@ -8,8 +8,8 @@ import json
 import pandas as pd
 
 from rldp_models.cli import main
-from rldp_models.release.provenance import released_header
-from tests.release.adult_results import PUBLIC, SENSITIVE
+from rldp_models.disclosure.provenance import released_header
+from tests.disclosure.adult_results import PUBLIC, SENSITIVE
 from tests.shared_data import without_warnings
 
 

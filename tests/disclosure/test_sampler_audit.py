@@ -1,8 +1,9 @@
-"""The release sampler audited statistically (issue 35, item 7; :mod:`rldp_models.release.audit`).
+"""The release sampler audited statistically (issue 35 item 7,
+:mod:`rldp_models.disclosure.audit`).
 
 For small protocols of every family the toolkit produces (the four programs,
 the RLDP protocols, the closed-form and optimal mechanisms), seeded draws go
-through the real release path (:class:`~rldp_models.release.channel.ReleaseChannel`,
+through the real release path (:class:`~rldp_models.disclosure.channel.ReleaseChannel`,
 exact dyadic sampling) and are tested (a) per input against ``Q(.|x)`` by a
 pooled chi-square test at level 1e-6 and (b) per ordered pair of secrets, with
 ``x`` drawn from the secret's ``Phat_{U|s}`` (or the joint's ``P_{X|s}``), for
@@ -28,10 +29,10 @@ from scipy.stats import binomtest, chisquare
 
 from rldp_models.cli import main
 from rldp_models.exact import exact_stochastic_rows
-from rldp_models.release.audit import (channel_sampler, clopper_pearson, dense_sampler,
+from rldp_models.disclosure.audit import (channel_sampler, clopper_pearson, dense_sampler,
                                        goodness_of_fit, pooled_chi_square, ratio_audit)
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.sampling import seeded_random_words
+from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.sampling import seeded_random_words
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.files import read_record
 from rldp_models.results.record import from_record

@@ -8,7 +8,7 @@ An Auditing Perspective", PETS 2024) and Google's DP Stochastic Tester
 Private SQL with Bounded User Contribution", PoPETs 2020, section 5.3: output
 histograms on neighbouring inputs against ``e^eps``) do for their libraries.
 Draws go through the release path itself (a ``draw`` function of input rows,
-e.g. :meth:`~rldp_models.release.sampling.DyadicRows.draw` or a release
+e.g. :meth:`~rldp_models.disclosure.sampling.DyadicRows.draw` or a release
 channel's, :func:`channel_sampler`), with a seeded source of words.
 
 Two tests, each with a stated false-alarm level:
@@ -45,10 +45,10 @@ import numpy as np
 from scipy.stats import beta as beta_distribution
 from scipy.stats import chi2
 
-from rldp_models.release.sampling import DyadicRows, RandomWords
+from rldp_models.disclosure.sampling import DyadicRows, RandomWords
 
 if TYPE_CHECKING:
-    from rldp_models.release.channel import ReleaseChannel
+    from rldp_models.disclosure.channel import ReleaseChannel
 
 MIN_EXPECTED = 5.0
 """Cells expected to hold fewer records are pooled before the chi-square test (Cochran)."""

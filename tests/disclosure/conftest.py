@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
-from tests.release.adult_results import PUBLIC, SENSITIVE, adult_halves, protocol_results
+from tests.disclosure.adult_results import PUBLIC, SENSITIVE, adult_halves, protocol_results
 from tests.shared_data import ADULT
 
 

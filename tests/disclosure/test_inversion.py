@@ -10,7 +10,7 @@ from scipy.optimize import minimize
 
 from rldp_models.cli import main
 from rldp_models.estimators import project_to_simplex, simplex_least_squares
-from rldp_models.release.estimation import point_estimate
+from rldp_models.disclosure.estimation import point_estimate
 from tests.shared_data import ADULT
 
 MARKOV = 10.0

@@ -23,9 +23,9 @@ import flint
 import numpy as np
 
 from rldp_models.errors import InputError
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.sampling import MAX_BITS, dyadic_numerators
-from rldp_models.release.targets import target as named_target
+from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.sampling import MAX_BITS, dyadic_numerators
+from rldp_models.disclosure.targets import target as named_target
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.product_form import ProductProtocol
 
@@ -140,7 +140,7 @@ def _reason(name: str, witness: list[int], channel: ReleaseChannel, inputs: int,
 
 def target_identifiability(result: CertifiedResult, spec: str) -> Identifiability:
     """At design time: which coordinates of the target ``spec`` (``U``, ``S``, ``X`` or a
-    target CSV, :func:`rldp_models.release.targets.target`) a release with ``result`` will
+    target CSV, :func:`rldp_models.disclosure.targets.target`) a release with ``result`` will
     determine, decided exactly as ``rldp estimate`` decides it afterwards."""
     channel = ReleaseChannel.from_result(result)
     goal = named_target(spec, channel.input_labels)

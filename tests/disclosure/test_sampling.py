@@ -11,7 +11,7 @@ from scipy.stats import chisquare
 
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_stochastic_rows
-from rldp_models.release.sampling import (DyadicRows, dyadic_numerators, os_random_words,
+from rldp_models.disclosure.sampling import (DyadicRows, dyadic_numerators, os_random_words,
                                           seeded_random_words)
 
 SMALL_ROWS = np.array([[1 / 8, 0, 3 / 8, 1 / 2], [1 / 4, 1 / 4, 1 / 4, 1 / 4],

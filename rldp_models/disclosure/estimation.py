@@ -1,7 +1,7 @@
 """Estimating ``M P_X`` from released records: EM and inversion, bootstrap intervals.
 
 Only the identifiable rows of ``M`` are estimated
-(:mod:`rldp_models.release.identifiability`); the others are reported with why.
+(:mod:`rldp_models.disclosure.identifiability`); the others are reported with why.
 
 * **EM / iterative Bayesian update**, i.e. the maximum likelihood estimate
   (``utility-optimized-ldp.txt`` Sec. 2.5): the fixed point of
@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.estimators import BatchEM, em_batch, newton_batch, simplex_least_squares
-from rldp_models.release.identifiability import Identifiability
-from rldp_models.release.targets import Target
+from rldp_models.disclosure.identifiability import Identifiability
+from rldp_models.disclosure.targets import Target
 
 WARM_UP_GAP = 1e-6
 """Likelihood gap at which the point fit's EM hands over to Newton's method."""

@@ -11,9 +11,9 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
-from rldp_models.release.comparison import compare
-from rldp_models.release.loading import load_result
-from tests.release.adult_results import PUBLIC, SENSITIVE, protocol_results
+from rldp_models.disclosure.comparison import compare
+from rldp_models.disclosure.loading import load_result
+from tests.disclosure.adult_results import PUBLIC, SENSITIVE, protocol_results
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """Releasing records with a result: a data frame in memory, or a CSV file streamed in chunks.
 
 Each record's ``(s, u)`` selects a row of the result's channel
-(:class:`~rldp_models.release.channel.ReleaseChannel`) and the released value
-``Y`` is drawn exactly from it (:mod:`rldp_models.release.sampling`). Rows
+(:class:`~rldp_models.disclosure.channel.ReleaseChannel`) and the released value
+``Y`` is drawn exactly from it (:mod:`rldp_models.disclosure.sampling`). Rows
 keep their order; ``S``, ``U`` and every other column are dropped unless kept
 (kept columns are outside the guarantee, and a warning says so).
 
@@ -13,7 +13,7 @@ Refusals and warnings (DESIGN.md, "Exact release"):
 * a seeded generator marks the output as not for release (a ``#`` first line in
   the CSV, ``frame.attrs["not_for_release"]``) and warns;
 * a CSV release records the digest of the result file it was drawn with in a
-  ``# result sha256:...`` line before its header (:mod:`rldp_models.release.provenance`),
+  ``# result sha256:...`` line before its header (:mod:`rldp_models.disclosure.provenance`),
   which ``rldp estimate`` checks against the result it is given;
 * when the result's design counts are the crosstab of the records released
   (equal digests, :mod:`rldp_models.results.counts`), a warning says the
@@ -37,9 +37,9 @@ import pandas as pd
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.progress import progress
-from rldp_models.release.channel import ReleaseChannel
-from rldp_models.release.provenance import header_lines
-from rldp_models.release.sampling import RandomWords, os_random_words, seeded_random_words
+from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.provenance import header_lines
+from rldp_models.disclosure.sampling import RandomWords, os_random_words, seeded_random_words
 from rldp_models.safe_io import atomic_output
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.results.counts import counts_digest
@@ -76,9 +76,9 @@ def release_frame(result: CertifiedResult, frame: pd.DataFrame, sensitive: str, 
     """Release every record of ``frame`` with ``result`` (module docstring).
 
     Returns a frame with the kept columns and ``Y`` (label texts,
-    :func:`~rldp_models.release.channel.label_text`), in ``frame``'s row order.
+    :func:`~rldp_models.disclosure.channel.label_text`), in ``frame``'s row order.
     ``result`` is trusted as given; read a file with
-    :func:`~rldp_models.release.loading.verified_result` to re-check its guarantee
+    :func:`~rldp_models.disclosure.loading.verified_result` to re-check its guarantee
     first, as ``rldp release`` does.
 
     Raises
@@ -109,7 +109,7 @@ def release_csv(result: CertifiedResult, data: str | Path, sensitive: str, publi
     counts the records; the second draws and writes to a temporary file beside
     ``out``, renamed into place at the end. Both passes show a progress bar
     (:mod:`rldp_models.progress`: on a terminal, unless quiet). ``result_digest``
-    (:func:`~rldp_models.release.provenance.result_digest` of the file named
+    (:func:`~rldp_models.disclosure.provenance.result_digest` of the file named
     ``result_name``) is written in a comment line before the header.
     """
     channel = ReleaseChannel.from_result(result)

@@ -24,7 +24,7 @@ import numpy as np
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.release.sampling import DyadicRows, RandomWords
+from rldp_models.disclosure.sampling import DyadicRows, RandomWords
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.product_check import protocol_from_record
 from rldp_models.rldp_protocols.product_form import ProductProtocol
