@@ -115,7 +115,8 @@ def _bad_inputs() -> list[list[str]]:
     ]
 
 
-@pytest.mark.parametrize("argv", _bad_inputs(), ids=lambda argv: " ".join(argv[:2]))
+@pytest.mark.parametrize("argv", _bad_inputs(),
+                         ids=lambda argv: " ".join(Path(word).name for word in argv[:2]))
 def test_bad_input_is_one_line_and_exit_2_for_every_command(argv: list[str]) -> None:
     TABLE.write_text("s,1,2\nx,5,6\ny,7,8\n")
     code, err = run_cli([*argv, "-q"])
