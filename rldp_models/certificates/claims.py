@@ -174,8 +174,9 @@ UNCERTAINTY_COPIES = {"radius": "radius_B", "alpha": "alpha"}
 """``declaration.uncertainty`` keys and the ``details`` keys that repeat them."""
 
 
-RADIUS_SOURCES = ("alpha", "given", "bootstrap")
-"""How a set's radius can have been chosen (``declaration.uncertainty.radius_from``)."""
+RADIUS_SOURCES = ("alpha", "given", "--radius", "bootstrap")
+"""How a set's radius can have been chosen (``declaration.uncertainty.radius_from``): from
+alpha, given to the Python program, given as ``rldp solve --radius``, or by the bootstrap."""
 
 
 def copy_problems(record: dict[str, Any]) -> list[str]:
