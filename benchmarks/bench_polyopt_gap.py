@@ -23,10 +23,10 @@ certified (80 s); at 60 CPU s eps 1 23.6%, eps 0.5 7.2%. 5x5 (seed 0): eps 2 at 
 
 Column generation's share (issue 37, hair eps 2 at 120 CPU s, load 4-6): 0.8 22.9%,
 0.65 17.7%, 0.5 17.6%, 0.35 13.0% (the old default), 0.2 10.6%, 0.1 9.2%, 0.05 10.6%
-(a worse protocol): a longer column
-generation does not converge at eps 2 either, and takes the time the proof's branch and
-bound needs to close boxes. eps 5: proven gap below 0.0005% at 0.1 (54.5 CPU s) and 0.2
-(67.6 s), flagged stopped early; at 0.8 column generation converged (gap 0, 81.1 s).
+(a worse protocol): a longer column generation does not converge at eps 2 either, and
+takes the time the proof's branch and bound needs to close boxes. eps 5: proven gap below
+0.0005% at 0.1 (54.5 CPU s) and 0.2 (67.6 s), flagged stopped early; at 0.8 column
+generation converged (gap 0, 81.1 s).
 """
 
 from __future__ import annotations

@@ -70,8 +70,9 @@ PRICING_SHARE = 0.1
 pricing proof then gets the rest, up to :data:`PROOF_SHARE`). The proof, not the dual,
 limits a stopped run's gap: HairEyeColor 4x4 at eps 2, 120 CPU s
 (``benchmarks/bench_polyopt_gap.py``), share 0.8: 22.9%, 0.65: 17.7%, 0.5: 17.6%,
-0.35: 13.0%, 0.2: 10.6%, 0.1: 9.2%, 0.05: 10.6% (a worse protocol); eps 5 proves a gap below 0.0005% at 0.1 in 54.5 CPU s
-(at 0.8 column generation converged: gap 0, 81.1 s), though flagged ``stopped_early``."""
+0.35: 13.0%, 0.2: 10.6%, 0.1: 9.2%, 0.05: 10.6% (a worse protocol); eps 5 proves a gap
+below 0.0005% at 0.1 in 54.5 CPU s, flagged ``stopped_early`` (at 0.8 column generation
+converged: gap 0, 81.1 s)."""
 
 PROOF_SHARE = 0.8
 """Column generation and the pricing proof end by this share of ``time_limit``; the rest
