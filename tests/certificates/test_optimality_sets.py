@@ -62,7 +62,9 @@ def certified_upper(solution) -> float:
 
 
 @pytest.mark.parametrize("name, other", [("tv", "highs"), ("box", "highs"),
-                                         ("polyhedral", "highs"), ("kl", "ecos"),
+                                         pytest.param("polyhedral", "highs",
+                                                      marks=pytest.mark.slow),
+                                         ("kl", "ecos"),
                                          pytest.param("power", "scs", marks=pytest.mark.slow)])
 def test_product_model_gap_is_proved_and_below_another_solvers_protocol(name: str,
                                                                         other: str) -> None:
