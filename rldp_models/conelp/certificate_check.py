@@ -37,6 +37,7 @@ from rldp_models.conelp.rays import StaircaseRays
 from rldp_models.conelp.staircase_pricing import mutual_information_pattern
 from rldp_models.errors import InputError
 from rldp_models.utility import MutualInformation
+from solvers.banners import silence_highs_banner
 
 BRUTE_FORCE_LIMIT = 16
 """Largest ``k`` checked by writing out all ``2^k - 2`` patterns."""
@@ -182,6 +183,7 @@ def _milp(prior: np.ndarray, dual: np.ndarray, ratio: float,
           tolerance: float) -> highspy.Highs:
     """Binary ``z`` (columns ``0..k-1``) and free ``w`` (column ``k``), no rows yet."""
     k = dual.size
+    silence_highs_banner()
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
     for key, value in _MILP_OPTIONS.items():

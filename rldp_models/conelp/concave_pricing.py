@@ -40,13 +40,14 @@ import highspy
 import numpy as np
 from scipy.special import xlogy
 
-from rldp_models.conelp.engine import PRICING_TOLERANCE
 from rldp_models.conelp.double_description import FloatDoubleDescriptionError, polish_rays
+from rldp_models.conelp.engine import PRICING_TOLERANCE
 from rldp_models.conelp.pricing import PricingResult
 from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.conelp.scip_pricing import scip_available, scip_point
 from rldp_models.conelp.settled_shift import settled_shift
 from rldp_models.errors import InputError
+from solvers.banners import silence_highs_banner
 
 ROUNDING_ALLOWANCE = 1e-12
 """Added to every node bound for the float evaluation of the secants (the weak-duality
@@ -474,6 +475,7 @@ class ConcavePricing:
     def _model(self) -> highspy.Highs:
         """Variables ``v``; rows ``A v >= 0`` and ``p.v = 1``."""
         d = self.prior.size
+        silence_highs_banner()
         highs = highspy.Highs()
         highs.setOptionValue("output_flag", False)
         highs.setOptionValue("primal_feasibility_tolerance", 1e-10)

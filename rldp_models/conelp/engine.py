@@ -50,6 +50,7 @@ import solvers
 from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.conelp.rays import ExplicitRays, RaySet
 from rldp_models.errors import InputError
+from solvers.banners import silence_highs_banner
 
 ROW_BLOCK = "rays_sum_to_rhs"
 """Name of the equality rows ``sum_r theta_r v_r = rhs`` (dual key in results)."""
@@ -489,6 +490,7 @@ class _WarmHighs:
     def __init__(self, rhs: np.ndarray, options: dict[str, Any]) -> None:
         import highspy
 
+        silence_highs_banner()
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", bool(options.get("verbose", False)))
         for key, value in options.items():

@@ -20,6 +20,8 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from solvers.banners import silence_highs_banner
+
 LPMethod = Literal["highs", "highs-ds", "highs-ipm"]
 """scipy's names of HiGHS's methods: its choice, the dual simplex, the interior point (with
 crossover to a vertex)."""
@@ -53,6 +55,7 @@ class ReweightingLP:
 
     def __init__(self, fixed: np.ndarray, with_shares: bool, method: LPMethod = "highs") -> None:
         self.shape = fixed.shape
+        silence_highs_banner()
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
         for key, value in TOLERANCES.items():

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from solvers.banners import silence_highs_banner
 from solvers.model import CvxpyModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
@@ -105,6 +106,8 @@ class CvxpyBackend:
 
         problem = model.problem
         options = _renamed_time_limit(self.cvxpy_solver, options)
+        if self.cvxpy_solver == "HIGHS":
+            silence_highs_banner()
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from solvers.banners import silence_highs_banner
 from solvers.model import LinearProgram
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
@@ -38,6 +39,7 @@ class HighspyBackend:
         import highspy
 
         build_start = time.perf_counter()
+        silence_highs_banner()
         highs = highspy.Highs()
         highs.setOptionValue("output_flag", bool(options.pop("verbose", False)))
         for key, value in options.items():

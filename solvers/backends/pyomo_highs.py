@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from solvers.banners import silence_highs_banner
 from solvers.model import PyomoModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
@@ -41,6 +42,7 @@ class PyomoHighsBackend:
         m = model.model
         if not hasattr(m, "dual"):
             m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        silence_highs_banner()
         solver = pyo.SolverFactory("appsi_highs")
         for key, value in options.items():
             solver.highs_options[key] = value
