@@ -27,8 +27,11 @@ Row = dict[str, Any]
 """One row of raw results: one instance and one method."""
 
 
-class Verdict(str, Enum):
-    """How a paper's claim fares in a table: the three outcomes a check may have."""
+class ClaimOutcome(str, Enum):
+    """How a paper's claim fares in a table: the three outcomes a check may have.
+
+    (A certificate's verdict is :class:`rldp_models.certificates.verdict.Verdict`.)
+    """
 
     REPRODUCED = "reproduced"
     NOT_REPRODUCED = "not reproduced"
@@ -45,7 +48,7 @@ class Claim:
         The paper's statement, in its own terms (with its numbers where it gives them).
     measured : str
         What the table shows, with numbers; empty when the finding's text holds them.
-    verdict : Verdict
+    verdict : ClaimOutcome
     reason : str
         Why a claim is not reproduced or not resolved (e.g. "our cone LP is faster
         than the paper's vertex enumeration"); empty when reproduced.
@@ -53,7 +56,7 @@ class Claim:
 
     claim: str
     measured: str
-    verdict: Verdict
+    verdict: ClaimOutcome
     reason: str = ""
 
 
@@ -79,7 +82,7 @@ class Finding:
         is kept as it is."""
         claims = tuple(
             check if isinstance(check, Claim)
-            else Claim(name, "", Verdict.REPRODUCED if check else Verdict.NOT_REPRODUCED,
+            else Claim(name, "", ClaimOutcome.REPRODUCED if check else ClaimOutcome.NOT_REPRODUCED,
                        "" if check else "see the finding's numbers")
             for name, check in checks.items())
         return cls(text, claims)
@@ -87,21 +90,21 @@ class Finding:
     @property
     def checks(self) -> dict[str, bool]:
         """``{claim: reproduced?}``; an unresolved claim counts as not reproduced here."""
-        return {c.claim: c.verdict is Verdict.REPRODUCED for c in self.claims}
+        return {c.claim: c.verdict is ClaimOutcome.REPRODUCED for c in self.claims}
 
-    def count(self, verdict: Verdict) -> int:
+    def count(self, verdict: ClaimOutcome) -> int:
         """How many claims have ``verdict``."""
         return sum(c.verdict is verdict for c in self.claims)
 
     @property
     def counts(self) -> dict[str, int]:
-        """Claims per verdict, in the order of :class:`Verdict`."""
-        return {v.value: self.count(v) for v in Verdict}
+        """Claims per verdict, in the order of :class:`ClaimOutcome`."""
+        return {v.value: self.count(v) for v in ClaimOutcome}
 
     @property
     def holds(self) -> bool:
         """True when no claim is ``not reproduced`` (unresolved claims do not fail a run)."""
-        return self.count(Verdict.NOT_REPRODUCED) == 0
+        return self.count(ClaimOutcome.NOT_REPRODUCED) == 0
 
 
 @dataclass(frozen=True)

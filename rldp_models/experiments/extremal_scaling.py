@@ -31,7 +31,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task, Verdict
+from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task, ClaimOutcome
 from rldp_models.experiments.extremal import (FULL_INSTANCES, OPTIMAL_TOLERANCE, STYLE,
                                               instance_seed, mechanism_utilities,
                                               random_instance)
@@ -163,11 +163,11 @@ def _band_claim(claim: str, ratios: pd.Series, low: float, high: float) -> Claim
     measured = (f"ratio from {ratios.min():.3f} to {ratios.max():.3f} over {ratios.size} "
                 f"instances; outside [{low:g}, {high:g}]: {outside.size}")
     if outside.size:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED,
                      f"instance {outside.index[0]} has ratio {outside.iloc[0]:.3f}")
     if ratios.size >= FULL_INSTANCES:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  f"{ratios.size} < the paper's {FULL_INSTANCES} instances")
 
 
@@ -216,8 +216,8 @@ def _remainder_claim(order: pd.Series) -> Claim:
     measured = (f"remainder decays as e^(-r eps) between eps = 10 and {SECOND_EPS:g}, r from "
                 f"{order.min():.2f} to {order.max():.2f} (median {order.median():.2f})")
     if (order > 1.5).all():
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED,
                  "the remainder decays only as e^-eps: expanding H(X|Y) gives "
                  "-e^-eps sum_y sum_(x != y) p_x (1 + log(p_y / p_x)) next to (k-1) eps e^-eps, "
                  "a term of order e^-eps that eq. (22) leaves out"

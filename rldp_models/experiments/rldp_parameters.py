@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Claim, Finding, Row, Task, Verdict
+from rldp_models.experiments.base import Claim, Finding, Row, Task, ClaimOutcome
 from rldp_models.experiments.rldp_figures import TOLERANCE
 from rldp_models.experiments.rldp_tasks import FULL_EPS
 from rldp_models.experiments.verdicts import (every_instance_claim, interval_sign_claim,
@@ -156,11 +156,11 @@ def _near_half(ir: pd.Series) -> Claim:
     measured = "; ".join(f"eps {e:g}: {m:.2f} [{lo:.2f}, {hi:.2f}]"
                          for e, (m, lo, hi) in intervals.items())
     if any(hi < NEAR_HALF[0] or lo > NEAR_HALF[1] for _, lo, hi in intervals.values()):
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED,
                      "at some eps the 95% interval of the mean lies outside the band")
     if all(NEAR_HALF[0] <= lo and hi <= NEAR_HALF[1] for _, lo, hi in intervals.values()):
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  "some 95% interval straddles the band's edge")
 
 

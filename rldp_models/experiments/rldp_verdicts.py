@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rldp_models.experiments.base import Claim, Finding, Verdict
+from rldp_models.experiments.base import Claim, Finding, ClaimOutcome
 from rldp_models.experiments.rldp_methods import LABELS
 from rldp_models.experiments.verdicts import (every_instance_claim, mean_sign_claim,
                                               measured_claim, threshold_claim)
@@ -199,7 +199,7 @@ def polyopt_time_claims(table: pd.DataFrame) -> dict[str, Claim]:
                  if shape == (3, 4) else "PolyOpt is infeasible at 4x4 (still running after 12 h)")
         if shape not in mean_time.index:
             claims[name] = Claim(claim, f"no {shape[0]}x{shape[1]} PolyOpt run in this form",
-                                 Verdict.NOT_RESOLVED, "run the full form")
+                                 ClaimOutcome.NOT_RESOLVED, "run the full form")
             continue
         ratio = float(mean_time[shape]) / paper
         claims[name] = threshold_claim(
@@ -213,7 +213,7 @@ def polyopt_time_claims(table: pd.DataFrame) -> dict[str, Claim]:
         growth, float(mean_time[largest] / mean_time[(3, 3)]), MUCH_SLOWER, True,
         "ratio of mean times", "the growth from 3x3 is smaller than 10x") \
         if largest == (4, 4) else Claim(growth, "no 4x4 PolyOpt run in this form",
-                                        Verdict.NOT_RESOLVED, "run the full form")
+                                        ClaimOutcome.NOT_RESOLVED, "run the full form")
     return claims
 
 
@@ -366,7 +366,7 @@ def alpha_loss_claim(table: pd.DataFrame, method: str) -> Claim:
     wide = rows.pivot_table(index="seed", columns="alpha", values="normalised").dropna()
     if len(wide) < 2 or not {1e-4, 0.1} <= set(wide.columns):
         return Claim(claim, f"{len(wide)} 5x5, n = 1000 distributions at eps 0.1 and alpha "
-                            "1e-4 and 0.1", Verdict.NOT_RESOLVED,
+                            "1e-4 and 0.1", ClaimOutcome.NOT_RESOLVED,
                      "the paper's setting is run in the full form")
     low, high = wide[1e-4].to_numpy(), wide[0.1].to_numpy()
 
@@ -382,14 +382,14 @@ def alpha_loss_claim(table: pd.DataFrame, method: str) -> Claim:
                 f"{interval.high:.1%}] over {len(wide)} distributions (each loses "
                 f"{each.min():.1%} to {each.max():.1%})")
     if interval.high < band[0] or interval.low > band[1]:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED,
                      f"the interval misses the paper's {paper:.0%} (read: [{band[0]:.1%}, "
                      f"{band[1]:.1%}]); the interval is narrow (the loss hardly varies "
                      "between distributions), so the gap is not sampling noise: the paper's "
                      "computation differs from ours in a way its text does not show")
     if band[0] <= interval.low and interval.high <= band[1]:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  f"the interval straddles an edge of [{band[0]:.1%}, {band[1]:.1%}]")
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from rldp_models.experiments.base import Claim, Verdict
+from rldp_models.experiments.base import Claim, ClaimOutcome
 
 CONFIDENCE = 0.95
 """Level of every interval a verdict rests on."""
@@ -81,10 +81,10 @@ def _side_claim(claim: str, measured: str, low: float, high: float, reference: f
     wanted, other = (low > reference + margin, high < reference - margin) if above else \
         (high < reference - margin, low > reference + margin)
     if wanted:
-        return Claim(claim, measured, Verdict.REPRODUCED)
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
     if other:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED, refuted)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED, unresolved)
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED, refuted)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED, unresolved)
 
 
 def proportion_interval(successes: int, trials: int, confidence: float = CONFIDENCE
@@ -118,12 +118,12 @@ def universal_claim(claim: str, worst: float, bound: float, instances: int,
     measured = (f"least value {worst:.1%}{' (' + where + ')' if where else ''} over "
                 f"{instances} instances, paper's bound {bound:.0%}")
     if worst < bound:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED,
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED,
                      f"an instance falls below the bound by {bound - worst:.1%}; the paper's "
                      f"{paper_instances} instances are not given")
     if instances >= paper_instances:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  f"{instances} < the paper's {paper_instances} instances: a bound over "
                  f"every instance is confirmed only at the paper's size")
 
@@ -139,10 +139,10 @@ def every_instance_claim(claim: str, failures: int, instances: int, paper_instan
     measured = (f"{fails} in {failures}/{instances} instances"
                 + (f" ({detail})" if failures and detail else ""))
     if failures:
-        return Claim(claim, measured, Verdict.NOT_REPRODUCED, reason)
+        return Claim(claim, measured, ClaimOutcome.NOT_REPRODUCED, reason)
     if instances >= paper_instances:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  f"{instances} < the paper's {paper_instances} instances: a statement about "
                  f"every instance is confirmed only at the paper's size")
 
@@ -152,8 +152,8 @@ def existence_claim(claim: str, count: int, trials: int, what: str) -> Claim:
     low, high = proportion_interval(count, trials)
     measured = f"{what}: {count}/{trials} instances (95% upper bound of the rate {high:.1%})"
     if count > 0:
-        return Claim(claim, measured, Verdict.REPRODUCED)
-    return Claim(claim, measured, Verdict.NOT_RESOLVED,
+        return Claim(claim, measured, ClaimOutcome.REPRODUCED)
+    return Claim(claim, measured, ClaimOutcome.NOT_RESOLVED,
                  f"not seen in {trials} instances; a rate below {high:.1%} is not excluded")
 
 
@@ -165,7 +165,7 @@ def threshold_claim(claim: str, value: float, threshold: float, above: bool, wha
     """
     measured = f"{what}: {value:.3g} (threshold {threshold:g})"
     holds = value > threshold if above else value < threshold
-    return Claim(claim, measured, Verdict.REPRODUCED if holds else Verdict.NOT_REPRODUCED,
+    return Claim(claim, measured, ClaimOutcome.REPRODUCED if holds else ClaimOutcome.NOT_REPRODUCED,
                  "" if holds else reason)
 
 
@@ -177,5 +177,5 @@ def measured_claim(claim: str, holds: bool, measured: str,
 
     ``reason`` explains a failure; reproduced claims carry none.
     """
-    return Claim(claim, measured, Verdict.REPRODUCED if holds else Verdict.NOT_REPRODUCED,
+    return Claim(claim, measured, ClaimOutcome.REPRODUCED if holds else ClaimOutcome.NOT_REPRODUCED,
                  "" if holds else reason)

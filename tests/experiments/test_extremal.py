@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.extremal import EXPERIMENTS, OPTIMAL_TOLERANCE, best_of_two
 from rldp_models.experiments.registry import get
 from rldp_models.experiments.runner import run_experiment
@@ -158,7 +158,7 @@ def test_summary_can_fail(tables: dict[str, pd.DataFrame]) -> None:
 def test_quick_bounds_are_not_resolved(tables: dict[str, pd.DataFrame]) -> None:
     """Fewer instances than the paper's 100 cannot confirm a bound over every instance."""
     claims = BY_ID["extremal-fig4"].summarise(tables["extremal-fig4"]).claims
-    assert claims and all(c.verdict is Verdict.NOT_RESOLVED for c in claims)
+    assert claims and all(c.verdict is ClaimOutcome.NOT_RESOLVED for c in claims)
     assert all("instances" in c.reason for c in claims)
 
 
@@ -170,7 +170,7 @@ def test_bound_refuted_with_its_numbers(tables: dict[str, pd.DataFrame]) -> None
     table.loc[rows, "ratio"] = 0.636
     claim = next(c for c in BY_ID["extremal-fig4"].summarise(table).claims
                  if c.claim.startswith("k = 6"))
-    assert claim.verdict is Verdict.NOT_REPRODUCED
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED
     assert "63.6%" in claim.measured and "instance 3, eps = 2" in claim.measured
 
 
@@ -187,7 +187,7 @@ def test_full_form(tmp_path, experiment_id: str) -> None:
     table = pd.read_csv(result.paths["csv"])
     assert table.groupby("k")["instance"].nunique().eq(100).all()
     finding = BY_ID[experiment_id].summarise(table)
-    assert finding.count(Verdict.NOT_RESOLVED) == 0, finding.text
-    failed = [c.claim for c in finding.claims if c.verdict is Verdict.NOT_REPRODUCED]
+    assert finding.count(ClaimOutcome.NOT_RESOLVED) == 0, finding.text
+    failed = [c.claim for c in finding.claims if c.verdict is ClaimOutcome.NOT_REPRODUCED]
     assert all(c.startswith("k = 6") for c in failed) and \
         (bool(failed) == (experiment_id == "extremal-fig4")), finding.text

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.extremal_scaling import EXPERIMENTS, K, _remainder_claim
 from rldp_models.experiments.runner import run_experiment
 from rldp_models.mechanisms import randomized_response
@@ -39,9 +39,9 @@ def test_eq22_remainder_is_of_order_exp_minus_eps() -> None:
 
 
 def test_remainder_claim_three_ways() -> None:
-    assert _remainder_claim(pd.Series([2.0, 2.1])).verdict is Verdict.REPRODUCED
+    assert _remainder_claim(pd.Series([2.0, 2.1])).verdict is ClaimOutcome.REPRODUCED
     refuted = _remainder_claim(pd.Series([1.0, 1.01]))
-    assert refuted.verdict is Verdict.NOT_REPRODUCED and "e^-eps" in refuted.reason
+    assert refuted.verdict is ClaimOutcome.NOT_REPRODUCED and "e^-eps" in refuted.reason
 
 
 def test_quick_forms(tables: dict[str, pd.DataFrame]) -> None:
@@ -54,9 +54,9 @@ def test_quick_forms(tables: dict[str, pd.DataFrame]) -> None:
         finding = BY_ID[experiment_id].summarise(table)
         by_claim = {c.claim: c for c in finding.claims}
         assert by_claim["at eps = 0.1 the binary mechanism achieves the optimum"].verdict \
-            is Verdict.NOT_RESOLVED
+            is ClaimOutcome.NOT_RESOLVED
         beats = [c for c in finding.claims if "improves significantly" in c.claim]
-        assert len(beats) == 2 and all(c.verdict is Verdict.REPRODUCED for c in beats)
+        assert len(beats) == 2 and all(c.verdict is ClaimOutcome.REPRODUCED for c in beats)
     mi = BY_ID["extremal-fig8"].summarise(tables["extremal-fig8"])
     eq22 = next(c for c in mi.claims if "eq. 22" in c.claim)
-    assert eq22.verdict is Verdict.NOT_REPRODUCED
+    assert eq22.verdict is ClaimOutcome.NOT_REPRODUCED

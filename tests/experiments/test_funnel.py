@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.funnel import EXPERIMENTS, UTILITY_TOLERANCE
 from rldp_models.experiments.registry import get
 from rldp_models.experiments.runner import run_experiment
@@ -142,9 +142,9 @@ def _time_claim(table: pd.DataFrame, ldp_over_lip: float):
 def test_time_claim_states_the_finding(tables: dict[str, pd.DataFrame]) -> None:
     """The paper's "LIP much faster" is judged on the measured ratio, with the reason."""
     slower = _time_claim(tables["funnel-fig3"], 0.85)
-    assert slower.verdict is Verdict.NOT_REPRODUCED
+    assert slower.verdict is ClaimOutcome.NOT_REPRODUCED
     assert "0.85" in slower.measured and "vertex enumeration" in slower.reason
-    assert _time_claim(tables["funnel-fig3"], 6500.0).verdict is Verdict.REPRODUCED
+    assert _time_claim(tables["funnel-fig3"], 6500.0).verdict is ClaimOutcome.REPRODUCED
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from rldp_models.errors import InputError
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.registry import experiments
 from rldp_models.experiments.rldp_methods import ue_cr_utility_only, utility_rows
 from rldp_models.experiments.rldp_paper import EXPERIMENTS
@@ -82,14 +82,14 @@ def test_fig2_polyopt_above_every_other_protocol(tables) -> None:
     claims = BY_ID["rldp-fig2"].summarise(table).claims
     utility = [c for c in claims if "PolyOpt has the highest" in c.claim
                or c.claim.startswith(("UE-CR ahead", "GRR never"))]
-    assert utility and all(c.verdict is Verdict.REPRODUCED for c in utility), utility
+    assert utility and all(c.verdict is ClaimOutcome.REPRODUCED for c in utility), utility
     # the quick form has a 3x4 PolyOpt run but no 4x4: that claim stays open
     by_claim = {c.claim: c for c in claims}
     assert by_claim["PolyOpt is infeasible at 4x4 (still running after 12 h)"].verdict \
-        is Verdict.NOT_RESOLVED
+        is ClaimOutcome.NOT_RESOLVED
     mean_3x4 = table[(table["a1"] == 3) & (table["a2"] == 4)
                      & (table["method"] == "polyopt")]["seconds"].mean()
-    expected = Verdict.REPRODUCED if mean_3x4 > 72 / 3 else Verdict.NOT_REPRODUCED
+    expected = ClaimOutcome.REPRODUCED if mean_3x4 > 72 / 3 else ClaimOutcome.NOT_REPRODUCED
     assert by_claim["PolyOpt takes 72 s on average at 3x4"].verdict is expected
 
 
@@ -129,7 +129,7 @@ def test_fig8_smaller_alpha_costs_cr_not_ir(tables) -> None:
     finding = BY_ID["rldp-fig8"].summarise(table)
     assert finding.holds
     ir = next(c for c in finding.claims if c.claim.startswith("IR unchanged"))
-    assert ir.verdict is Verdict.NOT_RESOLVED  # unchanged on 2 instances; the paper drew 200
+    assert ir.verdict is ClaimOutcome.NOT_RESOLVED  # unchanged on 2 instances; the paper drew 200
 
 
 @pytest.mark.slow
@@ -149,7 +149,7 @@ def test_fig5_parameters_are_shares_and_probabilities(tables) -> None:
     wide = table.pivot_table(index=["seed", "eps"], columns="parameter", values="value")
     assert (wide["lambda"] <= wide["kappa"] + 1e-12).all()  # lambda in [lambda_min, kappa]
     verdicts = {c.verdict for c in BY_ID["rldp-fig5"].summarise(table).claims}
-    assert Verdict.NOT_RESOLVED in verdicts  # 12 < the paper's 200 distributions
+    assert ClaimOutcome.NOT_RESOLVED in verdicts  # 12 < the paper's 200 distributions
 
 
 @pytest.mark.slow
@@ -159,7 +159,7 @@ def test_fig6_equal_utility_when_both_spend_on_s(tables) -> None:
     on_s = (table["ir_eps_2"] < 1e-9) & (table["grr_cr_eps_2"] < 1e-9)
     assert on_s.any()
     assert (table.loc[on_s, "difference"].abs() < 1e-6).all()
-    assert all(c.verdict is Verdict.REPRODUCED
+    assert all(c.verdict is ClaimOutcome.REPRODUCED
                for c in BY_ID["rldp-fig6"].summarise(table).claims)
 
 
@@ -173,8 +173,8 @@ def test_fig9_gap_between_optimised_and_true_utility_shrinks_with_n(tables) -> N
     assert (size < 0.05).all()  # the utility is robust: a few percent of H(X) at most
     # the quick form is sized to resolve the paper's sign at n = 100 (5x5, eps 4)
     finding = BY_ID["rldp-fig9"].summarise(table)
-    assert finding.count(Verdict.NOT_RESOLVED) == 0, finding.claims
-    assert all(c.verdict is Verdict.REPRODUCED for c in finding.claims), finding.claims
+    assert finding.count(ClaimOutcome.NOT_RESOLVED) == 0, finding.claims
+    assert all(c.verdict is ClaimOutcome.REPRODUCED for c in finding.claims), finding.claims
 
 
 @pytest.mark.slow
@@ -184,11 +184,11 @@ def test_fig9_sign_unresolved_on_a_few_distributions(tables) -> None:
     few = table[table["seed"] < 3]
     claims = BY_ID["rldp-fig9"].summarise(few).claims
     signs = [c for c in claims if "on average higher" in c.claim]
-    assert signs and all(c.verdict is not Verdict.NOT_REPRODUCED for c in signs)
+    assert signs and all(c.verdict is not ClaimOutcome.NOT_REPRODUCED for c in signs)
     flipped = table.assign(difference=-table["difference"])
     refuted = [c for c in BY_ID["rldp-fig9"].summarise(flipped).claims
                if "on average higher" in c.claim]
-    assert all(c.verdict is Verdict.NOT_REPRODUCED and "positive side" in c.reason
+    assert all(c.verdict is ClaimOutcome.NOT_REPRODUCED and "positive side" in c.reason
                for c in refuted)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.rldp_figures import TOLERANCE, first_winning_eps, mean_curves
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.rldp_parameters import fig5_verdict, fig6_verdict
@@ -88,28 +88,28 @@ def test_ir_alpha_claim_not_reproduced_on_the_toolkits_instance_where_d_is_below
     table = pd.DataFrame(ir_rows(EQUAL_SEED, 6.0, (1e-4, 0.1))
                          + ir_rows(CHANGING_SEED, 6.0, (1e-4, 0.1)))
     claim = ir_alpha_claim(table)
-    assert claim.verdict is Verdict.NOT_REPRODUCED
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED
     assert "1/2 instances" in claim.measured and f"seed {CHANGING_SEED}" in claim.measured
     assert "d < 2" in claim.reason
 
 
 def test_ir_alpha_claim_reproduced_when_equal_up_to_the_search_tolerance() -> None:
     claim = ir_alpha_claim(constructed({seed: TOLERANCE / 10 for seed in range(200)}))
-    assert claim.verdict is Verdict.REPRODUCED, claim
+    assert claim.verdict is ClaimOutcome.REPRODUCED, claim
     assert "0/200" in claim.measured
 
 
 def test_ir_alpha_claim_not_reproduced_when_one_instance_really_changes() -> None:
     spreads = {seed: TOLERANCE / 10 for seed in range(200)} | {25: 4.9e-4}
     claim = ir_alpha_claim(constructed(spreads))
-    assert claim.verdict is Verdict.NOT_REPRODUCED
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED
     assert "1/200" in claim.measured and "0.00049 at seed 25" in claim.measured
     assert "2.5e-06" in claim.reason  # the mean over 200 moves by 4.9e-4 / 200
 
 
 def test_ir_alpha_claim_unresolved_below_the_papers_200_instances() -> None:
     claim = ir_alpha_claim(constructed({0: 0.0, 1: 0.0}))
-    assert claim.verdict is Verdict.NOT_RESOLVED
+    assert claim.verdict is ClaimOutcome.NOT_RESOLVED
     assert "200" in claim.reason
 
 
@@ -123,16 +123,16 @@ def curves(by_alpha: dict[float, tuple[float, float]], method: str = "grr-cr") -
 def test_alpha_cost_reproduced_when_smaller_alpha_loses_and_never_gains() -> None:
     flat_at_8 = {1e-4: (0.6e-3, 0.9), 1e-3: (0.8e-3, 0.9), 1e-2: (0.9e-3, 0.9 - TOLERANCE / 10),
                  1e-1: (1.0e-3, 0.9)}
-    assert alpha_cost_claim(curves(flat_at_8), "grr-cr").verdict is Verdict.REPRODUCED
+    assert alpha_cost_claim(curves(flat_at_8), "grr-cr").verdict is ClaimOutcome.REPRODUCED
 
 
 def test_alpha_cost_not_reproduced_when_flat_or_rising_as_alpha_falls() -> None:
     flat = {a: (1e-3, 0.9) for a in ALPHAS}  # the former check ("steps >= 0") passed this
     claim = alpha_cost_claim(curves(flat), "grr-cr")
-    assert claim.verdict is Verdict.NOT_REPRODUCED and "no loss" in claim.reason
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED and "no loss" in claim.reason
     rising = {1e-4: (0.6e-3, 0.9), 1e-3: (0.8e-3, 0.91), 1e-2: (0.9e-3, 0.9), 1e-1: (1e-3, 0.9)}
     claim = alpha_cost_claim(curves(rising), "grr-cr")
-    assert claim.verdict is Verdict.NOT_REPRODUCED and "-0.01" in claim.measured
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED and "-0.01" in claim.measured
 
 
 def test_fig8_verdict_of_the_full_forms_instances_states_the_reason() -> None:
@@ -144,8 +144,9 @@ def test_fig8_verdict_of_the_full_forms_instances_states_the_reason() -> None:
              for a in ALPHAS]
     finding = fig8_verdict(pd.DataFrame(rows))
     assert [c.verdict for c in finding.claims] == [
-        Verdict.NOT_REPRODUCED, Verdict.REPRODUCED, Verdict.REPRODUCED,
-        Verdict.NOT_RESOLVED, Verdict.NOT_RESOLVED]  # no eps 0.1: the losses are not judged
+        ClaimOutcome.NOT_REPRODUCED, ClaimOutcome.REPRODUCED, ClaimOutcome.REPRODUCED,
+        # no eps 0.1: the losses are not judged
+        ClaimOutcome.NOT_RESOLVED, ClaimOutcome.NOT_RESOLVED]
 
 
 def loss_table(losses: np.ndarray, shape: tuple[int, int] = (5, 5)) -> pd.DataFrame:
@@ -160,14 +161,14 @@ def loss_table(losses: np.ndarray, shape: tuple[int, int] = (5, 5)) -> pd.DataFr
 def test_alpha_loss_against_the_papers_whole_percent() -> None:
     rng = np.random.default_rng(1)
     assert alpha_loss_claim(loss_table(0.36 + rng.normal(0, 0.002, 200)),
-                            "grr-cr").verdict is Verdict.REPRODUCED
+                            "grr-cr").verdict is ClaimOutcome.REPRODUCED
     ours = alpha_loss_claim(loss_table(0.397 + rng.normal(0, 0.002, 200)), "grr-cr")
-    assert ours.verdict is Verdict.NOT_REPRODUCED and "not sampling noise" in ours.reason
+    assert ours.verdict is ClaimOutcome.NOT_REPRODUCED and "not sampling noise" in ours.reason
     assert ours.measured.startswith("39.7%")
     wide = alpha_loss_claim(loss_table(0.36 + rng.normal(0, 0.2, 20)), "grr-cr")
-    assert wide.verdict is Verdict.NOT_RESOLVED
+    assert wide.verdict is ClaimOutcome.NOT_RESOLVED
     other_shape = alpha_loss_claim(loss_table(np.full(2, 0.36), (4, 4)), "grr-cr")
-    assert other_shape.verdict is Verdict.NOT_RESOLVED and "full form" in other_shape.reason
+    assert other_shape.verdict is ClaimOutcome.NOT_RESOLVED and "full form" in other_shape.reason
 
 
 def test_srr_later_for_larger_alphabets_reads_the_papers_order_of_shapes() -> None:
@@ -175,13 +176,13 @@ def test_srr_later_for_larger_alphabets_reads_the_papers_order_of_shapes() -> No
     refute "the larger a_1 and a_2 are, the larger eps has to be"."""
     full = {(3, 3): 2.0, (5, 3): 3.0, (3, 5): 3.0, (3, 7): 3.0, (5, 5): 4.0, (3, 9): 3.0,
             (5, 7): 4.0, (5, 9): 4.0}
-    assert later_for_larger_claim(full, "").verdict is Verdict.REPRODUCED
+    assert later_for_larger_claim(full, "").verdict is ClaimOutcome.REPRODUCED
     falls = full | {(5, 9): 3.0}  # 5x9 below 5x7
     claim = later_for_larger_claim(falls, "")
-    assert claim.verdict is Verdict.NOT_REPRODUCED and "5x7: 4 > 5x9: 3" in claim.measured
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED and "5x7: 4 > 5x9: 3" in claim.measured
     flat = dict.fromkeys(full, 3.0)  # never rises: the statement is not tested
     claim = later_for_larger_claim(flat, "")
-    assert claim.verdict is Verdict.NOT_REPRODUCED and "cannot show" in claim.reason
+    assert claim.verdict is ClaimOutcome.NOT_REPRODUCED and "cannot show" in claim.reason
 
 
 def test_first_winning_eps_counts_a_tie_within_the_tolerance_as_best() -> None:
@@ -204,9 +205,9 @@ def test_fig6_equal_utility_means_equal_up_to_the_searches_precision() -> None:
     threshold 1e-6 counted it as equal)."""
     slope = list(np.linspace(-0.01, -0.05, 30))
     coincide = fig6_table([1e-16] * 70 + slope).pipe(fig6_verdict).claims[0]
-    assert coincide.verdict is Verdict.REPRODUCED and "70/100" in coincide.measured
+    assert coincide.verdict is ClaimOutcome.REPRODUCED and "70/100" in coincide.measured
     close = fig6_table([5e-7] * 70 + slope).pipe(fig6_verdict).claims[0]
-    assert close.verdict is Verdict.NOT_REPRODUCED and "0/100" in close.measured
+    assert close.verdict is ClaimOutcome.NOT_REPRODUCED and "0/100" in close.measured
 
 
 def test_fig5_whole_budget_means_the_end_point_up_to_the_searches_precision() -> None:
@@ -216,12 +217,12 @@ def test_fig5_whole_budget_means_the_end_point_up_to_the_searches_precision() ->
                              for seed in range(200) for eps in (0.2, 0.5)
                              for p, v in values.items()])
 
-    def on_u(share: float) -> Verdict:
+    def on_u(share: float) -> ClaimOutcome:
         claims = {c.claim: c for c in fig5_verdict(table(share)).claims}
         return next(c for name, c in claims.items() if "goes to U" in name).verdict
 
-    assert on_u(1.0 - 1e-9) is Verdict.REPRODUCED
-    assert on_u(1.0 - 1e-4) is Verdict.NOT_REPRODUCED  # an interior optimum, however close
+    assert on_u(1.0 - 1e-9) is ClaimOutcome.REPRODUCED
+    assert on_u(1.0 - 1e-4) is ClaimOutcome.NOT_REPRODUCED  # an interior optimum, however close
 
 
 def test_fig7_a_fall_with_n_names_the_change_of_the_protocols_without_f() -> None:
@@ -231,12 +232,12 @@ def test_fig7_a_fall_with_n_names_the_change_of_the_protocols_without_f() -> Non
                           for n, row in values.items() for m, v in row.items()])
     claims = {c.claim: c for c in fig7_verdict(table).claims}
     ir = claims["IR improves with n (n = 100 to 1000) at every eps"]
-    assert ir.verdict is Verdict.NOT_REPRODUCED and "-0.02" in ir.measured
+    assert ir.verdict is ClaimOutcome.NOT_REPRODUCED and "-0.02" in ir.measured
     assert "change by -0.01 and -0.01" in ir.reason
     assert claims["GRR-CR improves with n (n = 100 to 1000) at every eps"].verdict \
-        is Verdict.REPRODUCED
+        is ClaimOutcome.REPRODUCED
 
 
 def test_alpha_loss_unresolved_on_a_single_distribution() -> None:
     claim = alpha_loss_claim(loss_table(np.full(1, 0.36)), "grr-cr")
-    assert claim.verdict is Verdict.NOT_RESOLVED and claim.measured.startswith("1 5x5")
+    assert claim.verdict is ClaimOutcome.NOT_RESOLVED and claim.measured.startswith("1 5x5")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rldp_models.experiments.base import Verdict
+from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.robust_opt import (EXPERIMENTS, SETTING, iqr_inliers,
                                                robust_leak_claims, summarise_scatter)
 from rldp_models.experiments.runner import run_experiment
@@ -127,14 +127,14 @@ def _leak_table(nurp_leaks: int, instances: int) -> pd.DataFrame:
 
 def test_robust_leak_claims_three_ways() -> None:
     """"More outliers than alpha": held at 10%, refuted at 0.3%, open at 0 of 30."""
-    def verdicts(leaks: int, instances: int) -> tuple[Verdict, Verdict]:
+    def verdicts(leaks: int, instances: int) -> tuple[ClaimOutcome, ClaimOutcome]:
         claims = robust_leak_claims(_leak_table(leaks, instances), 75)
         return (claims["robust privacy does not always keep eps* <= eps"].verdict,
                 claims["NURP has more outliers than expected"].verdict)
 
-    assert verdicts(100, 1000) == (Verdict.REPRODUCED, Verdict.REPRODUCED)
-    assert verdicts(3, 1000) == (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED)
-    assert verdicts(0, 30) == (Verdict.NOT_RESOLVED, Verdict.NOT_RESOLVED)
+    assert verdicts(100, 1000) == (ClaimOutcome.REPRODUCED, ClaimOutcome.REPRODUCED)
+    assert verdicts(3, 1000) == (ClaimOutcome.REPRODUCED, ClaimOutcome.NOT_REPRODUCED)
+    assert verdicts(0, 30) == (ClaimOutcome.NOT_RESOLVED, ClaimOutcome.NOT_RESOLVED)
     measured = robust_leak_claims(_leak_table(3, 1000), 75)[
         "NURP has more outliers than expected"].measured
     assert "3/1000" in measured
@@ -155,7 +155,7 @@ def test_full_curve_form(tmp_path) -> None:
     table = _run(("robust-opt-fig2c",), tmp_path, quick=False)["robust-opt-fig2c"]
     assert table.groupby("n")["instance"].nunique().eq(1000).all()
     finding = BY_ID["robust-opt-fig2c"].summarise(table)
-    assert finding.count(Verdict.NOT_RESOLVED) == 0, finding.claims
+    assert finding.count(ClaimOutcome.NOT_RESOLVED) == 0, finding.claims
     assert BY_ID["robust-opt-fig2d"].summarise(table).holds
 
 
@@ -169,6 +169,7 @@ def test_scatter_claims_state_their_medians_and_fail_on_a_planted_leak() -> None
                           for m, (e, d) in values.items() for k in range(5)])
     claims = {c.claim: c for c in summarise_scatter(table).claims}
     leak = claims["NURP median eps* <= eps"]
-    assert leak.verdict is Verdict.NOT_REPRODUCED and f"median eps* {2 * eps:.3g}" in leak.measured
-    assert claims["RURP median eps* <= eps"].verdict is Verdict.REPRODUCED
+    assert leak.verdict is ClaimOutcome.NOT_REPRODUCED
+    assert f"median eps* {2 * eps:.3g}" in leak.measured
+    assert claims["RURP median eps* <= eps"].verdict is ClaimOutcome.REPRODUCED
     assert all(c.measured for c in claims.values())
