@@ -19,8 +19,10 @@ import numpy as np
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.calibration import bootstrap_radius
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.conic_set import CONIC, INTERSECTION, ConicSet, from_data, intersection
 from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
+from rldp_models.uncertainty.set_data import SetData
 
 
 def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[str, Any] | None:
@@ -31,6 +33,10 @@ def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[st
     """
     if uncertainty is None:
         return None
+    if isinstance(uncertainty, ConicSet):
+        return {**uncertainty.declaration, **({"parts": [set_declaration(part) for part in
+                                                          uncertainty.parts]}
+                                              if uncertainty.parts else {})}
     if isinstance(uncertainty, DerivedSet):
         return {**(set_declaration(uncertainty.wrapped, radius_from) or {}), "set": DERIVED,
                 "wraps": str(uncertainty.wrapped.name)}
@@ -100,6 +106,8 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         If the set is unknown or its radius is not the one the counts give.
     """
     name = declaration["set"]
+    if name in (CONIC, INTERSECTION):
+        return declared_data_set(declaration, crosstab)
     if name == DERIVED:
         wrapped = {**declaration, "set": declaration.get("wraps")}
         if wrapped["set"] == DERIVED:
@@ -123,3 +131,27 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
     return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius,
                      **shape_parameters(declaration))
+
+
+def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
+    """A set from data (:mod:`rldp_models.uncertainty.conic_set`) rebuilt around ``crosstab``.
+
+    ``conic``: its recorded data (:class:`~rldp_models.uncertainty.set_data.SetData`)
+    at the counts' ``Phat``; ``intersection``: its two parts, each rebuilt by
+    :func:`build_set`. Either way the set is built on the record's own counts.
+
+    Raises
+    ------
+    InputError
+        If the data or the parts do not make a set.
+    """
+    name, radius = str(declaration.get("name", declaration["set"])), declaration.get("radius")
+    radius = 0.0 if radius is None else float(radius)
+    if declaration["set"] == CONIC:
+        data = SetData.from_json(declaration.get("data"), crosstab.phat.size)
+        return from_data(crosstab.phat, data, name, radius)
+    parts = declaration.get("parts")
+    if not isinstance(parts, list) or len(parts) != 2 or \
+            not all(isinstance(part, dict) and "set" in part for part in parts):
+        raise InputError("an intersection declares its two sets under 'parts'")
+    return intersection(build_set(parts[0], crosstab), build_set(parts[1], crosstab))

@@ -45,11 +45,7 @@ import scipy.sparse as sparse
 from rldp_models.exact import ExactVector
 from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.conic_support import ConicSupport
-from rldp_models.uncertainty.derived_certificate import (
-    cone_identity,
-    derived_certified_bound,
-    interior_direction,
-)
+from rldp_models.uncertainty.derived_certificate import DualCertifier, cone_identity
 from rldp_models.uncertainty.derived_form import (
     CANONICAL_SOLVER,
     ConicDescription,
@@ -123,7 +119,8 @@ def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
                                                                     **options)
         if cone.multipliers["y"].value is not None:
             found.append(np.asarray(cone.multipliers["y"].value, dtype=float))
-    return min(found, key=lambda y: derived_certified_bound(description, v, y, direction))
+    certifier = DualCertifier(description, direction)
+    return min(found, key=lambda y: certifier.bound(v, y))
 
 
 def derived_support(description: ConicDescription, v: np.ndarray,
@@ -180,7 +177,7 @@ class DerivedSet:
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty
         self.description = conic_description(uncertainty)
-        self._interior: np.ndarray | None = None
+        self._certifier: DualCertifier | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.wrapped, name)
@@ -194,11 +191,11 @@ class DerivedSet:
         bisections of the privacy checks (a derived ``y`` is :func:`certifiable_multipliers`)."""
         return self.wrapped.support_multipliers(v)
 
-    def interior(self) -> np.ndarray | None:
-        """The interior direction of the derived certificate (found once)."""
-        if self._interior is None:
-            self._interior = interior_direction(self.description)
-        return self._interior
+    def certifier(self) -> DualCertifier:
+        """The derived certificate's checker (built once)."""
+        if self._certifier is None:
+            self._certifier = DualCertifier(self.description)
+        return self._certifier
 
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """A proved upper bound on ``sup_{P in F} v.P``.
@@ -213,5 +210,4 @@ class DerivedSet:
             own = self.wrapped.support_multipliers(np.asarray(v, dtype=float))
             return min(self.wrapped.certified_support_bound(v, multipliers or own),
                        self.wrapped.certified_support_bound(v, own))
-        return derived_certified_bound(self.description, v, np.asarray(multipliers["y"]),
-                                       self.interior())
+        return self.certifier().bound(v, np.asarray(multipliers["y"]))

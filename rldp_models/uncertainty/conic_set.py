@@ -1,0 +1,239 @@
+"""Sets from data: a set that is its conic data, and the intersection of any two sets.
+
+:class:`ConicSet` is an uncertainty set given only by conic data
+(``A x + s = b``, ``s in K``, ``P = x[columns]``; :mod:`.derived_form`). Everything
+the set protocol asks (:mod:`rldp_models.uncertainty.base`) comes from the data
+by conic duality, with no closed form:
+
+* ``support_at_most`` -- the derived dual (:func:`~.derived.derived_support_at_most`);
+* ``support``, ``support_multipliers``, ``worst_case`` -- one solve of the dual or
+  of the primal over the data;
+* ``certified_support_bound`` -- the derived certificate
+  (:class:`~.derived_certificate.DualCertifier`, ball arithmetic);
+* ``conditional_bound`` -- one solve of the Charnes-Cooper dual of (*) per term
+  (:mod:`.conditional_dual`; capability ``CONDITIONAL_DUAL``).
+
+Two ways to make one (the names a user calls):
+
+* :func:`from_membership` -- membership constraints ``(P, phat) -> [...]``, compiled
+  once (:mod:`.set_data`); the record declares the data (``set: "conic"``);
+* ``F1 & F2`` or :func:`intersection` -- the data of both memberships together; the
+  record declares the two parts (``set: "intersection"``), each rebuilt by
+  ``rldp verify`` around the record's counts. A library set keeps its closed
+  forms and exact pair projections for itself; the intersection has the data's.
+
+Coverage: a set from data claims none (``coverage: "not claimed"`` in its
+declaration): it is what its data say, whatever its ``radius``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+
+import mpmath
+import numpy as np
+
+from rldp_models.exact import ExactVector, exact_entries
+from rldp_models.uncertainty.base import Capability, UncertaintySet
+from rldp_models.uncertainty.conditional_dual import ConditionalCertificate, ConditionalDual
+from rldp_models.uncertainty.conic_support import ConicSupport
+from rldp_models.uncertainty.derived import derived_support_at_most
+from rldp_models.uncertainty.derived_certificate import DualCertifier, simplex_bound
+from rldp_models.uncertainty.derived_form import (
+    CANONICAL_SOLVER,
+    ConicDescription,
+    cone_constraints,
+    conic_description,
+)
+from rldp_models.uncertainty.primal_duals import PrimalDuals
+from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+
+    from rldp_models.data import Crosstab
+
+CONIC = "conic"
+"""The name a record declares a set from membership data under."""
+
+INTERSECTION = "intersection"
+"""The name a record declares ``F1 & F2`` under (its parts under ``parts``)."""
+
+NOT_CLAIMED = "not claimed"
+"""A set from data's ``coverage``."""
+
+
+class ConicSet:
+    """A set that is its conic data (module docstring).
+
+    Parameters
+    ----------
+    phat : ndarray, shape (|S|, |U|)
+    description : ConicDescription
+        The data at ``phat``.
+    name : str
+    radius : float
+        Informational (the set is its data): the radius the user states, else 0.
+    declaration : dict
+        How a record declares the set (:func:`from_membership`, :func:`intersection`).
+    parts : tuple of sets
+        An intersection's two sets (declared by
+        :func:`~rldp_models.uncertainty.declared.set_declaration`).
+    """
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
+    alpha = None
+
+    def __init__(self, phat: np.ndarray, description: ConicDescription, name: str,
+                 radius: float, declaration: dict[str, Any],
+                 parts: tuple[UncertaintySet, ...] = ()) -> None:
+        self.phat = np.asarray(phat, dtype=float)
+        self.description, self.name, self.radius = description, name, float(radius)
+        self.declaration, self.parts = declaration, parts
+        self.primal = PrimalDuals(description)
+        self._certifier: DualCertifier | None = None
+        self._conditional: ConditionalDual | None = None
+        self._proved: dict[tuple[int, bytes], ConditionalCertificate] = {}
+
+    def __and__(self, other: Any) -> "ConicSet":
+        return intersection(self, other)
+
+    def __rand__(self, other: Any) -> "ConicSet":
+        return intersection(other, self)
+
+    def certifier(self) -> DualCertifier:
+        """The derived certificate's checker (built once)."""
+        if self._certifier is None:
+            self._certifier = DualCertifier(self.description)
+        return self._certifier
+
+    def membership(self, p: cp.Expression) -> list[Any]:
+        """``b - A x in K`` with ``x[columns] = p``: the data as cvxpy constraints."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+        x = cp.Variable(self.description.a_matrix.shape[1])
+        return [x[self.description.columns] == cp.reshape(p, (p.size,), order="C"),
+                *cone_constraints(self.description, x)]
+
+    def contains(self, p: np.ndarray, tol: float = 0.0) -> bool:
+        """Membership by a feasibility solve over the data (``tol``: the solver's)."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+        problem = cp.Problem(cp.Minimize(0), self.membership(
+            cp.Constant(np.asarray(p, dtype=float).ravel())))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            problem.solve(solver=CANONICAL_SOLVER)
+        return problem.status == cp.OPTIMAL
+
+    def _primal(self, v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """``(sup v.P, maximiser, y)`` by one primal solve over the data (:mod:`.primal_duals`).
+
+        Raises
+        ------
+        cvxpy.error.SolverError
+            If the solver finds no maximiser.
+        """
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+        found = self.primal.support(v)
+        if found is None:
+            raise cp.error.SolverError(f"{self.name}: no maximiser over the set's data")
+        return found
+
+    def support(self, v: np.ndarray) -> float:
+        """``delta*(v | F)`` by one solve of the primal over the data."""
+        return self._primal(v)[0]
+
+    def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, float]:
+        """A maximiser of ``v.P`` over the data, and its value (one primal solve)."""
+        value, p, _ = self._primal(v)
+        return p.reshape(self.phat.shape), value
+
+    def support_at_most(self, v: cp.Expression, rhs: Any,
+                        value: Callable[[str], Any] | None = None) -> ConicSupport:
+        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`)."""
+        return derived_support_at_most(self.description, v, rhs)
+
+    def support_multipliers(self, v: np.ndarray) -> dict[str, Any]:
+        """The derived dual's ``y`` at ``v``: the primal's cone duals (:mod:`.primal_duals`)."""
+        return {"y": self._primal(v)[2]}
+
+    def certified_support_bound(self, v: ExactVector,
+                                multipliers: Mapping[str, Any]) -> mpmath.mpf:
+        """The derived certificate at ``{"y": ...}``; ``max v`` at anything else."""
+        if "y" not in multipliers:
+            return simplex_bound(exact_entries(v))
+        return self.certifier().bound(v, np.asarray(multipliers["y"], dtype=float))
+
+    def conditional_bound(self, v: np.ndarray, s: int) -> ConditionalCertificate:
+        """A proved ``kappa >= sup_{R in C_s} v.R`` in one solve (:mod:`.conditional_dual`).
+
+        Kept: the same term asked again (a record's multipliers after the check) is
+        not solved again.
+        """
+        v = np.asarray(v, dtype=float).ravel()
+        key = (int(s), v.tobytes())
+        if key not in self._proved:
+            if self._conditional is None:
+                self._conditional = ConditionalDual(self, self.primal)
+            self._proved[key] = self._conditional.bound(v, s)
+        return self._proved[key]
+
+
+def from_membership(crosstab: "Crosstab | np.ndarray", membership: Membership,
+                    name: str = "conic", radius: float = 0.0) -> ConicSet:
+    """A set declared by ``membership(P, phat)`` (:mod:`.set_data`), around the table's Phat.
+
+    Parameters
+    ----------
+    crosstab : Crosstab or ndarray
+        The table (its ``phat``), or ``Phat`` itself, shape ``(|S|, |U|)``.
+    membership : callable
+        ``(P, phat) -> list of cvxpy constraints``; ``P`` a Variable of ``|X|``
+        entries (row-major ``(s, u)``), ``phat`` a Parameter holding ``Phat``
+        flattened the same way. ``P >= 0`` and ``sum P = 1`` are added.
+    name : str
+        How records and reports name the set.
+    radius : float
+        Informational: the radius the user states (0: none).
+    """
+    phat = np.asarray(getattr(crosstab, "phat", crosstab), dtype=float)
+    data = compile_membership(phat, membership)
+    return from_data(phat, data, name, radius)
+
+
+def from_data(phat: np.ndarray, data: SetData, name: str, radius: float) -> ConicSet:
+    """The set of conic data ``data`` at ``phat`` (what ``rldp verify`` rebuilds)."""
+    declaration = {"set": CONIC, "name": name, "radius": float(radius), "alpha": None,
+                   "coverage": NOT_CLAIMED, "data": data.to_json()}
+    return ConicSet(phat, data.description(phat), name, radius, declaration)
+
+
+class _Both:
+    """Two sets' memberships together (what :func:`intersection` compiles)."""
+
+    def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
+        self.first, self.second, self.phat = first, second, first.phat
+
+    def membership(self, p: cp.Expression) -> list[Any]:
+        return [*self.first.membership(p), *self.second.membership(p)]
+
+
+def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
+    """``first & second`` as a set from data (module docstring).
+
+    Raises
+    ------
+    ValueError
+        If the two sets are not around the same ``Phat``.
+    """
+    if np.shape(first.phat) != np.shape(second.phat) or \
+            not np.array_equal(first.phat, second.phat):
+        raise ValueError("an intersection needs two sets around the same Phat")
+    name = f"{first.name} & {second.name}"
+    declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
+                   "alpha": None, "coverage": NOT_CLAIMED}
+    return ConicSet(first.phat, conic_description(_Both(first, second)), name, first.radius,
+                    declaration, (first, second))
