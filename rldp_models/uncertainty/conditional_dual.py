@@ -18,11 +18,13 @@ Proof. At the optimum ``b.y = 0`` up to the solver's tolerance, so ``kappa`` is
 raised by ``delta`` and ``y`` by ``delta d_s``, where ``d_s`` are the multipliers of
 ``sup_F -P(s)`` (``A^T d = -E e_s(1)``, ``b.d = -min_F P(s)``; solved once per
 secret): then ``b.y`` drops by ``delta min_F P(s)``, room for the solver's
-residuals. The raised pair is proved by the set's
+residuals. The raise is sized by the excess of the unraised proof:
+``delta = 2 excess / min_F P(s)``, doubled while it fails (:data:`TRIES` proofs at most).
+The raised pair is proved by the set's
 :class:`~rldp_models.uncertainty.derived_certificate.DualCertifier` (ball
 arithmetic, :func:`~rldp_models.uncertainty.base.certify_conditional`), rounding
-of ``v - kappa`` included. ``delta`` runs through :data:`NUDGES`; if none proves,
-or the solve fails, the bound is the simplex's ``max v`` (always valid: ``C_s``
+of ``v - kappa`` included. If none proves, or the solve fails, the bound is the
+simplex bound ``max v`` (always valid: ``C_s``
 holds distributions) -- "not proved" at the solver's bound, which the finish
 path repairs, never a false "violated".
 """
@@ -38,8 +40,14 @@ import numpy as np
 from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
 from rldp_models.uncertainty.primal_duals import PrimalDuals
 
-NUDGES = (1e-10, 1e-8, 1e-6)
-"""Raises ``delta`` of ``kappa`` tried, relative to ``max |v|``."""
+TRIES = 4
+"""Proofs tried per term: at the solve's ``kappa``, then raised (below)."""
+
+GROWTH = 2.0
+"""A failed proof's excess ``c`` sets the next raise ``delta = GROWTH c / min_F P(s)`` (the room
+``d_s`` gives), at least twice the last and :data:`FIRST_NUDGE` ``max |v|``."""
+
+FIRST_NUDGE = 1e-10
 
 
 @dataclass(frozen=True)
@@ -90,12 +98,17 @@ class ConditionalDual:
             return simplex
         kappa, y = solved
         floor = self.floor(s)
-        for nudge in NUDGES:
-            raised = kappa + nudge * scale
+        room = 0.0 if floor is None else -float(self.primal.description.b_vector @ floor)
+        nudge = 0.0
+        for _ in range(TRIES):
+            raised = kappa + nudge
             if raised >= top:
                 return simplex
-            moved = y + nudge * scale * floor if floor is not None else y
+            moved = y if floor is None else y + nudge * floor
             check = certify_conditional(self.uncertainty, v, s, raised, {"y": moved})
             if check <= 0:
                 return ConditionalCertificate(raised, {"y": moved}, check)
+            if room <= 0:
+                return simplex
+            nudge = max(2.0 * nudge, GROWTH * float(check) / room, FIRST_NUDGE * scale)
         return simplex

@@ -29,6 +29,7 @@ declaration): it is what its data say, whatever its ``radius``.
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import mpmath
@@ -46,6 +47,7 @@ from rldp_models.uncertainty.derived_form import (
     cone_constraints,
     conic_description,
 )
+from rldp_models.uncertainty.nonempty import phat_is_member
 from rldp_models.uncertainty.primal_duals import PrimalDuals
 from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
 
@@ -80,6 +82,9 @@ class ConicSet:
     parts : tuple of sets
         An intersection's two sets (declared by
         :func:`~rldp_models.uncertainty.declared.set_declaration`).
+    exact_b : list of Fraction, optional
+        ``b`` in rationals (data at ``Phat = counts / n`` exactly); default the doubles of
+        ``description``. The set certified and proved non-empty is the one of ``exact_b``.
     """
 
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
@@ -87,8 +92,11 @@ class ConicSet:
 
     def __init__(self, phat: np.ndarray, description: ConicDescription, name: str,
                  radius: float, declaration: dict[str, Any],
-                 parts: tuple[UncertaintySet, ...] = ()) -> None:
+                 parts: tuple[UncertaintySet, ...] = (),
+                 exact_b: list[Fraction] | None = None) -> None:
         self.phat = np.asarray(phat, dtype=float)
+        self.exact_b = [Fraction(float(x)) for x in description.b_vector] \
+            if exact_b is None else exact_b
         self.description, self.name, self.radius = description, name, float(radius)
         self.declaration, self.parts = declaration, parts
         self.primal = PrimalDuals(description)
@@ -105,8 +113,17 @@ class ConicSet:
     def certifier(self) -> DualCertifier:
         """The derived certificate's checker (built once)."""
         if self._certifier is None:
-            self._certifier = DualCertifier(self.description)
+            self._certifier = DualCertifier(self.description, exact_b=self.exact_b)
         return self._certifier
+
+    def proved_nonempty(self, counts: np.ndarray) -> bool:
+        """Whether ``Phat = counts / n`` is proved a member in rationals (:mod:`.nonempty`)."""
+        flat = np.asarray(counts).ravel()
+        total = int(flat.sum())
+        if total <= 0:
+            return False
+        return phat_is_member(self.description, self.exact_b,
+                              [Fraction(int(c), total) for c in flat])
 
     def membership(self, p: cp.Expression) -> list[Any]:
         """``b - A x in K`` with ``x[columns] = p``: the data as cvxpy constraints."""
@@ -201,14 +218,20 @@ def from_membership(crosstab: "Crosstab | np.ndarray", membership: Membership,
     """
     phat = np.asarray(getattr(crosstab, "phat", crosstab), dtype=float)
     data = compile_membership(phat, membership)
-    return from_data(phat, data, name, radius)
+    return from_data(phat, data, name, radius, getattr(crosstab, "counts", None))
 
 
-def from_data(phat: np.ndarray, data: SetData, name: str, radius: float) -> ConicSet:
-    """The set of conic data ``data`` at ``phat`` (what ``rldp verify`` rebuilds)."""
+def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
+              counts: np.ndarray | None = None) -> ConicSet:
+    """The set of conic data ``data`` at ``phat`` (what ``rldp verify`` rebuilds); with
+    ``counts``, its rational ``b`` at ``Phat = counts / n`` exactly."""
     declaration = {"set": CONIC, "name": name, "radius": float(radius), "alpha": None,
                    "coverage": NOT_CLAIMED, "data": data.to_json()}
-    return ConicSet(phat, data.description(phat), name, radius, declaration)
+    flat = None if counts is None else np.asarray(counts).ravel()
+    exact = [Fraction(float(p)) for p in np.ravel(phat)] if flat is None else \
+        [Fraction(int(c), int(flat.sum())) for c in flat]
+    return ConicSet(phat, data.description(phat), name, radius, declaration,
+                    exact_b=data.exact_b(exact))
 
 
 class _Both:
@@ -216,6 +239,15 @@ class _Both:
 
     def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
         self.first, self.second, self.phat = first, second, first.phat
+
+    def proved_nonempty(self, counts: np.ndarray) -> bool:
+        """Whether ``Phat = counts / n`` is proved a member in rationals (:mod:`.nonempty`)."""
+        flat = np.asarray(counts).ravel()
+        total = int(flat.sum())
+        if total <= 0:
+            return False
+        return phat_is_member(self.description, self.exact_b,
+                              [Fraction(int(c), total) for c in flat])
 
     def membership(self, p: cp.Expression) -> list[Any]:
         return [*self.first.membership(p), *self.second.membership(p)]

@@ -138,7 +138,10 @@ def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
 
     ``conic``: its recorded data (:class:`~rldp_models.uncertainty.set_data.SetData`)
     at the counts' ``Phat``; ``intersection``: its two parts, each rebuilt by
-    :func:`build_set`. Either way the set is built on the record's own counts.
+    :func:`build_set`. Either way the set is built on the record's own counts, and
+    it must be proved non-empty (``Phat`` a member, in rationals:
+    :meth:`~rldp_models.uncertainty.conic_set.ConicSet.proved_nonempty`), so that a
+    vacuous set cannot make a guarantee hold.
 
     Raises
     ------
@@ -149,9 +152,14 @@ def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
     radius = 0.0 if radius is None else float(radius)
     if declaration["set"] == CONIC:
         data = SetData.from_json(declaration.get("data"), crosstab.phat.size)
-        return from_data(crosstab.phat, data, name, radius)
-    parts = declaration.get("parts")
-    if not isinstance(parts, list) or len(parts) != 2 or \
-            not all(isinstance(part, dict) and "set" in part for part in parts):
-        raise InputError("an intersection declares its two sets under 'parts'")
-    return intersection(build_set(parts[0], crosstab), build_set(parts[1], crosstab))
+        built = from_data(crosstab.phat, data, name, radius, crosstab.counts)
+    else:
+        parts = declaration.get("parts")
+        if not isinstance(parts, list) or len(parts) != 2 or \
+                not all(isinstance(part, dict) and "set" in part for part in parts):
+            raise InputError("an intersection declares its two sets under 'parts'")
+        built = intersection(build_set(parts[0], crosstab), build_set(parts[1], crosstab))
+    if not built.proved_nonempty(crosstab.counts):
+        raise InputError(f"the declared set {name!r} is not proved non-empty: Phat of these "
+                         "counts is not shown to be a member of its data (checked in rationals)")
+    return built

@@ -177,10 +177,13 @@ class DualCertifier:
     direction
         Step (b)'s ``e`` (:func:`interior_direction`; found here when not given).
         Not trusted: everything it gives is proved.
+    exact_b
+        ``b`` as exact rationals when the doubles of ``description`` round them (a set
+        from data at ``Phat = counts / n``); default the doubles themselves.
     """
 
-    def __init__(self, description: ConicDescription,
-                 direction: np.ndarray | None = None) -> None:
+    def __init__(self, description: ConicDescription, direction: np.ndarray | None = None,
+                 exact_b: Sequence[Fraction] | None = None) -> None:
         self.description = description
         matrix = sparse.csc_matrix(description.a_matrix)
         self.size = matrix.shape[0]
@@ -188,7 +191,8 @@ class DualCertifier:
                          zip(matrix.indices[matrix.indptr[j]:matrix.indptr[j + 1]],
                              matrix.data[matrix.indptr[j]:matrix.indptr[j + 1]]) if a != 0]
                         for j in range(matrix.shape[1])]
-        self.b_balls = [(int(i), ball(x)) for i, x in enumerate(description.b_vector) if x != 0]
+        b = description.b_vector if exact_b is None else exact_b
+        self.b_balls = [(int(i), ball(x)) for i, x in enumerate(b) if x != 0]
         auxiliary = np.setdiff1d(np.arange(matrix.shape[1]), description.columns)
         self.private = private_rows(description, matrix, auxiliary)
         self.shared = [int(j) for j in auxiliary if int(j) not in self.private]

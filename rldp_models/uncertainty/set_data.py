@@ -18,7 +18,8 @@ make the rest affine). ``rldp verify`` evaluates (D) at the record's own counts
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sparse
@@ -59,6 +60,14 @@ class SetData:
             row += size
         return ConicDescription(self.a_matrix, np.asarray(b, dtype=float), self.columns,
                                 tuple(blocks), self.alphas)
+
+    def exact_b(self, phat: Sequence[Fraction]) -> list[Fraction]:
+        """``b_0 + B phat`` in rationals (``phat`` exact, e.g. ``counts / n``)."""
+        b = [Fraction(float(x)) for x in self.b_fixed]
+        entries = sparse.coo_matrix(self.b_phat)
+        for i, x, value in zip(entries.row, entries.col, entries.data):
+            b[int(i)] += Fraction(float(value)) * Fraction(phat[int(x)])
+        return b
 
     def to_json(self) -> dict[str, Any]:
         """Sparse triplets and lists (floats round-trip exactly through JSON)."""
