@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import warnings
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
 
 import mpmath
 import numpy as np
@@ -240,15 +240,6 @@ class _Both:
     def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
         self.first, self.second, self.phat = first, second, first.phat
 
-    def proved_nonempty(self, counts: np.ndarray) -> bool:
-        """Whether ``Phat = counts / n`` is proved a member in rationals (:mod:`.nonempty`)."""
-        flat = np.asarray(counts).ravel()
-        total = int(flat.sum())
-        if total <= 0:
-            return False
-        return phat_is_member(self.description, self.exact_b,
-                              [Fraction(int(c), total) for c in flat])
-
     def membership(self, p: cp.Expression) -> list[Any]:
         return [*self.first.membership(p), *self.second.membership(p)]
 
@@ -267,5 +258,6 @@ def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
     name = f"{first.name} & {second.name}"
     declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
                    "alpha": None, "coverage": NOT_CLAIMED}
-    return ConicSet(first.phat, conic_description(_Both(first, second)), name, first.radius,
+    both = cast(UncertaintySet, _Both(first, second))  # what conic_description reads of a set
+    return ConicSet(first.phat, conic_description(both), name, first.radius,
                     declaration, (first, second))

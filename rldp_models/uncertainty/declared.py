@@ -19,7 +19,14 @@ import numpy as np
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.calibration import bootstrap_radius
 from rldp_models.uncertainty.chi_square import ChiSquareSet
-from rldp_models.uncertainty.conic_set import CONIC, INTERSECTION, ConicSet, from_data, intersection
+from rldp_models.uncertainty.conic_set import (
+    CONIC,
+    INTERSECTION,
+    NOT_CLAIMED,
+    ConicSet,
+    from_data,
+    intersection,
+)
 from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
 from rldp_models.uncertainty.set_data import SetData
@@ -34,9 +41,9 @@ def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[st
     if uncertainty is None:
         return None
     if isinstance(uncertainty, ConicSet):
-        return {**uncertainty.declaration, **({"parts": [set_declaration(part) for part in
-                                                          uncertainty.parts]}
-                                              if uncertainty.parts else {})}
+        parts = [set_declaration(part, "given" if part.alpha is None else "alpha")
+                 for part in uncertainty.parts]
+        return {**uncertainty.declaration, **({"parts": parts} if parts else {})}
     if isinstance(uncertainty, DerivedSet):
         return {**(set_declaration(uncertainty.wrapped, radius_from) or {}), "set": DERIVED,
                 "wraps": str(uncertainty.wrapped.name)}
@@ -146,10 +153,14 @@ def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
     Raises
     ------
     InputError
-        If the data or the parts do not make a set.
+        If the data or the parts do not make a set, the set claims a coverage, or
+        ``Phat`` is not proved a member.
     """
     name, radius = str(declaration.get("name", declaration["set"])), declaration.get("radius")
     radius = 0.0 if radius is None else float(radius)
+    if declaration.get("coverage") != NOT_CLAIMED:
+        raise InputError(f"the set {name!r} is a set from data: its coverage is "
+                         f"{NOT_CLAIMED!r}, not {declaration.get('coverage')!r}")
     if declaration["set"] == CONIC:
         data = SetData.from_json(declaration.get("data"), crosstab.phat.size)
         built = from_data(crosstab.phat, data, name, radius, crosstab.counts)

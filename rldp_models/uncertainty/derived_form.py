@@ -117,5 +117,6 @@ def cone_constraints(description: ConicDescription, x: cp.Expression,
         elif kind == "exp":
             constraints.append(cp.ExpCone(*(slack[rows[i::3]] for i in range(3))))
         elif kind == "pow":
-            constraints.append(cp.PowCone3D(*(slack[rows[i]] for i in range(3)), next(alphas)))
+            constraints.append(cp.PowCone3D(slack[rows[0]], slack[rows[1]], slack[rows[2]],
+                                            next(alphas)))
     return constraints
