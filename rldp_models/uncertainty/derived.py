@@ -45,7 +45,11 @@ import scipy.sparse as sparse
 from rldp_models.exact import ExactVector
 from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.conic_support import ConicSupport
-from rldp_models.uncertainty.derived_certificate import DualCertifier, cone_identity
+from rldp_models.uncertainty.derived_certificate import (
+    DualCertifier,
+    cone_identity,
+    private_rows,
+)
 from rldp_models.uncertainty.derived_form import (
     CANONICAL_SOLVER,
     ConicDescription,
@@ -75,23 +79,52 @@ def derived_support_at_most(description: ConicDescription, v: cp.Expression, rhs
     solver's ``y`` room for its own residuals, so that
     :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
     proves a bound within about the solver's tolerance.
+
+    An auxiliary column with a private row (a bound ``x_j >= 0``, step (a) of
+    :mod:`.derived_certificate`) has its equation ``(A^T y)_j = 0`` solved for that
+    row's ``y_i`` (:func:`dual_variable`): the same dual with far fewer variables
+    (a transport plan's ``|X|^2`` of them).
     """
-    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
     from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
 
     v = as_columns(v)
     k = v.shape[1]
-    m, n = description.a_matrix.shape
-    y = cp.Variable((m, k), name="y")
+    n = description.a_matrix.shape[1]
+    y, solved = dual_variable(description, k)
     selection = sparse.csc_matrix((np.ones(description.columns.size),
                                    (description.columns, np.arange(description.columns.size))),
                                   shape=(n, description.columns.size))
-    constraints = [description.a_matrix.T @ y == selection @ v,
+    rest = np.setdiff1d(np.arange(n), solved)
+    constraints = [description.a_matrix[:, rest].T @ y == (selection @ v)[rest, :],
                    description.b_vector @ y <= as_row(rhs, k),
                    *dual_cone_constraints(description,
                                           y - margin * np.outer(cone_identity(description),
                                                                 np.ones(k)))]
     return ConicSupport(constraints, {"y": y})
+
+
+def dual_variable(description: ConicDescription, k: int) -> tuple[cp.Expression, np.ndarray]:
+    """``y`` (``m x k``) as ``T z`` with ``z`` a variable on the rows that are not private, and
+    the auxiliary columns whose equations ``T`` solves (each private row's ``y_i`` is
+    ``-(sum_{l != i} A_lj y_l) / A_ij``)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+    a = sparse.csc_matrix(description.a_matrix)
+    m, n = a.shape
+    private = private_rows(description, a, np.setdiff1d(np.arange(n), description.columns))
+    columns = np.array(sorted(private), dtype=int)
+    rows = np.array([private[j] for j in columns], dtype=int)
+    keep = np.setdiff1d(np.arange(m), rows)
+    kept = sparse.csc_matrix((np.ones(keep.size), (keep, np.arange(keep.size))),
+                             shape=(m, keep.size))
+    transform = kept
+    if columns.size:
+        own = np.asarray(a[rows, columns]).ravel()
+        solved = -sparse.diags(1.0 / own) @ a[keep][:, columns].T
+        transform = kept + sparse.csc_matrix((np.ones(rows.size), (rows, np.arange(rows.size))),
+                                             shape=(m, rows.size)) @ solved
+    z = cp.Variable((keep.size, k), name="y")
+    return sparse.csc_matrix(transform) @ z, columns
 
 
 SOLVES: tuple[tuple[float, dict[str, Any]], ...] = (

@@ -80,9 +80,11 @@ STEPS = tuple(2.0 ** k * 1e-13 for k in range(56))
 
 
 def ball(value: float | Fraction) -> flint.arb:
-    """The exact rational a double or fraction is, as a point ball."""
-    exact = value if isinstance(value, Fraction) else Fraction(float(value))
-    return flint.arb(flint.fmpq(exact.numerator, exact.denominator))
+    """The exact rational a double or fraction is, as a point ball (a double converts to an
+    ``arb`` exactly: its midpoint is the double, its radius 0)."""
+    if isinstance(value, Fraction):
+        return flint.arb(flint.fmpq(value.numerator, value.denominator))
+    return flint.arb(float(value))
 
 
 def mpf_above(value: flint.arb) -> mpmath.mpf:
