@@ -3,15 +3,11 @@
 :class:`ConicSet` is an uncertainty set given only by conic data
 (``A x + s = b``, ``s in K``, ``P = x[columns]``; :mod:`.derived_form`). Everything
 the set protocol asks (:mod:`rldp_models.uncertainty.base`) comes from the data
-by conic duality, with no closed form:
-
-* ``support_at_most`` -- the derived dual (:func:`~.derived.derived_support_at_most`);
-* ``support``, ``support_multipliers``, ``worst_case`` -- one solve of the dual or
-  of the primal over the data;
-* ``certified_support_bound`` -- the derived certificate
-  (:class:`~.derived_certificate.DualCertifier`, ball arithmetic);
-* ``conditional_bound`` -- one solve of the Charnes-Cooper dual of (*) per term
-  (:mod:`.conditional_dual`; capability ``CONDITIONAL_DUAL``).
+by conic duality, with no closed form: ``support_at_most`` is the derived dual
+(:func:`~.derived.derived_support_at_most`), ``certified_support_bound`` the derived
+certificate, and the rest is :class:`~.answered_by_data.AnsweredByData` (one primal
+solve for the support, one Charnes-Cooper solve per conditional term; capability
+``CONDITIONAL_DUAL``).
 
 Two ways to make one (the names a user calls):
 
@@ -37,10 +33,10 @@ import numpy as np
 
 from rldp_models.exact import ExactVector, exact_entries
 from rldp_models.uncertainty.base import Capability, UncertaintySet
-from rldp_models.uncertainty.conditional_dual import ConditionalCertificate, ConditionalDual
+from rldp_models.uncertainty.answered_by_data import AnsweredByData
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived import derived_support_at_most
-from rldp_models.uncertainty.derived_certificate import DualCertifier, simplex_bound
+from rldp_models.uncertainty.derived_certificate import simplex_bound
 from rldp_models.uncertainty.derived_form import (
     CANONICAL_SOLVER,
     ConicDescription,
@@ -48,7 +44,6 @@ from rldp_models.uncertainty.derived_form import (
     conic_description,
 )
 from rldp_models.uncertainty.nonempty import phat_is_member
-from rldp_models.uncertainty.primal_duals import PrimalDuals
 from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
 
 if TYPE_CHECKING:
@@ -66,7 +61,7 @@ NOT_CLAIMED = "not claimed"
 """A set from data's ``coverage``."""
 
 
-class ConicSet:
+class ConicSet(AnsweredByData):
     """A set that is its conic data (module docstring).
 
     Parameters
@@ -99,22 +94,12 @@ class ConicSet:
             if exact_b is None else exact_b
         self.description, self.name, self.radius = description, name, float(radius)
         self.declaration, self.parts = declaration, parts
-        self.primal = PrimalDuals(description)
-        self._certifier: DualCertifier | None = None
-        self._conditional: ConditionalDual | None = None
-        self._proved: dict[tuple[int, bytes], ConditionalCertificate] = {}
 
     def __and__(self, other: Any) -> "ConicSet":
         return intersection(self, other)
 
     def __rand__(self, other: Any) -> "ConicSet":
         return intersection(other, self)
-
-    def certifier(self) -> DualCertifier:
-        """The derived certificate's checker (built once)."""
-        if self._certifier is None:
-            self._certifier = DualCertifier(self.description, exact_b=self.exact_b)
-        return self._certifier
 
     def proved_nonempty(self, counts: np.ndarray) -> bool:
         """Whether ``Phat = counts / n`` is proved a member in rationals (:mod:`.nonempty`)."""
@@ -133,6 +118,18 @@ class ConicSet:
         return [x[self.description.columns] == cp.reshape(p, (p.size,), order="C"),
                 *cone_constraints(self.description, x)]
 
+    def support_at_most(self, v: cp.Expression, rhs: Any,
+                        value: Callable[[str], Any] | None = None) -> ConicSupport:
+        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`)."""
+        return derived_support_at_most(self.description, v, rhs)
+
+    def certified_support_bound(self, v: ExactVector,
+                                multipliers: Mapping[str, Any]) -> mpmath.mpf:
+        """The derived certificate at ``{"y": ...}``; ``max v`` at anything else."""
+        if "y" not in multipliers:
+            return simplex_bound(exact_entries(v))
+        return self.data_bound(v, multipliers)
+
     def contains(self, p: np.ndarray, tol: float = 0.0) -> bool:
         """Membership by a feasibility solve over the data (``tol``: the solver's)."""
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
@@ -143,61 +140,6 @@ class ConicSet:
             warnings.simplefilter("ignore", UserWarning)
             problem.solve(solver=CANONICAL_SOLVER)
         return problem.status == cp.OPTIMAL
-
-    def _primal(self, v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """``(sup v.P, maximiser, y)`` by one primal solve over the data (:mod:`.primal_duals`).
-
-        Raises
-        ------
-        cvxpy.error.SolverError
-            If the solver finds no maximiser.
-        """
-        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
-
-        found = self.primal.support(v)
-        if found is None:
-            raise cp.error.SolverError(f"{self.name}: no maximiser over the set's data")
-        return found
-
-    def support(self, v: np.ndarray) -> float:
-        """``delta*(v | F)`` by one solve of the primal over the data."""
-        return self._primal(v)[0]
-
-    def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, float]:
-        """A maximiser of ``v.P`` over the data, and its value (one primal solve)."""
-        value, p, _ = self._primal(v)
-        return p.reshape(self.phat.shape), value
-
-    def support_at_most(self, v: cp.Expression, rhs: Any,
-                        value: Callable[[str], Any] | None = None) -> ConicSupport:
-        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`)."""
-        return derived_support_at_most(self.description, v, rhs)
-
-    def support_multipliers(self, v: np.ndarray) -> dict[str, Any]:
-        """The derived dual's ``y`` at ``v``: the primal's cone duals (:mod:`.primal_duals`)."""
-        return {"y": self._primal(v)[2]}
-
-    def certified_support_bound(self, v: ExactVector,
-                                multipliers: Mapping[str, Any]) -> mpmath.mpf:
-        """The derived certificate at ``{"y": ...}``; ``max v`` at anything else."""
-        if "y" not in multipliers:
-            return simplex_bound(exact_entries(v))
-        return self.certifier().bound(v, np.asarray(multipliers["y"], dtype=float))
-
-    def conditional_bound(self, v: np.ndarray, s: int) -> ConditionalCertificate:
-        """A proved ``kappa >= sup_{R in C_s} v.R`` in one solve (:mod:`.conditional_dual`).
-
-        Kept: the same term asked again (a record's multipliers after the check) is
-        not solved again.
-        """
-        v = np.asarray(v, dtype=float).ravel()
-        key = (int(s), v.tobytes())
-        if key not in self._proved:
-            if self._conditional is None:
-                self._conditional = ConditionalDual(self, self.primal)
-            self._proved[key] = self._conditional.bound(v, s)
-        return self._proved[key]
-
 
 def from_membership(crosstab: "Crosstab | np.ndarray", membership: Membership,
                     name: str = "conic", radius: float = 0.0) -> ConicSet:

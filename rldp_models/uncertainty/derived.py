@@ -37,12 +37,14 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
 import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector
+from rldp_models.uncertainty.answered_by_data import AnsweredByData
 from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived_certificate import (
@@ -191,26 +193,32 @@ def direct_worst_case(uncertainty: UncertaintySet, v: np.ndarray,
     return np.asarray(p.value, dtype=float), float(problem.value)
 
 
-class DerivedSet:
-    """A set whose robust counterpart is the derived one; everything else is the set's own.
+class DerivedSet(AnsweredByData):
+    """A set whose robust counterpart, support and proofs are derived from its membership.
 
     ``support_at_most`` is :func:`derived_support_at_most` of the set's
-    membership; ``support``, ``support_multipliers``, the conditional forms and the
-    rest are delegated to the wrapped set.
+    membership; ``support``, ``worst_case``, ``support_multipliers`` and the
+    conditional bounds come from the same conic data
+    (:class:`~.answered_by_data.AnsweredByData`: no closed form of the wrapped set
+    is used); names, radius and the rest are the wrapped set's.
     ``certified_support_bound`` at the derived multipliers ``{"y": ...}`` is proved
     from them alone (:mod:`.derived_certificate`); at any other multipliers it is
     the wrapped set's own.
 
-    It declares no capability: the wrapped set's (e.g. chi-square's exact pair
-    form or direct rows) are those of its closed form, not of the derived one.
+    Its one capability is ``CONDITIONAL_DUAL`` (robust privacy in product form, each
+    conditional bound from one Charnes-Cooper solve): the wrapped set's (e.g.
+    chi-square's exact pair form or direct rows) are those of its closed form, not
+    of the derived one.
     """
 
-    capabilities: ClassVar[frozenset[Capability]] = frozenset()
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
 
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty
+        self.phat = np.asarray(uncertainty.phat, dtype=float)
+        self.name = str(uncertainty.name)
         self.description = conic_description(uncertainty)
-        self._certifier: DualCertifier | None = None
+        self.exact_b = [Fraction(float(x)) for x in self.description.b_vector]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.wrapped, name)
@@ -218,17 +226,6 @@ class DerivedSet:
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
-
-    def support_multipliers(self, v: np.ndarray) -> Mapping[str, Any]:
-        """The wrapped set's closed-form multipliers: exact, and cheap enough for the
-        bisections of the privacy checks (a derived ``y`` is :func:`certifiable_multipliers`)."""
-        return self.wrapped.support_multipliers(v)
-
-    def certifier(self) -> DualCertifier:
-        """The derived certificate's checker (built once)."""
-        if self._certifier is None:
-            self._certifier = DualCertifier(self.description)
-        return self._certifier
 
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """A proved upper bound on ``sup_{P in F} v.P``.
@@ -243,4 +240,4 @@ class DerivedSet:
             own = self.wrapped.support_multipliers(np.asarray(v, dtype=float))
             return min(self.wrapped.certified_support_bound(v, multipliers or own),
                        self.wrapped.certified_support_bound(v, own))
-        return self.certifier().bound(v, np.asarray(multipliers["y"]))
+        return self.data_bound(v, multipliers)
