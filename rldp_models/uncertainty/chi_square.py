@@ -33,6 +33,7 @@ from rldp_models.uncertainty.scalar_search import (
     minimise_convex_on_half_line,
 )
 from rldp_models.uncertainty.simplex import Simplex
+from rldp_models.uncertainty.intersectable import Intersectable
 
 
 def chi_square_radius(n: int, cells: int, alpha: float) -> float:
@@ -72,7 +73,7 @@ class SupportValue:
 
 
 @dataclass(frozen=True)
-class ChiSquareSet:
+class ChiSquareSet(Intersectable):
     """The chi-square confidence set ``{P : sum Phat^2 / P <= B + 1}``.
 
     Parameters

@@ -180,3 +180,20 @@ def test_a_set_on_other_counts_fails(record, tmp_path) -> None:
         data["b"][i] += value * other[x]
     data["b_phat"] = [[], [], []]
     assert main(["verify", written(tmp_path, tampered)]) in (1, 2)
+
+
+def test_library_sets_intersect_and_the_intersection_is_their_common_part() -> None:
+    """``chi2 & box`` of two library sets: its support is at most each one's closed form, and
+    equals the direct maximum over both memberships (an independent cvxpy solve)."""
+    from rldp_models.uncertainty import BoxSet, ChiSquareSet
+
+    phat = COUNTS / COUNTS.sum()
+    first, second = ChiSquareSet.from_counts(COUNTS, 0.05), BoxSet.around(phat, 0.05)
+    both = first & second
+    v = np.random.default_rng(4).normal(size=COUNTS.size)
+    p = cp.Variable(COUNTS.size)
+    direct = cp.Problem(cp.Maximize(v @ p), [*first.membership(p), *second.membership(p)])
+    direct.solve(solver="CLARABEL")
+    assert both.support(v) == pytest.approx(direct.value, abs=1e-7)
+    assert both.support(v) <= min(first.support(v), second.support(v)) + 1e-7
+    assert both.proved_nonempty(COUNTS)
