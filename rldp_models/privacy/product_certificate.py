@@ -11,7 +11,8 @@ A result keeps, per secret ``s`` and side, the group ``<name>/sup[s]`` or
 ``<name>/inf[s]`` of ``certificate.multipliers`` with ``bound`` (``hi[s, :]`` or
 ``lo[s, :]``) and ``per_output`` (per ``y`` the set's multipliers of ``delta*``
 at that argument; for the KL ball ``mu`` and ``gamma``, for the box ``lam`` and
-``mu``). :func:`product_multipliers` writes them (the bounds proved by
+``mu``; for a set from conic data the ``y`` of its one Charnes-Cooper solve, or nothing
+when the bound is ``max q``). :func:`product_multipliers` writes them (the bounds proved by
 :func:`~rldp_models.privacy.set_privacy.conditional_bounds`, starting from the
 solver's); :func:`product_check` re-evaluates every stored multiplier with the
 set's ``certified_support_bound`` (60-digit intervals, rounding of ``q - kappa``
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import mpmath
 import numpy as np
@@ -33,7 +34,13 @@ from rldp_models.precision import DIGITS, high_precision, upper_mpf
 from rldp_models.privacy.set_privacy import conditional_bounds
 from rldp_models.privacy.stored_bounds import ConstraintBound, StoredCheck, label
 from rldp_models.progress import progress
-from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
+from rldp_models.uncertainty.base import (
+    Capability,
+    ConditionalDualSet,
+    UncertaintySet,
+    certify_conditional,
+    embed,
+)
 
 SIDES = (("sup", 1.0), ("inf", -1.0))
 """The two bounds per secret, and the sign that makes each a supremum."""
@@ -56,11 +63,20 @@ def product_multipliers(protocol: np.ndarray, uncertainty: UncertaintySet, group
     groups = {}
     for s, (side, sign) in itertools.product(range(n_s), SIDES):
         bound = hi[s] if side == "sup" else lo[s]
-        per_output = [uncertainty.support_multipliers(
-            embed(sign * blocks[s, :, y] - sign * bound[y], s, (n_s, n_u)))
-            for y in range(blocks.shape[2])]
+        per_output = [_multipliers(uncertainty, sign * blocks[s, :, y], s, sign * bound[y])
+                      for y in range(blocks.shape[2])]
         groups[group_name(group, side, s)] = {"bound": bound, "per_output": per_output}
     return groups
+
+
+def _multipliers(uncertainty: UncertaintySet, v: np.ndarray, s: int,
+                 kappa: float) -> Mapping[str, Any]:
+    """The set's multipliers proving ``kappa``: a ``CONDITIONAL_DUAL`` set's own (none when
+    ``kappa`` is the simplex bound ``max v``), else its ``support_multipliers`` at
+    ``e_s(v - kappa)``."""
+    if Capability.CONDITIONAL_DUAL in uncertainty.capabilities:
+        return cast(ConditionalDualSet, uncertainty).conditional_bound(v, s).multipliers or {}
+    return uncertainty.support_multipliers(embed(v - kappa, s, uncertainty.phat.shape))
 
 
 def product_check(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float,

@@ -8,7 +8,10 @@ The guarantee certified for sets other than chi-square is (**) of
 Each supremum is bounded above by a ``kappa`` that is *proved*:
 ``delta*(e_s(q - kappa) | F) <= 0`` in interval arithmetic
 (:func:`~rldp_models.uncertainty.base.certify_conditional`); each infimum is
-``-sup(-q)``. Candidates for ``kappa`` are the solver's own bounds when given,
+``-sup(-q)``. A set with the ``CONDITIONAL_DUAL`` capability (a set from conic
+data) proves its own ``kappa`` with one solve of the Charnes-Cooper dual
+(``conditional_bound``, :mod:`rldp_models.uncertainty.conditional_dual`). For
+any other set, candidates for ``kappa`` are the solver's own bounds when given,
 else (or when they do not certify) the bisection of
 :func:`~rldp_models.uncertainty.base.conditional_upper_bound`.
 """
@@ -16,7 +19,7 @@ else (or when they do not certify) the bisection of
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, cast
 
 import mpmath
 import numpy as np
@@ -24,6 +27,8 @@ import numpy as np
 from rldp_models.exact import interval, iv, upper
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.uncertainty.base import (
+    Capability,
+    ConditionalDualSet,
     UncertaintySet,
     certify_conditional,
     conditional_upper_bound,
@@ -35,7 +40,10 @@ NUDGES = (1e-10, 1e-8)
 
 def certified_conditional_sup(uncertainty: UncertaintySet, v: np.ndarray, s: int,
                               candidate: float | None = None) -> float:
-    """A proved upper bound on ``sup_{R in C_s} v.R``, trying ``candidate`` first."""
+    """A proved upper bound on ``sup_{R in C_s} v.R``: the set's own (``CONDITIONAL_DUAL``),
+    else trying ``candidate`` first."""
+    if Capability.CONDITIONAL_DUAL in uncertainty.capabilities:
+        return float(cast(ConditionalDualSet, uncertainty).conditional_bound(v, s).kappa)
     top = float(np.max(v))
     if candidate is not None and np.isfinite(candidate):
         scale = max(float(np.abs(v).max()), 1e-300)

@@ -92,12 +92,17 @@ class Capability(enum.Enum):
     PARAMETRIC
         The set's counterpart reads its data through the builder's parameters
         (``value``), so a parametric model is refilled, not rebuilt, for new counts.
+    CONDITIONAL_DUAL
+        The set proves bounds on its conditionals ``sup_{R in C_s} v.R`` itself, by one
+        solve of the Charnes-Cooper dual of (*) (``conditional_bound(v, s)``, a set from
+        conic data: :mod:`rldp_models.uncertainty.conditional_dual`), not by bisection.
     """
 
     EXACT_PAIR = "exact-pair"
     LINEAR = "linear"
     DIRECT_CONIC = "direct-conic"
     PARAMETRIC = "parametric"
+    CONDITIONAL_DUAL = "conditional-dual"
 
 
 NO_CAPABILITIES: frozenset[Capability] = frozenset()
@@ -139,6 +144,14 @@ class UncertaintySet(Protocol):
 
     def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf: ...
+
+
+class ConditionalDualSet(UncertaintySet, Protocol):
+    """A set with the ``CONDITIONAL_DUAL`` capability: it proves its conditional bounds."""
+
+    def conditional_bound(self, v: np.ndarray, s: int) -> Any:
+        """A proved ``kappa >= sup_{R in C_s} v.R`` (``.kappa``) and its ``.multipliers``
+        (None when ``kappa = max v``)."""
 
 
 @dataclass(frozen=True)

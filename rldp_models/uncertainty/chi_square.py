@@ -33,6 +33,7 @@ from rldp_models.uncertainty.scalar_search import (
     minimise_convex_on_half_line,
 )
 from rldp_models.uncertainty.simplex import Simplex
+from rldp_models.uncertainty.intersectable import Intersectable
 
 
 def chi_square_radius(n: int, cells: int, alpha: float) -> float:
@@ -72,7 +73,7 @@ class SupportValue:
 
 
 @dataclass(frozen=True)
-class ChiSquareSet:
+class ChiSquareSet(Intersectable):
     """The chi-square confidence set ``{P : sum Phat^2 / P <= B + 1}``.
 
     Parameters
@@ -206,9 +207,12 @@ class ChiSquareSet:
         import cvxpy as cp
 
         phat = self.phat.ravel()
-        mask = phat > 0
+        cells = np.flatnonzero(phat > 0)
+        # one rotated cone per cell, Phat_x^2 / P_x <= r_x: its epigraph stays near Phat_x
+        # (inv_pos's 1 / P_x does not), which keeps the conic data well scaled
         return [p >= 0, cp.sum(p) == 1,
-                cp.sum(cp.multiply(phat[mask] ** 2, cp.inv_pos(p[mask]))) <= self.radius + 1]
+                cp.sum(cp.hstack([cp.quad_over_lin(phat[x], p[x]) for x in cells]))
+                <= self.radius + 1]
 
     def support_at_most(self, v: Any, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> Any:

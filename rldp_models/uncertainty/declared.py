@@ -19,8 +19,17 @@ import numpy as np
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.calibration import bootstrap_radius
 from rldp_models.uncertainty.chi_square import ChiSquareSet
+from rldp_models.uncertainty.conic_set import (
+    CONIC,
+    INTERSECTION,
+    NOT_CLAIMED,
+    ConicSet,
+    from_data,
+    intersection,
+)
 from rldp_models.uncertainty.derived import DERIVED, DerivedSet
 from rldp_models.uncertainty.named import SET_NAMES, named_set, shape_parameters
+from rldp_models.uncertainty.set_data import SetData
 
 
 def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[str, Any] | None:
@@ -31,6 +40,10 @@ def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[st
     """
     if uncertainty is None:
         return None
+    if isinstance(uncertainty, ConicSet):
+        parts = [set_declaration(part, "given" if part.alpha is None else "alpha")
+                 for part in uncertainty.parts]
+        return {**uncertainty.declaration, **({"parts": parts} if parts else {})}
     if isinstance(uncertainty, DerivedSet):
         return {**(set_declaration(uncertainty.wrapped, radius_from) or {}), "set": DERIVED,
                 "wraps": str(uncertainty.wrapped.name)}
@@ -100,6 +113,8 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         If the set is unknown or its radius is not the one the counts give.
     """
     name = declaration["set"]
+    if name in (CONIC, INTERSECTION):
+        return declared_data_set(declaration, crosstab)
     if name == DERIVED:
         wrapped = {**declaration, "set": declaration.get("wraps")}
         if wrapped["set"] == DERIVED:
@@ -123,3 +138,39 @@ def build_set(declaration: dict[str, Any], crosstab: Any) -> Any:
         return ChiSquareSet(crosstab.phat, radius, None if alpha is None else float(alpha))
     return named_set(name, crosstab, float(alpha) if alpha is not None else 0.05, radius,
                      **shape_parameters(declaration))
+
+
+def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
+    """A set from data (:mod:`rldp_models.uncertainty.conic_set`) rebuilt around ``crosstab``.
+
+    ``conic``: its recorded data (:class:`~rldp_models.uncertainty.set_data.SetData`)
+    at the counts' ``Phat``; ``intersection``: its two parts, each rebuilt by
+    :func:`build_set`. Either way the set is built on the record's own counts, and
+    it must be proved non-empty (``Phat`` a member, in rationals:
+    :meth:`~rldp_models.uncertainty.conic_set.ConicSet.proved_nonempty`), so that a
+    vacuous set cannot make a guarantee hold.
+
+    Raises
+    ------
+    InputError
+        If the data or the parts do not make a set, the set claims a coverage, or
+        ``Phat`` is not proved a member.
+    """
+    name, radius = str(declaration.get("name", declaration["set"])), declaration.get("radius")
+    radius = 0.0 if radius is None else float(radius)
+    if declaration.get("coverage") != NOT_CLAIMED:
+        raise InputError(f"the set {name!r} is a set from data: its coverage is "
+                         f"{NOT_CLAIMED!r}, not {declaration.get('coverage')!r}")
+    if declaration["set"] == CONIC:
+        data = SetData.from_json(declaration.get("data"), crosstab.phat.size)
+        built = from_data(crosstab.phat, data, name, radius, crosstab.counts)
+    else:
+        parts = declaration.get("parts")
+        if not isinstance(parts, list) or len(parts) != 2 or \
+                not all(isinstance(part, dict) and "set" in part for part in parts):
+            raise InputError("an intersection declares its two sets under 'parts'")
+        built = intersection(build_set(parts[0], crosstab), build_set(parts[1], crosstab))
+    if not built.proved_nonempty(crosstab.counts):
+        raise InputError(f"the declared set {name!r} is not proved non-empty: Phat of these "
+                         "counts is not shown to be a member of its data (checked in rationals)")
+    return built

@@ -37,18 +37,20 @@ any set that has only a membership description (:class:`DerivedSet`).
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
 import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector
+from rldp_models.uncertainty.answered_by_data import AnsweredByData
 from rldp_models.uncertainty.base import Capability, UncertaintySet
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived_certificate import (
+    DualCertifier,
     cone_identity,
-    derived_certified_bound,
-    interior_direction,
+    private_rows,
 )
 from rldp_models.uncertainty.derived_form import (
     CANONICAL_SOLVER,
@@ -79,23 +81,52 @@ def derived_support_at_most(description: ConicDescription, v: cp.Expression, rhs
     solver's ``y`` room for its own residuals, so that
     :func:`~rldp_models.uncertainty.derived_certificate.derived_certified_bound`
     proves a bound within about the solver's tolerance.
+
+    An auxiliary column with a private row (a bound ``x_j >= 0``, step (a) of
+    :mod:`.derived_certificate`) has its equation ``(A^T y)_j = 0`` solved for that
+    row's ``y_i`` (:func:`dual_variable`): the same dual with far fewer variables
+    (a transport plan's ``|X|^2`` of them).
     """
-    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
     from rldp_models.uncertainty.cvxpy_rows import as_columns, as_row
 
     v = as_columns(v)
     k = v.shape[1]
-    m, n = description.a_matrix.shape
-    y = cp.Variable((m, k), name="y")
+    n = description.a_matrix.shape[1]
+    y, solved = dual_variable(description, k)
     selection = sparse.csc_matrix((np.ones(description.columns.size),
                                    (description.columns, np.arange(description.columns.size))),
                                   shape=(n, description.columns.size))
-    constraints = [description.a_matrix.T @ y == selection @ v,
+    rest = np.setdiff1d(np.arange(n), solved)
+    constraints = [description.a_matrix[:, rest].T @ y == (selection @ v)[rest, :],
                    description.b_vector @ y <= as_row(rhs, k),
                    *dual_cone_constraints(description,
                                           y - margin * np.outer(cone_identity(description),
                                                                 np.ones(k)))]
     return ConicSupport(constraints, {"y": y})
+
+
+def dual_variable(description: ConicDescription, k: int) -> tuple[cp.Expression, np.ndarray]:
+    """``y`` (``m x k``) as ``T z`` with ``z`` a variable on the rows that are not private, and
+    the auxiliary columns whose equations ``T`` solves (each private row's ``y_i`` is
+    ``-(sum_{l != i} A_lj y_l) / A_ij``)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+    a = sparse.csc_matrix(description.a_matrix)
+    m, n = a.shape
+    private = private_rows(description, a, np.setdiff1d(np.arange(n), description.columns))
+    columns = np.array(sorted(private), dtype=int)
+    rows = np.array([private[j] for j in columns], dtype=int)
+    keep = np.setdiff1d(np.arange(m), rows)
+    kept = sparse.csc_matrix((np.ones(keep.size), (keep, np.arange(keep.size))),
+                             shape=(m, keep.size))
+    transform = kept
+    if columns.size:
+        own = np.asarray(a[rows, columns]).ravel()
+        solved = -sparse.diags(1.0 / own) @ a[keep][:, columns].T
+        transform = kept + sparse.csc_matrix((np.ones(rows.size), (rows, np.arange(rows.size))),
+                                             shape=(m, rows.size)) @ solved
+    z = cp.Variable((keep.size, k), name="y")
+    return sparse.csc_matrix(transform) @ z, columns
 
 
 SOLVES: tuple[tuple[float, dict[str, Any]], ...] = (
@@ -123,7 +154,8 @@ def certifiable_multipliers(description: ConicDescription, v: np.ndarray,
                                                                     **options)
         if cone.multipliers["y"].value is not None:
             found.append(np.asarray(cone.multipliers["y"].value, dtype=float))
-    return min(found, key=lambda y: derived_certified_bound(description, v, y, direction))
+    certifier = DualCertifier(description, direction)
+    return min(found, key=lambda y: certifier.bound(v, y))
 
 
 def derived_support(description: ConicDescription, v: np.ndarray,
@@ -161,26 +193,32 @@ def direct_worst_case(uncertainty: UncertaintySet, v: np.ndarray,
     return np.asarray(p.value, dtype=float), float(problem.value)
 
 
-class DerivedSet:
-    """A set whose robust counterpart is the derived one; everything else is the set's own.
+class DerivedSet(AnsweredByData):
+    """A set whose robust counterpart, support and proofs are derived from its membership.
 
     ``support_at_most`` is :func:`derived_support_at_most` of the set's
-    membership; ``support``, ``support_multipliers``, the conditional forms and the
-    rest are delegated to the wrapped set.
+    membership; ``support``, ``worst_case``, ``support_multipliers`` and the
+    conditional bounds come from the same conic data
+    (:class:`~.answered_by_data.AnsweredByData`: no closed form of the wrapped set
+    is used); names, radius and the rest are the wrapped set's.
     ``certified_support_bound`` at the derived multipliers ``{"y": ...}`` is proved
     from them alone (:mod:`.derived_certificate`); at any other multipliers it is
     the wrapped set's own.
 
-    It declares no capability: the wrapped set's (e.g. chi-square's exact pair
-    form or direct rows) are those of its closed form, not of the derived one.
+    Its one capability is ``CONDITIONAL_DUAL`` (robust privacy in product form, each
+    conditional bound from one Charnes-Cooper solve): the wrapped set's (e.g.
+    chi-square's exact pair form or direct rows) are those of its closed form, not
+    of the derived one.
     """
 
-    capabilities: ClassVar[frozenset[Capability]] = frozenset()
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
 
     def __init__(self, uncertainty: UncertaintySet) -> None:
         self.wrapped = uncertainty
+        self.phat = np.asarray(uncertainty.phat, dtype=float)
+        self.name = str(uncertainty.name)
         self.description = conic_description(uncertainty)
-        self._interior: np.ndarray | None = None
+        self.exact_b = [Fraction(float(x)) for x in self.description.b_vector]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.wrapped, name)
@@ -188,17 +226,6 @@ class DerivedSet:
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
         return derived_support_at_most(self.description, v, rhs)
-
-    def support_multipliers(self, v: np.ndarray) -> Mapping[str, Any]:
-        """The wrapped set's closed-form multipliers: exact, and cheap enough for the
-        bisections of the privacy checks (a derived ``y`` is :func:`certifiable_multipliers`)."""
-        return self.wrapped.support_multipliers(v)
-
-    def interior(self) -> np.ndarray | None:
-        """The interior direction of the derived certificate (found once)."""
-        if self._interior is None:
-            self._interior = interior_direction(self.description)
-        return self._interior
 
     def certified_support_bound(self, v: ExactVector, multipliers: Mapping[str, Any]) -> Any:
         """A proved upper bound on ``sup_{P in F} v.P``.
@@ -213,5 +240,4 @@ class DerivedSet:
             own = self.wrapped.support_multipliers(np.asarray(v, dtype=float))
             return min(self.wrapped.certified_support_bound(v, multipliers or own),
                        self.wrapped.certified_support_bound(v, own))
-        return derived_certified_bound(self.description, v, np.asarray(multipliers["y"]),
-                                       self.interior())
+        return self.data_bound(v, multipliers)

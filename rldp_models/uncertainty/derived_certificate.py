@@ -24,16 +24,22 @@ The solver's ``y`` satisfies neither exactly, and cvxpy's auxiliaries may be
 unbounded, so a residual on them cannot be absorbed. Instead ``y`` is changed,
 provably, into one that satisfies both:
 
-(a) **Exact cancellation on the auxiliary columns** (4): ``y' = y + A_aux w`` with
-    ``(A_aux^T A_aux) w = -A_aux^T y``, so ``A_aux^T y' = 0`` exactly. The system is
-    solved in ball arithmetic (python-flint ``arb``, :data:`BITS` bits): the balls
-    enclose the exact ``w`` and hence the exact ``y'`` (refused if ``A_aux^T A_aux``
-    is not proved nonsingular). ``y'`` is within the solver's residual of ``y``.
+(a) **Exact cancellation on the auxiliary columns** (4), in two kinds. An auxiliary
+    column ``j`` with a *private row* ``i`` (a zero or nonnegative row whose only
+    entry is in column ``j``, e.g. a bound ``x_j >= 0``) is cancelled by setting
+    ``y_i = -(sum_{k != i} A_kj y_k) / A_ij``. The other auxiliary columns ``S`` get
+    ``y' = y + A_S w`` with ``(A_S^T A_S) w = -A_S^T y`` (no private row has an
+    entry in ``S``, so the two steps do not interfere). Everything is computed in
+    ball arithmetic (python-flint ``arb``, :data:`BITS` bits, ``A`` kept sparse and
+    ``(A_S^T A_S)^-1`` enclosed once per set): the balls enclose the exact ``y'``,
+    for which ``A_aux^T y' = 0`` (refused if ``A_S^T A_S`` is not proved
+    nonsingular). ``y'`` is within the solver's residual of ``y``.
 (b) **An interior direction** ``e`` (5): ``A_aux^T e = 0`` and ``e - t 1_K in K*``
-    with ``t > 0`` (:func:`interior_direction`, a small conic solve; ``1_K`` is
+    with ``t > 0`` largest per unit of the cost of moving along ``e`` in (3)
+    (:func:`interior_direction`, a small conic solve; ``1_K`` is
     :func:`cone_identity`). Its float solution gets the same exact cancellation
     (a); it is not trusted, only used.
-(c) **Into K***: ``y'' = y' + delta e'`` for ``delta = 1e-13 max|y|, 4 times that,
+(c) **Into K***: ``y'' = y' + delta e'`` for ``delta = 1e-13 max|y|, twice that,
     ...`` until every point of the balls of ``y''`` is proved in ``K*`` (nonnegative
     rows ``>= 0``; second-order heads ``>= ||tail||``; exponential dual blocks
     ``(u, v, w)``: ``u < 0``, ``-u e^(v/u) <= e w``; power dual blocks:
@@ -57,6 +63,7 @@ from typing import Sequence
 import flint
 import mpmath
 import numpy as np
+import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector, exact_entries
 from rldp_models.uncertainty.derived_form import ConicDescription, dual_cone_constraints
@@ -64,14 +71,20 @@ from rldp_models.uncertainty.derived_form import ConicDescription, dual_cone_con
 BITS = 128
 """Precision of the balls."""
 
-STEPS = tuple(4.0 ** k * 1e-13 for k in range(28))
+DIRECTION_LIMIT = 1e6
+"""Bound on the entries of step (b)'s ``e`` (its cost normalisation bounds it already on sets
+with a member off every cone's apex)."""
+
+STEPS = tuple(2.0 ** k * 1e-13 for k in range(56))
 """Multiples ``delta`` of the interior direction tried in step (c), relative to ``max |y|``."""
 
 
 def ball(value: float | Fraction) -> flint.arb:
-    """The exact rational a double or fraction is, as a point ball."""
-    exact = value if isinstance(value, Fraction) else Fraction(float(value))
-    return flint.arb(flint.fmpq(exact.numerator, exact.denominator))
+    """The exact rational a double or fraction is, as a point ball (a double converts to an
+    ``arb`` exactly: its midpoint is the double, its radius 0)."""
+    if isinstance(value, Fraction):
+        return flint.arb(flint.fmpq(value.numerator, value.denominator))
+    return flint.arb(float(value))
 
 
 def mpf_above(value: flint.arb) -> mpmath.mpf:
@@ -98,7 +111,8 @@ def cone_identity(description: ConicDescription) -> np.ndarray:
 
 def interior_direction(description: ConicDescription,
                        solver: str = "CLARABEL") -> np.ndarray | None:
-    """Step (b)'s ``e``: ``A_aux^T e = 0`` and ``e - t 1_K in K*`` with ``t > 0`` maximal (floats).
+    """Step (b)'s ``e``: ``A_aux^T e = 0`` and ``e - t 1_K in K*`` with ``t > 0`` maximal per unit
+    of what moving along ``e`` costs in (3), ``b.e + max_j (-A_p^T e)_j <= 1`` (floats).
 
     None when the solver finds no such ``e`` (no strictly feasible dual).
     """
@@ -108,7 +122,9 @@ def interior_direction(description: ConicDescription,
     auxiliary = np.setdiff1d(np.arange(n), description.columns)
     e, t = cp.Variable(m), cp.Variable()
     inside = cp.reshape(e - t * cone_identity(description), (m, 1), order="F")
-    constraints = [*dual_cone_constraints(description, inside), cp.abs(e) <= 1, t <= 1]
+    cost = description.b_vector @ e - description.a_matrix[:, description.columns].T @ e
+    constraints = [*dual_cone_constraints(description, inside), cost <= 1,
+                   cp.abs(e) <= DIRECTION_LIMIT, t <= 1]
     if auxiliary.size:
         constraints.append(description.a_matrix[:, auxiliary].T @ e == 0)
     problem = cp.Problem(cp.Maximize(t), constraints)
@@ -146,39 +162,132 @@ def proved_in_dual_cone(description: ConicDescription, y: Sequence[flint.arb]) -
     return True
 
 
-def dense_balls(description: ConicDescription) -> flint.arb_mat:
-    """``A`` as an exact ball matrix."""
-    dense = description.a_matrix.toarray()
-    return flint.arb_mat([[ball(x) for x in row] for row in dense])
-
-
-def cancelled(a_balls: flint.arb_mat, auxiliary: np.ndarray,
-              y: np.ndarray) -> list[flint.arb] | None:
-    """Balls around the exact ``y + A_aux w`` with ``A_aux^T (y + A_aux w) = 0`` (4).
-
-    None if ``A_aux^T A_aux`` is not proved nonsingular.
-    """
-    m = a_balls.nrows()
-    y_balls = flint.arb_mat([[ball(x)] for x in y])
-    if auxiliary.size == 0:
-        return [y_balls[i, 0] for i in range(m)]
-    a_aux = flint.arb_mat([[a_balls[i, int(j)] for j in auxiliary] for i in range(m)])
-    try:
-        w = (a_aux.transpose() * a_aux).solve(-(a_aux.transpose() * y_balls))
-    except ZeroDivisionError:
-        return None
-    corrected = y_balls + a_aux * w
-    return [corrected[i, 0] for i in range(m)]
-
-
 def simplex_bound(values: list[Fraction]) -> mpmath.mpf:
     """``max v``: the support of the simplex, valid on every set of distributions."""
     return mpf_above(ball(max(values)))
 
 
+
+
+class DualCertifier:
+    """Steps (a)-(c) for one set, its sparse ``A`` in balls and step (a)'s inverse kept.
+
+    Parameters
+    ----------
+    description
+        The set's canonical conic form (1).
+    direction
+        Step (b)'s ``e`` (:func:`interior_direction`; found here when not given).
+        Not trusted: everything it gives is proved.
+    exact_b
+        ``b`` as exact rationals when the doubles of ``description`` round them (a set
+        from data at ``Phat = counts / n``); default the doubles themselves.
+    """
+
+    def __init__(self, description: ConicDescription, direction: np.ndarray | None = None,
+                 exact_b: Sequence[Fraction] | None = None) -> None:
+        self.description = description
+        matrix = sparse.csc_matrix(description.a_matrix)
+        self.size = matrix.shape[0]
+        self.entries = [[(int(i), ball(a)) for i, a in
+                         zip(matrix.indices[matrix.indptr[j]:matrix.indptr[j + 1]],
+                             matrix.data[matrix.indptr[j]:matrix.indptr[j + 1]]) if a != 0]
+                        for j in range(matrix.shape[1])]
+        b = description.b_vector if exact_b is None else exact_b
+        self.b_balls = [(int(i), ball(x)) for i, x in enumerate(b) if x != 0]
+        auxiliary = np.setdiff1d(np.arange(matrix.shape[1]), description.columns)
+        self.private = private_rows(description, matrix, auxiliary)
+        self.shared = [int(j) for j in auxiliary if int(j) not in self.private]
+        self.inverse = self._shared_inverse()
+        found = interior_direction(description) if direction is None else direction
+        self.direction = None if found is None else self.cancel(found)
+
+    def _shared_inverse(self) -> flint.arb_mat | None:
+        """``(A_S^T A_S)^-1`` in balls (None if not proved nonsingular)."""
+        if not self.shared:
+            return flint.arb_mat(0, 0)
+        with flint.ctx.workprec(BITS):
+            columns = [dict(self.entries[j]) for j in self.shared]
+            gram = flint.arb_mat([[sum((a * other[i] for i, a in first.items() if i in other),
+                                       flint.arb(0)) for other in columns] for first in columns])
+            try:
+                return gram.inv()
+            except ZeroDivisionError:
+                return None
+
+    def applied(self, y: Sequence[flint.arb], column: int) -> flint.arb:
+        """``(A^T y)_column`` on balls."""
+        return sum((a * y[i] for i, a in self.entries[column]), flint.arb(0))
+
+    def cancel(self, y: np.ndarray) -> list[flint.arb] | None:
+        """Balls around the exact ``y'`` of step (a) (None if it cannot be proved)."""
+        if self.inverse is None:
+            return None
+        with flint.ctx.workprec(BITS):
+            balls = [ball(x) for x in np.asarray(y, dtype=float).ravel()]
+            if self.shared:
+                residual = flint.arb_mat([[self.applied(balls, j)] for j in self.shared])
+                w = -(self.inverse * residual)
+                for k, j in enumerate(self.shared):
+                    for i, a in self.entries[j]:
+                        balls[i] += a * w[k, 0]
+            for j, i in self.private.items():
+                own = dict(self.entries[j])[i]
+                balls[i] = -(self.applied(balls, j) - own * balls[i]) / own
+            return balls
+
+    def bound(self, v: ExactVector, y: np.ndarray) -> mpmath.mpf:
+        """The smaller of (3) at the proved ``y''`` and ``max v`` (module docstring)."""
+        values = exact_entries(v)
+        fallback = simplex_bound(values)
+        y = np.asarray(y, dtype=float).ravel()
+        if y.size != self.size or not np.all(np.isfinite(y)) or self.direction is None:
+            return fallback
+        base = self.cancel(y)
+        if base is None:
+            return fallback
+        scale = max(float(np.abs(y).max(initial=0.0)), 1e-300)
+        with flint.ctx.workprec(BITS):
+            for step in STEPS:
+                delta = ball(step * scale)
+                shifted = [b + delta * e for b, e in zip(base, self.direction)]
+                if proved_in_dual_cone(self.description, shifted):
+                    found = self.dual_bound(shifted, values)
+                    return min(mpf_above(found), fallback) if found.is_finite() else fallback
+        return fallback
+
+    def dual_bound(self, y: list[flint.arb], values: list[Fraction]) -> flint.arb:
+        """(3): ``b.y + max_j (-r_p)_j`` with ``r_p = A_p^T y - v``, on balls."""
+        objective = sum((b * y[i] for i, b in self.b_balls), flint.arb(0))
+        worst: flint.arb | None = None
+        for column, value in zip(self.description.columns, values):
+            excess = (ball(value) - self.applied(y, int(column))).upper()  # -r_p, rounded up
+            worst = excess if worst is None or excess > worst else worst
+        return objective + worst if worst is not None else objective
+
+
+def private_rows(description: ConicDescription, matrix: sparse.csc_matrix,
+                 auxiliary: np.ndarray) -> dict[int, int]:
+    """Step (a)'s private row of each auxiliary column that has one (zero rows first)."""
+    rows = sparse.csr_matrix(matrix)
+    counts = np.diff(rows.indptr)
+    kinds = {int(i): kind for kind, block in description.cones for i in block
+             if kind in ("zero", "nonneg")}
+    wanted = set(int(j) for j in auxiliary)
+    private: dict[int, int] = {}
+    for i in sorted(kinds, key=lambda r: kinds[r] != "zero"):
+        if counts[i] == 1:
+            j = int(rows.indices[rows.indptr[i]])
+            if j in wanted and j not in private and rows.data[rows.indptr[i]] != 0:
+                private[j] = i
+    return private
+
+
 def derived_certified_bound(description: ConicDescription, v: ExactVector, y: np.ndarray,
                             direction: np.ndarray | None = None) -> mpmath.mpf:
     """An upper bound on ``sup_{P in F} v.P`` proved from any multipliers ``y`` (module docstring).
+
+    One-off form of :meth:`DualCertifier.bound` (a set keeps its certifier).
 
     Parameters
     ----------
@@ -189,48 +298,11 @@ def derived_certified_bound(description: ConicDescription, v: ExactVector, y: np
     y
         Multipliers of the derived dual, one per row of ``A`` (a solver's floats).
     direction
-        Step (b)'s ``e`` (:func:`interior_direction`; found here when not given).
-        Not trusted: everything it gives is proved.
+        Step (b)'s ``e`` (found when not given).
 
     Returns
     -------
     mpmath.mpf
         The smaller of (3) at the proved ``y''`` and ``max v``.
     """
-    values = exact_entries(v)
-    fallback = simplex_bound(values)
-    y = np.asarray(y, dtype=float).ravel()
-    m, n = description.a_matrix.shape
-    if y.size != m or not np.all(np.isfinite(y)):
-        return fallback
-    if direction is None:
-        direction = interior_direction(description)
-    if direction is None:
-        return fallback
-    auxiliary = np.setdiff1d(np.arange(n), description.columns)
-    scale = max(float(np.abs(y).max(initial=0.0)), 1e-300)
-    with flint.ctx.workprec(BITS):
-        a_balls = dense_balls(description)
-        base, inward = cancelled(a_balls, auxiliary, y), cancelled(a_balls, auxiliary, direction)
-        if base is None or inward is None:
-            return fallback
-        for step in STEPS:
-            delta = ball(step * scale)
-            shifted = [b + delta * e for b, e in zip(base, inward)]
-            if proved_in_dual_cone(description, shifted):
-                bound = dual_bound(description, a_balls, shifted, values)
-                return min(mpf_above(bound), fallback) if bound.is_finite() else fallback
-    return fallback
-
-
-def dual_bound(description: ConicDescription, a_balls: flint.arb_mat,
-               y: list[flint.arb], values: list[Fraction]) -> flint.arb:
-    """(3): ``b.y + max_j (-r_p)_j`` with ``r_p = A_p^T y - v``, on balls."""
-    m = len(y)
-    objective = sum((ball(description.b_vector[i]) * y[i] for i in range(m)), flint.arb(0))
-    worst: flint.arb | None = None
-    for column, value in zip(description.columns, values):
-        applied = sum((a_balls[i, int(column)] * y[i] for i in range(m)), flint.arb(0))
-        excess = (ball(value) - applied).upper()  # -r_p, rounded up to a point
-        worst = excess if worst is None or excess > worst else worst
-    return objective + worst if worst is not None else objective
+    return DualCertifier(description, direction).bound(v, y)

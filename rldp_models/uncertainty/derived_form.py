@@ -47,7 +47,20 @@ def conic_description(uncertainty: UncertaintySet) -> ConicDescription:
     problem = cp.Problem(cp.Minimize(0), uncertainty.membership(p))
     data, _, _ = problem.get_problem_data(CANONICAL_SOLVER)
     offset = data[cp.settings.PARAM_PROB].var_id_to_col[p.id]
-    dims = data["dims"]
+    cones = cone_blocks(data["dims"], data["A"].shape[0])
+    return ConicDescription(sparse.csc_matrix(data["A"]), np.asarray(data["b"], dtype=float),
+                            np.arange(offset, offset + size), cones,
+                            tuple(float(a) for a in data["dims"].p3d))
+
+
+def cone_blocks(dims: Any, rows: int) -> tuple[tuple[str, np.ndarray], ...]:
+    """The ``(kind, rows)`` blocks of cvxpy's cone dimensions ``dims``, in row order.
+
+    Raises
+    ------
+    NotImplementedError
+        For semidefinite cones, or dimensions that do not cover the ``rows``.
+    """
     cones: list[tuple[str, np.ndarray]] = []
     row = 0
     for kind, sizes in (("zero", [dims.zero] if dims.zero else []),
@@ -58,11 +71,9 @@ def conic_description(uncertainty: UncertaintySet) -> ConicDescription:
         for block in sizes:
             cones.append((kind, np.arange(row, row + block)))
             row += block
-    if dims.psd or row != data["A"].shape[0]:
+    if dims.psd or row != rows:
         raise NotImplementedError("sets with semidefinite cones are not derived")
-    return ConicDescription(sparse.csc_matrix(data["A"]), np.asarray(data["b"], dtype=float),
-                            np.arange(offset, offset + size), tuple(cones),
-                            tuple(float(a) for a in dims.p3d))
+    return tuple(cones)
 
 
 def dual_cone_constraints(description: ConicDescription, y: cp.Expression) -> list[Any]:
@@ -84,4 +95,28 @@ def dual_cone_constraints(description: ConicDescription, y: cp.Expression) -> li
             alpha = next(alphas)
             constraints.append(cp.PowCone3D(y[rows[0], :] / alpha, y[rows[1], :] / (1 - alpha),
                                             y[rows[2], :], alpha))
+    return constraints
+
+
+def cone_constraints(description: ConicDescription, x: cp.Expression,
+                     scale: cp.Expression | float = 1.0) -> list[Any]:
+    """``b scale - A x in K``, one constraint per cone block: the set's own membership read
+    back from its data (``scale``: Charnes-Cooper's ``t``, else 1)."""
+    import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+    slack = description.b_vector * scale - description.a_matrix @ x
+    constraints: list[Any] = []
+    alphas = iter(description.alphas)
+    for kind, rows in description.cones:
+        if kind == "zero":
+            constraints.append(slack[rows] == 0)
+        elif kind == "nonneg":
+            constraints.append(slack[rows] >= 0)
+        elif kind == "soc":
+            constraints.append(cp.SOC(slack[rows[0]], slack[rows[1:]]))
+        elif kind == "exp":
+            constraints.append(cp.ExpCone(*(slack[rows[i::3]] for i in range(3))))
+        elif kind == "pow":
+            constraints.append(cp.PowCone3D(slack[rows[0]], slack[rows[1]], slack[rows[2]],
+                                            next(alphas)))
     return constraints

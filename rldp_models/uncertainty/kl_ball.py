@@ -45,6 +45,7 @@ from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import direct_solver_options
+from rldp_models.uncertainty.intersectable import Intersectable
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -60,7 +61,7 @@ def kl_radius(n: int, cells: int, alpha: float) -> float:
 
 
 @dataclass(frozen=True)
-class KLBallSet:
+class KLBallSet(Intersectable):
     """``{P in simplex : KL(Phat || P) <= radius}``.
 
     Parameters

@@ -29,6 +29,7 @@ from rldp_models.exact import exact_entries, ExactVector, interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport
+from rldp_models.uncertainty.intersectable import Intersectable
 
 if TYPE_CHECKING:  # the stubs' name for linprog's HiGHS options (no runtime class); cvxpy's
     import cvxpy as cp
@@ -65,7 +66,7 @@ def in_simplex(p: np.ndarray, size: int, tol: float) -> bool:
 
 
 @dataclass(frozen=True)
-class PolyhedralSet:
+class PolyhedralSet(Intersectable):
     """``{P in simplex : A vec(P) <= b}`` around an empirical distribution ``phat``.
 
     Parameters

@@ -81,6 +81,7 @@ from rldp_models.uncertainty.derived import (
 from rldp_models.uncertainty.kl_ball import kl_radius
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
 from rldp_models.uncertainty.scalar_search import minimise_convex_on_half_line
+from rldp_models.uncertainty.intersectable import Intersectable
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -169,7 +170,7 @@ def interval_power(u: Any, exponent: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class PowerDivergenceSet:
+class PowerDivergenceSet(Intersectable):
     """``{P in simplex : I^lambda(Phat : P) <= r}`` (module docstring, zero cells included).
 
     Parameters

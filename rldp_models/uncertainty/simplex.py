@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from rldp_models.uncertainty.intersectable import Intersectable
 
 
 @dataclass(frozen=True)
-class Simplex:
+class Simplex(Intersectable):
     """The probability simplex over ``size`` symbols."""
 
     size: int

@@ -33,13 +33,14 @@ from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.polyhedral import in_simplex, validated_phat, validated_radius
+from rldp_models.uncertainty.intersectable import Intersectable
 
 if TYPE_CHECKING:
     import cvxpy as cp
 
 
 @dataclass(frozen=True)
-class TotalVariationSet:
+class TotalVariationSet(Intersectable):
     """``{P in simplex : sum_x |P_x - Phat_x| <= radius}``.
 
     Parameters

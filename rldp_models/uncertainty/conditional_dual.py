@@ -1,0 +1,114 @@
+"""Conditional bounds of a set from conic data in one solve: the Charnes-Cooper dual of (*).
+
+For a secret ``s`` the conditional support ``sup_{R in C_s} v.R`` is the
+linear-fractional program ``sup {v.P_s / P(s) : P in F, P(s) > 0}``. With the
+set's conic data (``A x + s = b``, ``s in K``, ``p = E^T x``; (1) of
+:mod:`rldp_models.uncertainty.derived_certificate`), Charnes-Cooper's substitution
+``z = x / P(s)``, ``t = 1 / P(s)`` makes it the conic program
+``sup {v.z_s : b t - A z in K, 1.z_s = 1, t >= 0}``, whose dual is
+
+    (CC)  min kappa   s.t.   A^T y = E e_s(v - kappa 1),   b.y <= 0,   y in K*.
+
+Weak duality is (*) of :mod:`rldp_models.uncertainty.base`: any ``(kappa, y)``
+feasible in (CC) has ``delta*(e_s(v - kappa) | F) <= b.y <= 0``. So one solve
+(the primal, its cone duals being ``y``: :mod:`.primal_duals`) gives a candidate
+``kappa`` and the multipliers ``y`` that prove it -- no bisection.
+
+Proof. At the optimum ``b.y = 0`` up to the solver's tolerance, so ``kappa`` is
+raised by ``delta`` and ``y`` by ``delta d_s``, where ``d_s`` are the multipliers of
+``sup_F -P(s)`` (``A^T d = -E e_s(1)``, ``b.d = -min_F P(s)``; solved once per
+secret): then ``b.y`` drops by ``delta min_F P(s)``, room for the solver's
+residuals. The raise is sized by the excess of the unraised proof:
+``delta = 2 excess / min_F P(s)``, doubled while it fails (:data:`TRIES` proofs at most).
+The raised pair is proved by the set's
+:class:`~rldp_models.uncertainty.derived_certificate.DualCertifier` (ball
+arithmetic, :func:`~rldp_models.uncertainty.base.certify_conditional`), rounding
+of ``v - kappa`` included. If none proves, or the solve fails, the bound is the
+simplex bound ``max v`` (always valid: ``C_s``
+holds distributions) -- "not proved" at the solver's bound, which the finish
+path repairs, never a false "violated".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from rldp_models.uncertainty.base import UncertaintySet, certify_conditional, embed
+from rldp_models.uncertainty.primal_duals import PrimalDuals
+
+TRIES = 4
+"""Proofs tried per term: at the solve's ``kappa``, then raised (below)."""
+
+GROWTH = 2.0
+"""A failed proof's excess ``c`` sets the next raise ``delta = GROWTH c / min_F P(s)`` (the room
+``d_s`` gives), at least twice the last and :data:`FIRST_NUDGE` ``max |v|``."""
+
+FIRST_NUDGE = 1e-10
+
+
+@dataclass(frozen=True)
+class ConditionalCertificate:
+    """A proved ``kappa >= sup_{R in C_s} v.R`` and the ``y`` proving it (None: ``kappa = max v``).
+
+    ``check`` is the certified upper bound on ``delta*(e_s(v - kappa) | F)``, rounding
+    included (``<= 0``).
+    """
+
+    kappa: float
+    multipliers: dict[str, Any] | None
+    check: mpmath.mpf
+
+
+class ConditionalDual:
+    """(CC) of the module docstring for one set: one primal solve per term, then the proof.
+
+    Parameters
+    ----------
+    uncertainty
+        The set: its ``phat`` (shape ``(|S|, |U|)``) and ``certified_support_bound``
+        at derived multipliers ``{"y": ...}``.
+    primal
+        Its data's parametrised primals.
+    """
+
+    def __init__(self, uncertainty: UncertaintySet, primal: PrimalDuals) -> None:
+        self.uncertainty, self.primal = uncertainty, primal
+        self.shape: tuple[int, int] = uncertainty.phat.shape
+        self._floors: dict[int, np.ndarray | None] = {}
+
+    def floor(self, s: int) -> np.ndarray | None:
+        """``d_s`` of the module docstring (solved once per secret; None if the solve fails)."""
+        if s not in self._floors:
+            found = self.primal.support(-embed(np.ones(self.shape[1]), s, self.shape))
+            self._floors[s] = None if found is None else found[2]
+        return self._floors[s]
+
+    def bound(self, v: np.ndarray, s: int) -> ConditionalCertificate:
+        """A proved upper bound on ``sup_{R in C_s} v.R`` (module docstring)."""
+        v = np.asarray(v, dtype=float).ravel()
+        top, scale = float(v.max()), max(float(np.abs(v).max()), 1e-300)
+        simplex = ConditionalCertificate(top, None, mpmath.mpf(0))
+        solved = self.primal.conditional(embed(v, s, self.shape),
+                                         embed(np.ones(v.size), s, self.shape))
+        if solved is None:
+            return simplex
+        kappa, y = solved
+        floor = self.floor(s)
+        room = 0.0 if floor is None else -float(self.primal.description.b_vector @ floor)
+        nudge = 0.0
+        for _ in range(TRIES):
+            raised = kappa + nudge
+            if raised >= top:
+                return simplex
+            moved = y if floor is None else y + nudge * floor
+            check = certify_conditional(self.uncertainty, v, s, raised, {"y": moved})
+            if check <= 0:
+                return ConditionalCertificate(raised, {"y": moved}, check)
+            if room <= 0:
+                return simplex
+            nudge = max(2.0 * nudge, GROWTH * float(check) / room, FIRST_NUDGE * scale)
+        return simplex

@@ -1,0 +1,205 @@
+"""Sets from data: a set that is its conic data, and the intersection of any two sets.
+
+:class:`ConicSet` is an uncertainty set given only by conic data
+(``A x + s = b``, ``s in K``, ``P = x[columns]``; :mod:`.derived_form`). Everything
+the set protocol asks (:mod:`rldp_models.uncertainty.base`) comes from the data
+by conic duality, with no closed form: ``support_at_most`` is the derived dual
+(:func:`~.derived.derived_support_at_most`), ``certified_support_bound`` the derived
+certificate, and the rest is :class:`~.answered_by_data.AnsweredByData` (one primal
+solve for the support, one Charnes-Cooper solve per conditional term; capability
+``CONDITIONAL_DUAL``).
+
+Two ways to make one (the names a user calls):
+
+* :func:`from_membership` -- membership constraints ``(P, phat) -> [...]``, compiled
+  once (:mod:`.set_data`); the record declares the data (``set: "conic"``);
+* ``F1 & F2`` or :func:`intersection` -- the data of both memberships together; the
+  record declares the two parts (``set: "intersection"``), each rebuilt by
+  ``rldp verify`` around the record's counts. A library set keeps its closed
+  forms and exact pair projections for itself; the intersection has the data's.
+
+Coverage: a set from data claims none (``coverage: "not claimed"`` in its
+declaration): it is what its data say, whatever its ``radius``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
+
+import mpmath
+import numpy as np
+
+from rldp_models.exact import ExactVector, exact_entries
+from rldp_models.uncertainty.base import Capability, UncertaintySet
+from rldp_models.uncertainty.answered_by_data import AnsweredByData
+from rldp_models.uncertainty.conic_support import ConicSupport
+from rldp_models.uncertainty.derived import derived_support_at_most
+from rldp_models.uncertainty.derived_certificate import simplex_bound
+from rldp_models.uncertainty.derived_form import (
+    CANONICAL_SOLVER,
+    ConicDescription,
+    cone_constraints,
+    conic_description,
+)
+from rldp_models.uncertainty.nonempty import phat_is_member
+from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+
+    from rldp_models.data import Crosstab
+
+CONIC = "conic"
+"""The name a record declares a set from membership data under."""
+
+INTERSECTION = "intersection"
+"""The name a record declares ``F1 & F2`` under (its parts under ``parts``)."""
+
+NOT_CLAIMED = "not claimed"
+"""A set from data's ``coverage``."""
+
+
+class ConicSet(AnsweredByData):
+    """A set that is its conic data (module docstring).
+
+    Parameters
+    ----------
+    phat : ndarray, shape (|S|, |U|)
+    description : ConicDescription
+        The data at ``phat``.
+    name : str
+    radius : float
+        Informational (the set is its data): the radius the user states, else 0.
+    declaration : dict
+        How a record declares the set (:func:`from_membership`, :func:`intersection`).
+    parts : tuple of sets
+        An intersection's two sets (declared by
+        :func:`~rldp_models.uncertainty.declared.set_declaration`).
+    exact_b : list of Fraction, optional
+        ``b`` in rationals (data at ``Phat = counts / n`` exactly); default the doubles of
+        ``description``. The set certified and proved non-empty is the one of ``exact_b``.
+    """
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
+    alpha = None
+
+    def __init__(self, phat: np.ndarray, description: ConicDescription, name: str,
+                 radius: float, declaration: dict[str, Any],
+                 parts: tuple[UncertaintySet, ...] = (),
+                 exact_b: list[Fraction] | None = None) -> None:
+        self.phat = np.asarray(phat, dtype=float)
+        self.exact_b = [Fraction(float(x)) for x in description.b_vector] \
+            if exact_b is None else exact_b
+        self.description, self.name, self.radius = description, name, float(radius)
+        self.declaration, self.parts = declaration, parts
+
+    def __and__(self, other: Any) -> "ConicSet":
+        return intersection(self, other)
+
+    def __rand__(self, other: Any) -> "ConicSet":
+        return intersection(other, self)
+
+    def proved_nonempty(self, counts: np.ndarray) -> bool:
+        """Whether ``Phat = counts / n`` is proved a member in rationals (:mod:`.nonempty`)."""
+        flat = np.asarray(counts).ravel()
+        total = int(flat.sum())
+        if total <= 0:
+            return False
+        return phat_is_member(self.description, self.exact_b,
+                              [Fraction(int(c), total) for c in flat])
+
+    def membership(self, p: cp.Expression) -> list[Any]:
+        """``b - A x in K`` with ``x[columns] = p``: the data as cvxpy constraints."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+        x = cp.Variable(self.description.a_matrix.shape[1])
+        return [x[self.description.columns] == cp.reshape(p, (p.size,), order="C"),
+                *cone_constraints(self.description, x)]
+
+    def support_at_most(self, v: cp.Expression, rhs: Any,
+                        value: Callable[[str], Any] | None = None) -> ConicSupport:
+        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`)."""
+        return derived_support_at_most(self.description, v, rhs)
+
+    def certified_support_bound(self, v: ExactVector,
+                                multipliers: Mapping[str, Any]) -> mpmath.mpf:
+        """The derived certificate at ``{"y": ...}``; ``max v`` at anything else."""
+        if "y" not in multipliers:
+            return simplex_bound(exact_entries(v))
+        return self.data_bound(v, multipliers)
+
+    def contains(self, p: np.ndarray, tol: float = 0.0) -> bool:
+        """Membership by a feasibility solve over the data (``tol``: the solver's)."""
+        import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
+
+        problem = cp.Problem(cp.Minimize(0), self.membership(
+            cp.Constant(np.asarray(p, dtype=float).ravel())))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            problem.solve(solver=CANONICAL_SOLVER)
+        return problem.status == cp.OPTIMAL
+
+def from_membership(crosstab: "Crosstab | np.ndarray", membership: Membership,
+                    name: str = "conic", radius: float = 0.0) -> ConicSet:
+    """A set declared by ``membership(P, phat)`` (:mod:`.set_data`), around the table's Phat.
+
+    Parameters
+    ----------
+    crosstab : Crosstab or ndarray
+        The table (its ``phat``), or ``Phat`` itself, shape ``(|S|, |U|)``.
+    membership : callable
+        ``(P, phat) -> list of cvxpy constraints``; ``P`` a Variable of ``|X|``
+        entries (row-major ``(s, u)``), ``phat`` a Parameter holding ``Phat``
+        flattened the same way. ``P >= 0`` and ``sum P = 1`` are added.
+    name : str
+        How records and reports name the set.
+    radius : float
+        Informational: the radius the user states (0: none).
+    """
+    phat = np.asarray(getattr(crosstab, "phat", crosstab), dtype=float)
+    data = compile_membership(phat, membership)
+    return from_data(phat, data, name, radius, getattr(crosstab, "counts", None))
+
+
+def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
+              counts: np.ndarray | None = None) -> ConicSet:
+    """The set of conic data ``data`` at ``phat`` (what ``rldp verify`` rebuilds); with
+    ``counts``, its rational ``b`` at ``Phat = counts / n`` exactly."""
+    declaration = {"set": CONIC, "name": name, "radius": float(radius), "alpha": None,
+                   "coverage": NOT_CLAIMED, "data": data.to_json()}
+    flat = None if counts is None else np.asarray(counts).ravel()
+    exact = [Fraction(float(p)) for p in np.ravel(phat)] if flat is None else \
+        [Fraction(int(c), int(flat.sum())) for c in flat]
+    return ConicSet(phat, data.description(phat), name, radius, declaration,
+                    exact_b=data.exact_b(exact))
+
+
+class _Both:
+    """Two sets' memberships together (what :func:`intersection` compiles)."""
+
+    def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
+        self.first, self.second, self.phat = first, second, first.phat
+
+    def membership(self, p: cp.Expression) -> list[Any]:
+        return [*self.first.membership(p), *self.second.membership(p)]
+
+
+def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
+    """``first & second`` as a set from data (module docstring).
+
+    Raises
+    ------
+    ValueError
+        If the two sets are not around the same ``Phat``.
+    """
+    if np.shape(first.phat) != np.shape(second.phat) or \
+            not np.array_equal(first.phat, second.phat):
+        raise ValueError("an intersection needs two sets around the same Phat")
+    name = f"{first.name} & {second.name}"
+    declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
+                   "alpha": None, "coverage": NOT_CLAIMED}
+    both = cast(UncertaintySet, _Both(first, second))  # what conic_description reads of a set
+    return ConicSet(first.phat, conic_description(both), name, first.radius,
+                    declaration, (first, second))
