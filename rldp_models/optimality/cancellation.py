@@ -1,0 +1,191 @@
+"""Make a dual exactly feasible on the unbounded columns: ``(c + A^T y)_j = 0`` for ``j`` free.
+
+A column ``x_j`` without a finite box contributes ``r_j x_j`` to the Lagrangian, which is
+unbounded below unless the residual ``r_j`` is exactly zero. Following Jansson
+("Rigorous lower and upper bounds in linear programming", SIAM J. Optim. 14, 2004,
+Section 4) the residual is cancelled by a correction ``y + V theta`` along chosen moves
+(:mod:`~rldp_models.optimality.moves`), one pivot move per free column, and the exact
+solution of that square system ``E theta = -r_F`` (``E = A_F^T V``, enclosed entrywise
+by :class:`~rldp_models.optimality.enclosure.IntervalMatrix`) is enclosed. Whether the
+corrected dual stays in ``K*`` is proved afterwards
+(:mod:`rldp_models.optimality.weak_duality`).
+
+Pivots (:func:`choose_pivots`). Moves touching one free column not yet pivoted are
+peeled round by round (a singleton ordering, as in sparse LU: Duff, Erisman and Reid,
+*Direct Methods for Sparse Matrices*, 2017, Section 8.3); within a round a column takes
+the move with the most room relative to the step ``-r_j / E_jk`` it would take alone
+(infinite for a rising move taking a step up). The system is then block triangular:
+the columns that never become singletons (the *core*, e.g. Theorem 2's ``t`` and
+``c``, which share every move) are solved first, densely in ``arb`` (python-flint
+``arb_mat.solve``), then the rounds in reverse order by one interval division per
+column. Each step encloses the exact solution for every residual and matrix entry in
+the input enclosures, so no bound on an inverse is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import flint
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from rldp_models.optimality.enclosure import Enclosure, IntervalMatrix, divide
+from rldp_models.optimality.moves import Moves
+
+CORE_LIMIT = 64
+"""Most free columns solved together densely; a larger core is reported, not solved."""
+GOOD_RATIO = 4.0
+"""A round peels only the columns whose move has this much room per step, while there
+are any; the others wait for moves that appear once their neighbours are peeled."""
+CORE_RANK_TOLERANCE = 1e-10
+"""A core is rejected when its last QR pivot is below this fraction of the first."""
+
+
+@dataclass(frozen=True)
+class Pivots:
+    """The square system: the effect ``E`` of the moves on the free columns (rows of ``E``
+    are the free columns in the order of ``free``), the core's columns and moves (local
+    indices), then each peeling round's."""
+
+    free: np.ndarray
+    effect: IntervalMatrix
+    core_columns: np.ndarray
+    core_moves: np.ndarray
+    rounds: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+
+class NoPivots(ValueError):
+    """The free columns admit no square system (``columns`` names the culprits)."""
+
+    def __init__(self, message: str, columns: np.ndarray) -> None:
+        super().__init__(message)
+        self.columns = columns
+
+
+def choose_pivots(A: sp.csc_matrix, free: np.ndarray, moves: Moves,
+                  residual: np.ndarray) -> Pivots:
+    """Pivot moves for the columns ``free`` (module docstring) at a dual whose residual
+    ``c + A^T y`` is ``residual`` (floats)."""
+    effect = IntervalMatrix.product_of(sp.csr_matrix(A[:, free].T), sp.csc_matrix(moves.V))
+    touches = sp.csc_matrix(effect.rad)  # the pattern: free columns x moves
+    remaining = np.ones(free.size, dtype=bool)
+    count = np.diff(touches.indptr).astype(np.int64)
+    used = np.zeros(count.size, dtype=bool)
+    by_column = sp.csr_matrix(effect.rad)
+    rounds = []
+    while True:
+        candidates, local = _singletons(touches, remaining, count, used)
+        if candidates.size == 0:
+            break
+        chosen, local, ratio = _best_per_column(candidates, local, effect, moves,
+                                                residual[free])
+        if (ratio >= GOOD_RATIO).any():
+            chosen, local = chosen[ratio >= GOOD_RATIO], local[ratio >= GOOD_RATIO]
+        if chosen.size == 0:
+            break
+        used[chosen] = True
+        remaining[local] = False
+        count -= np.bincount(by_column[local].indices, minlength=count.size)
+        rounds.append((local, chosen))
+    core = np.flatnonzero(remaining)
+    core_moves = _core_moves(effect, core, used, moves, free) if core.size else core
+    return Pivots(free, effect, core, core_moves, tuple(rounds))
+
+
+def _singletons(touches: sp.csc_matrix, remaining: np.ndarray, count: np.ndarray,
+                used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unused moves touching exactly one remaining free column, and that column."""
+    candidates = np.flatnonzero((count == 1) & ~used)
+    if candidates.size == 0:
+        return candidates, candidates
+    sub = touches[:, candidates]
+    keep = remaining[sub.indices]
+    move_of_entry = np.repeat(np.arange(candidates.size), np.diff(sub.indptr))[keep]
+    return candidates[move_of_entry], sub.indices[keep]
+
+
+def _best_per_column(candidates: np.ndarray, local: np.ndarray, effect: IntervalMatrix,
+                     moves: Moves, residual: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One move per column: the largest ratio of room to the step it would take alone
+    (returned with the moves and columns)."""
+    entries = np.asarray(effect.mid[local, candidates]).ravel()
+    radii = np.asarray(effect.rad[local, candidates]).ravel()
+    usable = np.abs(entries) > 2.0 * radii
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(usable, -residual[local] / entries, np.inf)
+        ratio = np.where(moves.rising[candidates] & (step >= 0), np.inf,
+                         moves.room[candidates] / np.abs(step))
+    ratio = np.where(usable, np.nan_to_num(ratio, nan=np.inf), -1.0)
+    order = np.lexsort((-np.abs(entries), -ratio, local))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = local[order][1:] != local[order][:-1]
+    first &= usable[order]
+    return candidates[order][first], local[order][first], ratio[order][first]
+
+
+def _core_moves(effect: IntervalMatrix, core: np.ndarray, used: np.ndarray, moves: Moves,
+                free: np.ndarray) -> np.ndarray:
+    """Moves for the core: column-pivoted QR of the core's block of ``E``, columns weighted
+    by room, picks a well-conditioned square set (Golub and Van Loan, *Matrix
+    Computations*, 2013, Section 5.4.2)."""
+    if core.size > CORE_LIMIT:
+        raise NoPivots(f"{core.size} unbounded columns share all their moves (more than "
+                       f"{CORE_LIMIT}: no triangular order)", free[core])
+    block = sp.csc_matrix(effect.mid[core])
+    candidates = np.flatnonzero((np.diff(block.indptr) > 0) & ~used)
+    if candidates.size < core.size:
+        raise NoPivots("unbounded columns with fewer moves than columns to cancel", free[core])
+    dense = block[:, candidates].toarray()
+    weight = np.clip(moves.room[candidates], 1e-6, 1.0)
+    _, r, order = scipy.linalg.qr(dense * weight, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    if diagonal.size < core.size or diagonal[-1] <= CORE_RANK_TOLERANCE * diagonal[0]:
+        raise NoPivots("the residual on these unbounded columns cannot be cancelled: their "
+                       "moves are rank deficient", free[core])
+    return candidates[order[:core.size]]
+
+
+def solve(pivots: Pivots, residual: Enclosure) -> Enclosure:
+    """An enclosure of ``theta`` (zero off the pivot moves) with ``residual + E theta = 0``
+    on every free column (``residual`` in the order of the free columns)."""
+    effect = pivots.effect
+    theta = Enclosure.exact(np.zeros(effect.mid.shape[1]))
+    if pivots.core_columns.size:
+        theta = _with(theta, pivots.core_moves, _core_solve(pivots, residual))
+    for local, chosen in reversed(pivots.rounds):
+        rows = IntervalMatrix(effect.mid[local], effect.rad[local])
+        current = residual[local] + rows.times(theta)
+        pivot = Enclosure(np.asarray(effect.mid[local, chosen]).ravel(),
+                          np.asarray(effect.rad[local, chosen]).ravel())
+        theta = _with(theta, chosen, divide(Enclosure(-current.mid, current.rad), pivot))
+    return theta
+
+
+def _with(theta: Enclosure, index: np.ndarray, values: Enclosure) -> Enclosure:
+    mid, rad = theta.mid.copy(), theta.rad.copy()
+    mid[index], rad[index] = values.mid, values.rad
+    return Enclosure(mid, rad)
+
+
+def _core_solve(pivots: Pivots, residual: Enclosure) -> Enclosure:
+    """``E[core, core moves] theta = -r[core]`` in ``arb``."""
+    rows, cols = pivots.core_columns, pivots.core_moves
+    mid = pivots.effect.mid[rows][:, cols].toarray()
+    rad = pivots.effect.rad[rows][:, cols].toarray()
+    k = rows.size
+    matrix = flint.arb_mat(k, k, [flint.arb(float(m), float(r))
+                                  for m, r in zip(mid.ravel(), rad.ravel())])
+    core = residual[rows]
+    rhs = flint.arb_mat(k, 1, [-flint.arb(float(m), float(r)) for m, r in zip(core.mid, core.rad)])
+    try:
+        solution = matrix.solve(rhs)
+    except ZeroDivisionError as error:
+        raise NoPivots("the core of the unbounded columns is singular in ball arithmetic",
+                       pivots.free[rows]) from error
+    balls = [solution[i, 0] for i in range(k)]
+    centres = np.array([float(ball.mid()) for ball in balls])
+    radii = np.array([float((ball - float(m)).abs_upper()) for ball, m in zip(balls, centres)])
+    return Enclosure(centres, np.nextafter(radii, np.inf))

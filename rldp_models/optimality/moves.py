@@ -1,0 +1,138 @@
+"""Directions along which a dual may be corrected while it stays in ``K*``.
+
+Each move is a column of a sparse matrix ``V`` (rows of the program); a correction is
+``y + V theta``. Its *room* says how far ``theta`` may go (in units of ``theta``) before
+``y`` leaves ``K*`` to first order, and ``rising`` marks moves that lie in ``K*``
+themselves (any ``theta >= 0`` keeps ``y`` in ``K*``, as ``K*`` is a convex cone):
+
+* a zero-cone row: its unit vector, infinite room;
+* an orthant row: its unit vector, room ``y_i``, rising;
+* a second-order cone ``z = (h, t)`` well inside (``h - |t| >= INSIDE h``): the unit
+  vector of each row, room ``h - |t|`` (the head's is rising); near its boundary: the
+  cone's own dual ``z`` (scaling it by ``1 + theta`` keeps it in the cone for
+  ``theta >= -1``: room 1, rising), rotations of the tail ``t_a e_b - t_b e_a`` (exactly
+  orthogonal to ``t``, so they leave the cone only to second order) and the head
+  (rising); the tangent space of the cone's boundary at ``z`` is spanned by the first
+  two (Alizadeh and Goldfarb, "Second-order cone programming", Math. Program. 95, 2003,
+  Section 4), so first-order corrections along it cost only a second-order move inward;
+* an exponential or power cone: its own dual (room 1, rising) and an interior direction
+  (rising).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from rldp_models.optimality.cones import EXP, NONNEG, POWER, SOC, ZERO, ConeBlocks, \
+    interior_direction, tail_norms
+
+INSIDE = 1e-3
+"""A second-order cone's dual is treated as interior when ``h - |t| >= INSIDE h``."""
+ROTATION_ROOM = 0.1
+"""Room of a tail rotation, as a fraction of ``|t| / |w|`` (its second-order cost)."""
+
+
+@dataclass(frozen=True)
+class Moves:
+    """``V`` (rows x moves, exact floats), ``room`` and ``rising`` per move."""
+
+    V: sp.csc_matrix
+    room: np.ndarray
+    rising: np.ndarray
+
+
+def moves(blocks: ConeBlocks, y: np.ndarray) -> Moves:
+    """The moves at the dual ``y`` (module docstring)."""
+    parts = [_unit_rows(blocks, y), _soc_moves(blocks, y), _three_d_moves(blocks, y)]
+    rows, cols, vals, room, rising = [], [], [], [], []
+    offset = 0
+    for part_rows, part_cols, part_vals, part_room, part_rising in parts:
+        rows.append(part_rows)
+        cols.append(part_cols + offset)
+        vals.append(part_vals)
+        room.append(part_room)
+        rising.append(part_rising)
+        offset += part_room.size
+    V = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(y.size, offset))
+    return Moves(V, np.concatenate(room), np.concatenate(rising))
+
+
+_Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _unit_rows(blocks: ConeBlocks, y: np.ndarray) -> _Part:
+    """Unit moves: zero and orthant rows, and every row of well-inside second-order cones."""
+    head = blocks.starts
+    norms = tail_norms(blocks, y)
+    margin = y[head] - norms
+    inside = (blocks.block_kind == SOC) & (margin >= INSIDE * y[head]) & (y[head] > 0)
+    unit = np.flatnonzero((blocks.kind == ZERO) | (blocks.kind == NONNEG) |
+                          inside[blocks.block])
+    block = blocks.block[unit]
+    room = np.where(blocks.kind[unit] == ZERO, np.inf,
+                    np.where(blocks.kind[unit] == NONNEG, np.maximum(y[unit], 0.0),
+                             margin[block]))
+    rising = (blocks.kind[unit] == NONNEG) | (unit == head[block])
+    index = np.arange(unit.size)
+    return unit, index, np.ones(unit.size), room, rising
+
+
+def _soc_moves(blocks: ConeBlocks, y: np.ndarray) -> _Part:
+    """Near-boundary second-order cones: head, scaling, tail rotations (module docstring)."""
+    head = blocks.starts
+    norms = tail_norms(blocks, y)
+    near = np.flatnonzero((blocks.block_kind == SOC) & ~((y[head] - norms >= INSIDE * y[head])
+                                                        & (y[head] > 0)))
+    rows: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    room: list[float] = []
+    rising: list[bool] = []
+    for b in near:
+        start, size = head[b], blocks.sizes[b]
+        rows.append(np.array([start]))
+        vals.append(np.ones(1))
+        room.append(0.0)
+        rising.append(True)
+        if norms[b] == 0.0:
+            continue
+        rows.append(np.arange(start, start + size))
+        vals.append(y[start:start + size])
+        room.append(1.0)
+        rising.append(True)
+        tail = y[start + 1:start + size]
+        big = int(np.argmax(np.abs(tail)))
+        for a in range(tail.size):
+            if a != big:
+                w = np.array([tail[big], -tail[a]])
+                rows.append(start + 1 + np.array([a, big]))
+                vals.append(w)
+                room.append(ROTATION_ROOM * norms[b] / float(np.hypot(*w)))
+                rising.append(False)
+    return _stack(rows, vals, np.array(room), np.array(rising, dtype=bool))
+
+
+def _three_d_moves(blocks: ConeBlocks, y: np.ndarray) -> _Part:
+    """Exponential and power cones: their own dual and an interior direction."""
+    inward = interior_direction(blocks)
+    rows: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    room: list[float] = []
+    for b in np.flatnonzero((blocks.block_kind == EXP) | (blocks.block_kind == POWER)):
+        span = np.arange(blocks.starts[b], blocks.starts[b] + 3)
+        rows += [span, span]
+        vals += [y[span], inward[span]]
+        room += [1.0, 0.0]
+    return _stack(rows, vals, np.array(room), np.ones(len(room), dtype=bool))
+
+
+def _stack(rows: list[np.ndarray], vals: list[np.ndarray], room: np.ndarray,
+           rising: np.ndarray) -> _Part:
+    if not rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool)
+    cols = np.repeat(np.arange(len(rows)), [r.size for r in rows])
+    return np.concatenate(rows), cols, np.concatenate(vals), room, rising
