@@ -16,25 +16,25 @@ peeled round by round (a singleton ordering, as in sparse LU: Duff, Erisman and 
 the move with the most room relative to the step ``-r_j / E_jk`` it would take alone
 (infinite for a rising move taking a step up). The system is then block triangular:
 the columns that never become singletons (the *core*, e.g. Theorem 2's ``t`` and
-``c``, which share every move) are solved first, densely in ``arb`` (python-flint
-``arb_mat.solve``), then the rounds in reverse order by one interval division per
-column. Each step encloses the exact solution for every residual and matrix entry in
-the input enclosures, so no bound on an inverse is needed.
+``c``, which share every move) are solved first, densely
+(:func:`~rldp_models.optimality.dense.dense_solve`), then the rounds in reverse order
+by one interval division per column. Each step encloses the exact solution for every
+residual and matrix entry in the input enclosures, so no bound on an inverse is needed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import flint
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from rldp_models.optimality.dense import SingularCore, dense_solve
 from rldp_models.optimality.enclosure import Enclosure, IntervalMatrix, divide
 from rldp_models.optimality.moves import Moves
 
-CORE_LIMIT = 64
+CORE_LIMIT = 1500
 """Most free columns solved together densely; a larger core is reported, not solved."""
 GOOD_RATIO = 4.0
 """A round peels only the columns whose move has this much room per step, while there
@@ -171,21 +171,13 @@ def _with(theta: Enclosure, index: np.ndarray, values: Enclosure) -> Enclosure:
 
 
 def _core_solve(pivots: Pivots, residual: Enclosure) -> Enclosure:
-    """``E[core, core moves] theta = -r[core]`` in ``arb``."""
+    """``E[core, core moves] theta = -r[core]``, enclosed (:func:`dense_solve`)."""
     rows, cols = pivots.core_columns, pivots.core_moves
-    mid = pivots.effect.mid[rows][:, cols].toarray()
-    rad = pivots.effect.rad[rows][:, cols].toarray()
-    k = rows.size
-    matrix = flint.arb_mat(k, k, [flint.arb(float(m), float(r))
-                                  for m, r in zip(mid.ravel(), rad.ravel())])
     core = residual[rows]
-    rhs = flint.arb_mat(k, 1, [-flint.arb(float(m), float(r)) for m, r in zip(core.mid, core.rad)])
     try:
-        solution = matrix.solve(rhs)
-    except ZeroDivisionError as error:
-        raise NoPivots("the core of the unbounded columns is singular in ball arithmetic",
-                       pivots.free[rows]) from error
-    balls = [solution[i, 0] for i in range(k)]
-    centres = np.array([float(ball.mid()) for ball in balls])
-    radii = np.array([float((ball - float(m)).abs_upper()) for ball, m in zip(balls, centres)])
-    return Enclosure(centres, np.nextafter(radii, np.inf))
+        return dense_solve(pivots.effect.mid[rows][:, cols].toarray(),
+                           pivots.effect.rad[rows][:, cols].toarray(),
+                           Enclosure(-core.mid, core.rad))
+    except (SingularCore, np.linalg.LinAlgError) as error:
+        raise NoPivots(f"the core of the unbounded columns is not proved invertible "
+                       f"({error})", pivots.free[rows]) from error

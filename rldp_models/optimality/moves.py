@@ -85,34 +85,42 @@ def _soc_moves(blocks: ConeBlocks, y: np.ndarray) -> _Part:
     """Near-boundary second-order cones: head, scaling, tail rotations (module docstring)."""
     head = blocks.starts
     norms = tail_norms(blocks, y)
-    near = np.flatnonzero((blocks.block_kind == SOC) & ~((y[head] - norms >= INSIDE * y[head])
-                                                        & (y[head] > 0)))
-    rows: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    room: list[float] = []
-    rising: list[bool] = []
-    for b in near:
-        start, size = head[b], blocks.sizes[b]
-        rows.append(np.array([start]))
-        vals.append(np.ones(1))
-        room.append(0.0)
-        rising.append(True)
-        if norms[b] == 0.0:
-            continue
-        rows.append(np.arange(start, start + size))
-        vals.append(y[start:start + size])
-        room.append(1.0)
-        rising.append(True)
-        tail = y[start + 1:start + size]
-        big = int(np.argmax(np.abs(tail)))
-        for a in range(tail.size):
-            if a != big:
-                w = np.array([tail[big], -tail[a]])
-                rows.append(start + 1 + np.array([a, big]))
-                vals.append(w)
-                room.append(ROTATION_ROOM * norms[b] / float(np.hypot(*w)))
-                rising.append(False)
-    return _stack(rows, vals, np.array(room), np.array(rising, dtype=bool))
+    near = (blocks.block_kind == SOC) & ~((y[head] - norms >= INSIDE * y[head]) & (y[head] > 0))
+    parts = [(head[near][:, None], np.ones((int(near.sum()), 1)), np.zeros(int(near.sum())),
+              np.ones(int(near.sum()), dtype=bool))]
+    for size in np.unique(blocks.sizes[near]):
+        cones = np.flatnonzero(near & (blocks.sizes == size) & (norms > 0))
+        span = head[cones][:, None] + np.arange(size)
+        parts.append((span, y[span], np.ones(cones.size), np.ones(cones.size, dtype=bool)))
+        parts += _rotations(span[:, 1:], y[span[:, 1:]], norms[cones])
+    rows = [part[0] for part in parts]
+    vals = [part[1] for part in parts]
+    return _stack_rectangular(rows, vals, np.concatenate([part[2] for part in parts]),
+                              np.concatenate([part[3] for part in parts]))
+
+
+def _rotations(rows: np.ndarray, tails: np.ndarray, norms: np.ndarray
+               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``t_big e_a - t_a e_big`` for each tail entry ``a`` but the largest ``big``."""
+    big = np.argmax(np.abs(tails), axis=1)
+    cones = np.arange(tails.shape[0])
+    parts = []
+    for a in range(tails.shape[1]):
+        which = cones[big != a]
+        pair_rows = np.stack([rows[which, a], rows[which, big[which]]], axis=1)
+        pair_vals = np.stack([tails[which, big[which]], -tails[which, a]], axis=1)
+        room = ROTATION_ROOM * norms[which] / np.hypot(pair_vals[:, 0], pair_vals[:, 1])
+        parts.append((pair_rows, pair_vals, room, np.zeros(which.size, dtype=bool)))
+    return parts
+
+
+def _stack_rectangular(rows: list[np.ndarray], vals: list[np.ndarray], room: np.ndarray,
+                       rising: np.ndarray) -> _Part:
+    """Moves given as equal-length rows per array (one move per row of each array)."""
+    counts = np.concatenate([np.full(r.shape[0], r.shape[1]) for r in rows])
+    cols = np.repeat(np.arange(counts.size), counts)
+    return (np.concatenate([r.ravel() for r in rows]), cols,
+            np.concatenate([v.ravel() for v in vals]), room, rising)
 
 
 def _three_d_moves(blocks: ConeBlocks, y: np.ndarray) -> _Part:
