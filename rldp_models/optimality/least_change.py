@@ -8,9 +8,11 @@ have no room for them. First, in floating point, the residual is spread over all
 
     ``min sum_k (theta_k / w_k)^2  s.t.  E theta = -r_F``,  ``E = A_F^T V``,
 
-whose solution is ``theta = W^2 E^T lam`` with ``(E W^2 E^T) lam = -r_F`` (the
-minimum-norm solution of a weighted underdetermined system; Björck, *Numerical Methods
-for Least Squares Problems*, 1996, Section 1.1.4), ``w_k`` the room of move ``k``
+whose solution is ``theta = W phi`` with ``phi`` the minimum-norm solution of
+``E W phi = -r_F``, found from the augmented system ``[[I, (E W)^T], [E W, 0]]``
+(better conditioned than the normal equations when the rooms span many orders of
+magnitude; Björck, *Numerical Methods for Least Squares Problems*, 1996, Sections
+1.1.4 and 2.5.3), ``w_k`` the room of move ``k``
 (moves without room are left out; a zero-cone row's infinite room is capped). What is
 left is a residual at rounding level, which the exact cancellation then removes with
 steps that fit in almost any move's room.
@@ -40,12 +42,13 @@ def least_change(A: sp.csc_matrix, free: np.ndarray, moves: Moves,
     keep = np.flatnonzero(weight > 0)
     effect = sp.csr_matrix(sp.csr_matrix(A[:, free]).T @ moves.V[:, keep])
     scaled = effect @ sp.diags(weight[keep])
-    normal = sp.csc_matrix(scaled @ scaled.T)
+    k = keep.size
+    augmented = sp.csc_matrix(sp.bmat([[sp.eye(k), scaled.T], [scaled, None]]))
+    rhs = np.concatenate([np.zeros(k), -residual[free]])
     try:
-        lam = scipy.sparse.linalg.spsolve(normal, -residual[free])
+        phi = scipy.sparse.linalg.splu(augmented).solve(rhs)[:k]
     except RuntimeError:  # singular: leave the work to the exact cancellation
         return np.zeros(A.shape[0])
-    if not np.all(np.isfinite(lam)):
+    if not np.all(np.isfinite(phi)):
         return np.zeros(A.shape[0])
-    theta = weight[keep] * (scaled.T @ lam)
-    return np.asarray(moves.V[:, keep] @ theta).ravel()
+    return np.asarray(moves.V[:, keep] @ (weight[keep] * phi)).ravel()

@@ -21,7 +21,9 @@ into ``K*`` (:func:`~rldp_models.optimality.cones.project`), cancels the residua
 the free columns exactly (:mod:`~rldp_models.optimality.cancellation`), proves that the
 whole enclosure of the corrected dual lies in ``K*``
 (:func:`~rldp_models.optimality.cones.violations`) and, where it does not, moves the
-offending cones along an interior direction of ``K*`` and starts the correction again.
+offending cones along an interior direction of ``K*`` and starts the correction again
+(the next round's least change takes the move's effect on the free columns back from
+the moves with room).
 Every quantity is enclosed (:mod:`~rldp_models.optimality.enclosure`); the last sums
 are python-flint ``arb`` balls. The bound is for the program with exactly the given
 floating point data.
