@@ -15,7 +15,9 @@ themselves (any ``theta >= 0`` keeps ``y`` in ``K*``, as ``K*`` is a convex cone
   (rising); the tangent space of the cone's boundary at ``z`` is spanned by the first
   two (Alizadeh and Goldfarb, "Second-order cone programming", Math. Program. 95, 2003,
   Section 4), so first-order corrections along it cost only a second-order move inward;
-* an exponential or power cone: its own dual (room 1, rising) and an interior direction
+* an exponential or power cone: its own dual (room 1, rising), the tangent of the
+  boundary through it that is orthogonal to it (``grad f x z`` for the cone's defining
+  function ``f``; it leaves the cone only to second order) and an interior direction
   (rising).
 """
 
@@ -124,17 +126,47 @@ def _stack_rectangular(rows: list[np.ndarray], vals: list[np.ndarray], room: np.
 
 
 def _three_d_moves(blocks: ConeBlocks, y: np.ndarray) -> _Part:
-    """Exponential and power cones: their own dual and an interior direction."""
+    """Exponential and power cones: their own dual (room 1), a tangent of the boundary
+    through it, and an interior direction (rising)."""
     inward = interior_direction(blocks)
     rows: list[np.ndarray] = []
     vals: list[np.ndarray] = []
     room: list[float] = []
+    rising: list[bool] = []
     for b in np.flatnonzero((blocks.block_kind == EXP) | (blocks.block_kind == POWER)):
         span = np.arange(blocks.starts[b], blocks.starts[b] + 3)
         rows += [span, span]
         vals += [y[span], inward[span]]
         room += [1.0, 0.0]
-    return _stack(rows, vals, np.array(room), np.ones(len(room), dtype=bool))
+        rising += [True, True]
+        tangent = _tangent(y[span], blocks.block_kind[b],
+                           float(blocks.alpha[np.searchsorted(blocks.of_kind(POWER), b)])
+                           if blocks.block_kind[b] == POWER else 0.0)
+        if tangent is not None:
+            rows.append(span)
+            vals.append(tangent)
+            room.append(ROTATION_ROOM * float(np.linalg.norm(y[span]) /
+                                              np.linalg.norm(tangent)))
+            rising.append(False)
+    return _stack(rows, vals, np.array(room), np.array(rising, dtype=bool))
+
+
+def _tangent(z: np.ndarray, kind: int, alpha: float) -> np.ndarray | None:
+    """``grad f x z``: orthogonal to the gradient of the cone's defining function ``f``
+    (so tangent to the boundary through ``z``) and to ``z`` (so not a scaling); ``None``
+    where ``f`` has no gradient (``u >= 0`` for the exponential cone's dual, ``u, v, w``
+    not all nonzero for the power cone's)."""
+    u, v, w = z
+    if kind == EXP:
+        if u >= 0:
+            return None
+        grad = np.array([np.exp(v / u) * (1 - v / u), np.exp(v / u), np.e])
+    else:
+        if u <= 0 or v <= 0 or w == 0:
+            return None
+        grad = np.array([alpha / u, (1 - alpha) / v, -1.0 / w])
+    tangent = np.cross(grad, z)
+    return tangent if np.all(np.isfinite(tangent)) and np.any(tangent) else None
 
 
 def _stack(rows: list[np.ndarray], vals: list[np.ndarray], room: np.ndarray,
