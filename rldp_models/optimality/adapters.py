@@ -47,7 +47,8 @@ def _block_sizes(size: int, block: int) -> np.ndarray:
 
 
 def conic_lower_bound(program: ConicProgram, z: np.ndarray,
-                      boxes: Mapping[str, tuple[float, float]] | None = None) -> LowerBound:
+                      boxes: Mapping[str, tuple[float, float]] | None = None,
+                      simplices: tuple[str, ...] = ()) -> LowerBound:
     """A proven lower bound on ``min c.x + offset`` of ``program`` (its minimisation form:
     for a maximised program, ``sign = -1``, minus an upper bound on the maximum).
 
@@ -61,6 +62,9 @@ def conic_lower_bound(program: ConicProgram, z: np.ndarray,
         Intervals that every feasible point's variable blocks lie in, by block name
         (e.g. ``{"protocol": (0.0, 1.0)}``: implied by ``P >= 0`` and rows summing to 1);
         every other column is free and its residual is cancelled exactly.
+    simplices
+        Names of 2-d variable blocks each of whose rows lies in the probability simplex
+        at every feasible point (``("protocol",)``: ``P >= 0``, rows summing to 1).
     """
     n = program.c.size
     lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
@@ -69,8 +73,12 @@ def conic_lower_bound(program: ConicProgram, z: np.ndarray,
         lower[index], upper[index] = low, high
     cones = DualCones(program.cones.zero, program.cones.nonneg, program.cones.soc,
                       power=program.cones.power)
+    groups = [np.asarray(program.variable_blocks[name]) for name in simplices]
+    if any(group.ndim != 2 for group in groups):
+        raise ValueError(f"simplices {simplices} must name 2-d variable blocks")
     return proven_lower_bound(program.c, program.A, program.b, cones, z, lower, upper,
-                              program.offset, names=program.variable_blocks)
+                              program.offset, names=program.variable_blocks,
+                              simplices=np.vstack(groups) if groups else None)
 
 
 def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray | None = None,

@@ -11,6 +11,9 @@ columns,
 
     ``optimum >= offset - b.y + sum_{j bounded} min(r_j l_j, r_j u_j)``
 
+and where columns ``J`` lie in the probability simplex (a protocol's row), their terms
+are replaced by ``min_{j in J} r_j``, the least value of ``r.x`` over the simplex
+
 (Neumaier and Shcherbina, "Safe bounds in linear and mixed-integer linear
 programming", Math. Program. 99, 2004, eq. 5, for linear programs; Jansson, "Rigorous
 lower and upper bounds in linear programming", SIAM J. Optim. 14, 2004, Theorem 1, with
@@ -53,6 +56,16 @@ MOVE_FLOOR = 1e-14
 
 
 @dataclass(frozen=True)
+class _Domain:
+    """What every feasible ``x`` satisfies: ``lower <= x <= upper`` (infinite: free), and
+    each row of ``simplices`` (column indices) lies in the probability simplex."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    simplices: np.ndarray
+
+
+@dataclass(frozen=True)
 class LowerBound:
     """A proven lower bound on the optimum, or why there is none.
 
@@ -61,7 +74,8 @@ class LowerBound:
     :attr:`lower` is the proven bound as a float (rounded down). ``reason`` is ``None``
     when proved, else a sentence naming the column or cone block that failed.
     ``moves`` counts the rounds of inward moves; ``free`` and ``core`` the columns
-    cancelled exactly and those solved densely.
+    cancelled exactly and those solved densely; ``details`` the bound's two terms
+    (``offset - b.y`` and the box and simplex term) and the largest correction.
     """
 
     value: flint.arb | None
@@ -93,7 +107,8 @@ class LowerBound:
 def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: DualCones,
                        y: np.ndarray, lower: np.ndarray | None = None,
                        upper: np.ndarray | None = None, offset: float = 0.0,
-                       names: dict[str, np.ndarray] | None = None) -> LowerBound:
+                       names: dict[str, np.ndarray] | None = None,
+                       simplices: np.ndarray | None = None) -> LowerBound:
     """A lower bound on ``min c.x + offset, A x + s = b, s in K`` proved from the dual ``y``.
 
     Parameters
@@ -110,6 +125,11 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
     names
         Column blocks by name (e.g. ``ConicProgram.variable_blocks``), for the reason
         when the bound is not proved.
+    simplices
+        Groups of columns (rows of a 2-d index array) that lie in the probability simplex
+        at every feasible point (a protocol's rows). A group contributes ``min_j r_j``
+        instead of the box's ``sum_j min(0, r_j)``: the solver's residual costs once
+        per row, not once per entry.
 
     Returns
     -------
@@ -120,8 +140,12 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
     A.eliminate_zeros()
     n = A.shape[1]
     c, b = np.asarray(c, dtype=float), np.asarray(b, dtype=float)
-    lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
-    upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+    lower = np.full(n, -np.inf) if lower is None else np.array(lower, dtype=float)
+    upper = np.full(n, np.inf) if upper is None else np.array(upper, dtype=float)
+    groups = np.zeros((0, 1), dtype=np.int64) if simplices is None \
+        else np.atleast_2d(np.asarray(simplices, dtype=np.int64))
+    lower[groups.ravel()] = np.maximum(lower[groups.ravel()], 0.0)
+    upper[groups.ravel()] = np.minimum(upper[groups.ravel()], 1.0)
     if A.shape != (b.size, c.size) or cones.rows != b.size or np.shape(y) != b.shape:
         raise ValueError(f"inconsistent program: A {A.shape}, c {c.shape}, b {b.shape}, "
                          f"cones cover {cones.rows} rows, y {np.shape(y)}")
@@ -133,13 +157,14 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
                            f"and no constraint", free.size)
     start = project(blocks, np.asarray(y, dtype=float))
     try:
-        return _moved_until_inside(A, c, b, blocks, start, free, (lower, upper), offset)
+        return _moved_until_inside(A, c, b, blocks, start, free,
+                                   _Domain(lower, upper, groups), offset)
     except NoPivots as error:
         return _not_proved(f"{_label(error.columns, names)}: {error}", free.size)
 
 
 def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
-                        y: np.ndarray, free: np.ndarray, box: tuple[np.ndarray, np.ndarray],
+                        y: np.ndarray, free: np.ndarray, domain: _Domain,
                         offset: float) -> LowerBound:
     """Cancel, prove membership, move the offending cones inward; repeat (module docstring)."""
     direction = interior_direction(blocks)
@@ -156,11 +181,10 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
         dual = Enclosure.exact(y) + delta
         outside = violations(blocks, dual)
         if not outside.any():
-            bound = _bound(A, b, box, residual, delta, dual, offset)
+            bound, terms = _bound(A, b, domain, residual, delta, dual, offset)
+            terms["largest correction"] = float(np.abs(delta.mid).max(initial=0.0))
             return LowerBound(bound, moves=round_, free=free.size,
-                              core=pivots.core_columns.size,
-                              details={"largest correction": float(np.abs(delta.mid).max(
-                                  initial=0.0))})
+                              core=pivots.core_columns.size, details=terms)
         step = np.where(outside > 0, 2.0**round_ * (2.0 * outside + MOVE_FLOOR * scale), 0.0)
         y = y + step[blocks.block] * direction
     worst = int(np.argmax(outside))
@@ -170,19 +194,26 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
                        free.size)
 
 
-def _bound(A: sp.csc_matrix, b: np.ndarray, box: tuple[np.ndarray, np.ndarray],
-           residual: Enclosure, delta: Enclosure, dual: Enclosure, offset: float) -> flint.arb:
-    """``offset - b.y + sum_{j bounded} min over the box of r_j x_j`` as an ``arb`` ball."""
-    lower, upper = box
+def _bound(A: sp.csc_matrix, b: np.ndarray, domain: "_Domain", residual: Enclosure,
+           delta: Enclosure, dual: Enclosure, offset: float
+           ) -> tuple[flint.arb, dict[str, float]]:
+    """``offset - b.y + sum_{j boxed} min_box r_j x_j + sum_{simplices} min_j r_j``, as
+    an ``arb`` ball (module docstring), and its two terms as floats."""
+    lower, upper = domain.lower, domain.upper
     bounded = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
-    moved = np.flatnonzero(delta.mid != 0)
+    moved = np.flatnonzero((delta.mid != 0) | (delta.rad != 0))
     r = residual[bounded] + transpose_product(A[moved][:, bounded], delta[moved])
     low, high = r.lower(), r.upper()
     products = np.stack([low * lower[bounded], low * upper[bounded], high * lower[bounded],
                          high * upper[bounded]])
     smallest = np.nextafter(products.min(axis=0), -np.inf)
-    box_term, objective = total(Enclosure.exact(smallest)), dot(b, dual)
-    return (flint.arb(offset) + _ball(box_term) - _ball(objective))
+    boxed = ~np.isin(bounded, domain.simplices)
+    at = np.searchsorted(bounded, domain.simplices)  # simplex columns are all bounded
+    terms = np.concatenate([smallest[boxed], low[at].min(axis=1)])
+    box_term, objective = total(Enclosure.exact(terms)), dot(b, dual)
+    parts = {"dual objective": float(offset - objective.mid[0]),
+             "box term": float(box_term.mid[0])}
+    return flint.arb(offset) + _ball(box_term) - _ball(objective), parts
 
 
 def _ball(value: Enclosure) -> flint.arb:
