@@ -29,13 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+import scipy.sparse.csgraph
 
 from rldp_models.optimality.dense import SingularCore, dense_solve
 from rldp_models.optimality.enclosure import Enclosure, IntervalMatrix, divide
 from rldp_models.optimality.moves import Moves
 
 CORE_LIMIT = 1500
-"""Most free columns solved together densely; a larger core is reported, not solved."""
+"""Most free columns solved together densely (one core); a larger one is reported, not
+solved."""
 GOOD_RATIO = 4.0
 """A round peels only the columns whose move has this much room per step, while there
 are any; the others wait for moves that appear once their neighbours are peeled."""
@@ -46,14 +48,20 @@ CORE_RANK_TOLERANCE = 1e-10
 @dataclass(frozen=True)
 class Pivots:
     """The square system: the effect ``E`` of the moves on the free columns (rows of ``E``
-    are the free columns in the order of ``free``), the core's columns and moves (local
-    indices), then each peeling round's."""
+    are the free columns in the order of ``free``), each core's columns and moves (local
+    indices; a core is a connected component of what peeling left), then each peeling
+    round's."""
 
     free: np.ndarray
     effect: IntervalMatrix
-    core_columns: np.ndarray
-    core_moves: np.ndarray
+    cores: tuple[tuple[np.ndarray, np.ndarray], ...]
     rounds: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    @property
+    def core_columns(self) -> np.ndarray:
+        """All core columns (local indices), the cores' concatenated."""
+        return np.concatenate([columns for columns, _ in self.cores]) if self.cores \
+            else np.zeros(0, dtype=np.int64)
 
 
 class NoPivots(ValueError):
@@ -89,9 +97,20 @@ def choose_pivots(A: sp.csc_matrix, free: np.ndarray, moves: Moves,
         remaining[local] = False
         count -= np.bincount(by_column[local].indices, minlength=count.size)
         rounds.append((local, chosen))
-    core = np.flatnonzero(remaining)
-    core_moves = _core_moves(effect, core, used, moves, free) if core.size else core
-    return Pivots(free, effect, core, core_moves, tuple(rounds))
+    cores = tuple((core, _core_moves(effect, core, used, moves, free))
+                  for core in _components(touches, np.flatnonzero(remaining), used))
+    return Pivots(free, effect, cores, tuple(rounds))
+
+
+def _components(touches: sp.csc_matrix, core: np.ndarray, used: np.ndarray
+                ) -> list[np.ndarray]:
+    """The core split into columns connected through unused moves (each solved alone: a
+    move touches columns of one component only, and peeled moves touch none)."""
+    if core.size == 0:
+        return []
+    links = sp.csr_matrix(touches[core][:, np.flatnonzero(~used)])
+    count, label = scipy.sparse.csgraph.connected_components(links @ links.T, directed=False)
+    return [core[label == k] for k in range(count)]
 
 
 def _singletons(touches: sp.csc_matrix, remaining: np.ndarray, count: np.ndarray,
@@ -132,8 +151,8 @@ def _core_moves(effect: IntervalMatrix, core: np.ndarray, used: np.ndarray, move
     by room, picks a well-conditioned square set (Golub and Van Loan, *Matrix
     Computations*, 2013, Section 5.4.2)."""
     if core.size > CORE_LIMIT:
-        raise NoPivots(f"{core.size} unbounded columns share all their moves (more than "
-                       f"{CORE_LIMIT}: no triangular order)", free[core])
+        raise NoPivots(f"{core.size} unbounded columns are linked through all their moves "
+                       f"(more than {CORE_LIMIT}: no triangular order)", free[core])
     block = sp.csc_matrix(effect.mid[core])
     candidates = np.flatnonzero((np.diff(block.indptr) > 0) & ~used)
     if candidates.size < core.size:
@@ -153,8 +172,8 @@ def solve(pivots: Pivots, residual: Enclosure) -> Enclosure:
     on every free column (``residual`` in the order of the free columns)."""
     effect = pivots.effect
     theta = Enclosure.exact(np.zeros(effect.mid.shape[1]))
-    if pivots.core_columns.size:
-        theta = _with(theta, pivots.core_moves, _core_solve(pivots, residual))
+    for columns, chosen in pivots.cores:
+        theta = _with(theta, chosen, _core_solve(pivots, columns, chosen, residual))
     for local, chosen in reversed(pivots.rounds):
         rows = IntervalMatrix(effect.mid[local], effect.rad[local])
         current = residual[local] + rows.times(theta)
@@ -170,9 +189,9 @@ def _with(theta: Enclosure, index: np.ndarray, values: Enclosure) -> Enclosure:
     return Enclosure(mid, rad)
 
 
-def _core_solve(pivots: Pivots, residual: Enclosure) -> Enclosure:
+def _core_solve(pivots: Pivots, rows: np.ndarray, cols: np.ndarray,
+                residual: Enclosure) -> Enclosure:
     """``E[core, core moves] theta = -r[core]``, enclosed (:func:`dense_solve`)."""
-    rows, cols = pivots.core_columns, pivots.core_moves
     core = residual[rows]
     try:
         return dense_solve(pivots.effect.mid[rows][:, cols].toarray(),

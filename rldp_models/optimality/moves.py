@@ -46,8 +46,8 @@ class Moves:
     rising: np.ndarray
 
 
-def moves(blocks: ConeBlocks, y: np.ndarray) -> Moves:
-    """The moves at the dual ``y`` (module docstring)."""
+def moves(blocks: ConeBlocks, y: np.ndarray, frozen: np.ndarray | None = None) -> Moves:
+    """The moves at the dual ``y`` (module docstring), none touching a ``frozen`` row."""
     parts = [_unit_rows(blocks, y), _soc_moves(blocks, y), _three_d_moves(blocks, y)]
     rows, cols, vals, room, rising = [], [], [], [], []
     offset = 0
@@ -60,7 +60,12 @@ def moves(blocks: ConeBlocks, y: np.ndarray) -> Moves:
         offset += part_room.size
     V = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(y.size, offset))
-    return Moves(V, np.concatenate(room), np.concatenate(rising))
+    keep = np.ones(offset, dtype=bool)
+    if frozen is not None and frozen.any():  # no move may touch a frozen row
+        keep &= np.asarray(sp.csc_matrix((np.ones(V.nnz), V.indices, V.indptr),
+                                         shape=V.shape).T @ frozen.astype(float)).ravel() == 0
+    return Moves(sp.csc_matrix(V[:, keep]), np.concatenate(room)[keep],
+                 np.concatenate(rising)[keep])
 
 
 _Part = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]

@@ -20,7 +20,8 @@ lower and upper bounds in linear programming", SIAM J. Optim. 14, 2004, Theorem 
 free variables; the same argument holds for any closed convex cone).
 
 :func:`proven_lower_bound` turns an approximate dual into such a ``y``: it projects it
-into ``K*`` (:func:`~rldp_models.optimality.cones.project`), cancels the residual on
+into ``K*`` (:func:`~rldp_models.optimality.cones.project`), zeroes the negligible
+duals of inactive groups (:mod:`~rldp_models.optimality.inactive`), cancels the residual on
 the free columns exactly (:mod:`~rldp_models.optimality.cancellation`), proves that the
 whole enclosure of the corrected dual lies in ``K*``
 (:func:`~rldp_models.optimality.cones.violations`) and, where it does not, moves the
@@ -44,6 +45,7 @@ from rldp_models.optimality.cancellation import NoPivots, choose_pivots, solve
 from rldp_models.optimality.cones import KINDS, ConeBlocks, DualCones, interior_direction, \
     project, violations
 from rldp_models.optimality.enclosure import Enclosure, dot, total, transpose_product
+from rldp_models.optimality.inactive import NEGLIGIBLE, zero_inactive
 from rldp_models.optimality.least_change import least_change
 from rldp_models.optimality.moves import moves
 
@@ -155,26 +157,31 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
     if unreachable.size:
         return _not_proved(f"{_label(unreachable, names)}: an unbounded column with a cost "
                            f"and no constraint", free.size)
-    start = project(blocks, np.asarray(y, dtype=float))
-    try:
-        return _moved_until_inside(A, c, b, blocks, start, free,
-                                   _Domain(lower, upper, groups), offset)
-    except NoPivots as error:
-        return _not_proved(f"{_label(error.columns, names)}: {error}", free.size)
+    projected, domain = project(blocks, np.asarray(y, float)), _Domain(lower, upper, groups)
+    for threshold in NEGLIGIBLE:
+        start, cancel, frozen = zero_inactive(A, c, blocks, projected, free, threshold)
+        try:
+            bound = _moved_until_inside(A, c, b, blocks, start, cancel, frozen, domain, offset)
+        except NoPivots as error:
+            bound = _not_proved(f"{_label(error.columns, names)}: {error}", cancel.size)
+        if bound.proved:
+            return bound
+    return bound
 
 
 def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
-                        y: np.ndarray, free: np.ndarray, domain: _Domain,
-                        offset: float) -> LowerBound:
+                        y: np.ndarray, free: np.ndarray, frozen: np.ndarray,
+                        domain: _Domain, offset: float) -> LowerBound:
     """Cancel, prove membership, move the offending cones inward; repeat (module docstring)."""
     direction = interior_direction(blocks)
     scale = np.maximum.reduceat(np.maximum(np.abs(y), 1.0), blocks.starts) \
         if blocks.starts.size else np.zeros(0)
     for round_ in range(MOVES + 1):
         for _ in range(REFINEMENTS):
-            y = project(blocks, y + least_change(A, free, moves(blocks, y), c + A.T @ y))
+            y = project(blocks, y + least_change(A, free, moves(blocks, y, frozen),
+                                                 c + A.T @ y))
         residual = Enclosure.exact(c) + transpose_product(A, Enclosure.exact(y))
-        directions = moves(blocks, y)
+        directions = moves(blocks, y, frozen)
         pivots = choose_pivots(A, free, directions, residual.mid)
         theta = solve(pivots, residual[free])
         delta = transpose_product(directions.V.T, theta)

@@ -77,12 +77,13 @@ def test_another_instances_dual_is_refused_or_below(demo_crosstab: Crosstab) -> 
 
 
 def test_without_the_protocol_box_every_column_is_free(demo_crosstab: Crosstab) -> None:
-    """NUNP's protocol entries are its only columns: unboxed, each must be cancelled."""
+    """NUNP's protocol entries are its only columns: unboxed, each must be cancelled
+    (or, without cost, have every row's dual zeroed); the bound stays valid."""
     conic = conic_program(preset("NUNP", demo_crosstab, EPS, ALPHA))
     z = _clarabel_default_dual(conic)
     boxed = conic_lower_bound(conic, z, simplices=("protocol",))
     unboxed = conic_lower_bound(conic, z)
-    assert boxed.free == 0 and unboxed.free == conic.c.size
+    assert boxed.free == 0 and 0 < unboxed.free <= conic.c.size
     upper = _finished_objective(demo_crosstab, "NUNP")
     assert not unboxed.proved or unboxed.lower <= upper
 
