@@ -45,7 +45,7 @@ from rldp_models.optimality.cancellation import NoPivots, choose_pivots, solve
 from rldp_models.optimality.cones import KINDS, ConeBlocks, DualCones, interior_direction, \
     project, violations
 from rldp_models.optimality.enclosure import Enclosure, dot, total, transpose_product
-from rldp_models.optimality.inactive import NEGLIGIBLE, zero_inactive
+from rldp_models.optimality.inactive import AFFORDABLE, zero_inactive
 from rldp_models.optimality.least_change import least_change
 from rldp_models.optimality.moves import moves
 
@@ -53,6 +53,8 @@ MOVES = 12
 """Rounds of moving offending cones inward before giving up (each at least doubles)."""
 REFINEMENTS = 2
 """Floating point corrections (:mod:`~rldp_models.optimality.least_change`) per round."""
+STALL = 3
+"""Rounds without fewer cones outside ``K*`` after which an attempt gives up."""
 MOVE_FLOOR = 1e-14
 """A move is at least this fraction of the cone's largest dual entry (or of 1)."""
 
@@ -158,8 +160,11 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
         return _not_proved(f"{_label(unreachable, names)}: an unbounded column with a cost "
                            f"and no constraint", free.size)
     projected, domain = project(blocks, np.asarray(y, float)), _Domain(lower, upper, groups)
-    for threshold in NEGLIGIBLE:
-        start, cancel, frozen = zero_inactive(A, c, blocks, projected, free, threshold)
+    reach = np.where(np.isfinite(lower) & np.isfinite(upper),
+                     np.maximum(np.abs(lower), np.abs(upper)), 0.0)
+    for affordable in AFFORDABLE:
+        start, cancel, frozen = zero_inactive(A, b, c, blocks, projected, free, reach,
+                                              affordable)
         try:
             bound = _moved_until_inside(A, c, b, blocks, start, cancel, frozen, domain, offset)
         except NoPivots as error:
@@ -174,6 +179,7 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
                         domain: _Domain, offset: float) -> LowerBound:
     """Cancel, prove membership, move the offending cones inward; repeat (module docstring)."""
     direction = interior_direction(blocks)
+    history: list[int] = []
     scale = np.maximum.reduceat(np.maximum(np.abs(y), 1.0), blocks.starts) \
         if blocks.starts.size else np.zeros(0)
     for round_ in range(MOVES + 1):
@@ -192,10 +198,13 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
             terms["largest correction"] = float(np.abs(delta.mid).max(initial=0.0))
             return LowerBound(bound, moves=round_, free=free.size,
                               core=pivots.core_columns.size, details=terms)
+        history.append(int(np.count_nonzero(outside)))
+        if len(history) > STALL and history[-1] >= history[-1 - STALL]:
+            break
         step = np.where(outside > 0, 2.0**round_ * (2.0 * outside + MOVE_FLOOR * scale), 0.0)
         y = y + step[blocks.block] * direction
     worst = int(np.argmax(outside))
-    return _not_proved(f"the dual stays outside K* after {MOVES} inward moves: "
+    return _not_proved(f"the dual stays outside K* after {len(history)} inward moves: "
                        f"{int(np.count_nonzero(outside))} cones, the worst a "
                        f"{KINDS[blocks.block_kind[worst]]} cone at row {blocks.starts[worst]}",
                        free.size)
