@@ -184,8 +184,7 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
         if blocks.starts.size else np.zeros(0)
     for round_ in range(MOVES + 1):
         for _ in range(REFINEMENTS):
-            y = project(blocks, y + least_change(A, free, moves(blocks, y, frozen),
-                                                 c + A.T @ y))
+            y = _refined(A, c, blocks, y, free, frozen)
         residual = Enclosure.exact(c) + transpose_product(A, Enclosure.exact(y))
         directions = moves(blocks, y, frozen)
         pivots = choose_pivots(A, free, directions, residual.mid)
@@ -208,6 +207,16 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
                        f"{int(np.count_nonzero(outside))} cones, the worst a "
                        f"{KINDS[blocks.block_kind[worst]]} cone at row {blocks.starts[worst]}",
                        free.size)
+
+
+def _refined(A: sp.csc_matrix, c: np.ndarray, blocks: ConeBlocks, y: np.ndarray,
+             free: np.ndarray, frozen: np.ndarray) -> np.ndarray:
+    """``y`` after one least change and projection, if that lowered the largest residual
+    on the free columns (projecting a large change back can raise it: 10x20 RURP)."""
+    residual = c + A.T @ y
+    moved = project(blocks, y + least_change(A, free, moves(blocks, y, frozen), residual))
+    before = np.abs(residual[free]).max(initial=0.0)
+    return moved if np.abs((c + A.T @ moved)[free]).max(initial=0.0) < before else y
 
 
 def _bound(A: sp.csc_matrix, b: np.ndarray, domain: "_Domain", residual: Enclosure,
