@@ -75,12 +75,6 @@ class ConeBlocks:
         return cls(block_kind[block], block, starts, sizes, block_kind,
                    np.asarray(cones.power, dtype=float))
 
-    def heads(self) -> np.ndarray:
-        """Whether each row starts its block (a second-order cone's ``h``)."""
-        head = np.zeros(self.kind.size, dtype=bool)
-        head[self.starts] = True
-        return head
-
     def of_kind(self, kind: int) -> np.ndarray:
         """The blocks of one kind."""
         return np.flatnonzero(self.block_kind == kind)
