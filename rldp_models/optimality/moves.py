@@ -23,6 +23,7 @@ themselves (any ``theta >= 0`` keeps ``y`` in ``K*``, as ``K*`` is a convex cone
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,7 +166,7 @@ def _tangent(z: np.ndarray, kind: int, alpha: float) -> np.ndarray | None:
     if kind == EXP:
         if u >= 0:
             return None
-        grad = np.array([np.exp(v / u) * (1 - v / u), np.exp(v / u), np.e])
+        grad = np.array([np.exp(v / u) * (1 - v / u), np.exp(v / u), math.e])
     else:
         if u <= 0 or v <= 0 or w == 0:
             return None
