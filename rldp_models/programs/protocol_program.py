@@ -104,8 +104,10 @@ class ProtocolProgram:
         if len(self.outputs) < 1:
             raise InputError("the output alphabet must not be empty")
         self.distortion_matrix = distortion_matrix(self.distortion, self.crosstab, self.outputs)
-        if self.is_robust and self.uncertainty is None:
-            raise InputError(f"{self.name}: robust blocks need an uncertainty set")
+        if self.uncertainty is None and any(block.needs_program_set()
+                                            for block in (self.objective, *self.constraints)):
+            raise InputError(f"{self.name}: robust blocks need an uncertainty set (the "
+                             f"program's uncertainty=, or the block's own over=)")
 
     # ------------------------------------------------------------------ data
     @property
@@ -180,6 +182,9 @@ class ProtocolProgram:
         """
         if crosstab.shape != self.crosstab.shape:
             raise InputError("update needs a crosstab of the same shape")
+        if any(block.own_sets() for block in (self.objective, *self.constraints)):
+            raise InputError("update cannot recalibrate the sets blocks name themselves "
+                             "(over=): build the program again around the new counts")
         old_zero = self.problem_data().zero_secrets
         if uncertainty is None and self.uncertainty is not None:
             if self.uncertainty.alpha is None:
