@@ -139,6 +139,24 @@ class ProtocolProgram:
                          | ({"conic"} if Capability.DIRECT_CONIC in offered else set())
                          | ({"pyomo"} if Capability.LINEAR in offered else set()))
 
+    def refusal(self, solver: str) -> str | None:
+        """Why the registry's ``solver`` cannot take this program, in one line, or None.
+
+        Not available here (e.g. MOSEK without its package or licence), a model form
+        the program cannot be emitted as (HiGHS takes linear programs only), or cones
+        the solver lacks (asked of the cvxpy model).
+        """
+        availability = solvers.describe().get(solver.lower())
+        if availability is None or not availability.ok:
+            return f"{solver}: {availability.reason if availability else 'not registered'}"
+        backend = solvers.get(solver)
+        if backend.form not in self.solver_forms():
+            return f"{solver} takes {backend.form} models; the program has no {backend.form} " \
+                f"form ({'not linear' if backend.form == 'pyomo' else 'a block lacks it'})"
+        lacking = getattr(backend, "refusal", None)  # a cvxpy backend names missing cones
+        return lacking(self.to_cvxpy()) if callable(lacking) and backend.form == "cvxpy" \
+            else None
+
     def problem_data(self) -> ProblemData:
         radius = self.uncertainty.radius if self.uncertainty is not None else 0.0
         return ProblemData.from_phat(self.crosstab.phat, radius)
