@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from rldp_models.data import Crosstab
@@ -85,19 +87,7 @@ def load_plugin_file(path: str | Path) -> list[str]:
     file = Path(path)
     if not file.is_file():
         raise InputError(f"--plugins {path}: no such file")
-    spec = importlib.util.spec_from_file_location(f"rldp_plugin_{file.stem}", file)
-    if spec is None or spec.loader is None:
-        raise InputError(f"--plugins {path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        raise InputError(f"--plugins {path}: syntax error at line {exc.lineno}: "
-                         f"{exc.msg}") from None
-    except Exception as exc:  # the plug-in's own code failed: the input's fault
-        raise InputError(f"--plugins {path}: importing it failed "
-                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-                         ) from None
+    module = _module_of(file)
     classes = [cls for _, cls in inspect.getmembers(module, inspect.isclass)
                if issubclass(cls, Block) and cls.__module__ == module.__name__
                and not inspect.isabstract(cls) and cls.__name__ not in LIBRARY_BLOCKS]
@@ -107,6 +97,39 @@ def load_plugin_file(path: str | Path) -> list[str]:
     for cls in classes:
         _FILE_BLOCKS[cls.__name__] = RegisteredBlock(cls.__name__, cls, f"plugin:{file.name}")
     return [cls.__name__ for cls in classes]
+
+
+def _module_of(file: Path) -> ModuleType:
+    """The module of ``file``: the one already imported from it (a script that imported its
+    blocks registers those very classes), else the file imported as ``rldp_plugin_<stem>``.
+
+    Raises
+    ------
+    InputError
+        If the file does not import.
+    """
+    resolved = file.resolve()
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if origin is not None and Path(origin).resolve() == resolved:
+            return module
+    spec = importlib.util.spec_from_file_location(f"rldp_plugin_{file.stem}", file)
+    if spec is None or spec.loader is None:
+        raise InputError(f"--plugins {file}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and pickling look their module up there
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[spec.name]
+        raise InputError(f"--plugins {file}: syntax error at line {exc.lineno}: "
+                         f"{exc.msg}") from None
+    except Exception as exc:  # the plug-in's own code failed: the input's fault
+        del sys.modules[spec.name]
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise InputError(f"--plugins {file}: importing it failed "
+                         f"({type(exc).__name__}: {first})") from None
+    return module
 
 
 def registered_blocks() -> dict[str, RegisteredBlock]:

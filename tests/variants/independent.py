@@ -43,6 +43,7 @@ def per_cell(P: cp.Variable, d: np.ndarray, n_s: int) -> cp.Expression:
     return cp.sum(cp.multiply(P, np.tile(d, (n_s, 1))), axis=1)
 
 
+# --8<-- [start:duals]
 def rotated(a: cp.Expression, b: cp.Expression, r: cp.Expression) -> cp.Constraint:
     """``r_i^2 <= a_i b_i`` with ``a, b >= 0``, entrywise (a rotated second-order cone)."""
     return cp.SOC(a + b, cp.vstack([2 * r, a - b]), axis=0)
@@ -61,8 +62,10 @@ def kl_worst(v: cp.Expression, phat: np.ndarray, r: float) -> tuple[cp.Expressio
     counted = np.flatnonzero(phat > 0)
     terms = cp.rel_entr(lam * np.ones(counted.size), m - v[counted])
     return m + lam * (r - 1) + phat[counted] @ terms, [m >= v]
+# --8<-- [end:duals]
 
 
+# --8<-- [start:privacy]
 def pair_privacy(P: cp.Variable, counts: np.ndarray, B: float, eps: float,
                  pairs: list[tuple[int, int]], power_cone: bool) -> list:
     """Theorem 4's constraint (30) for every output of each ordered pair; ``h^(2/3) c^(1/3)``
@@ -89,6 +92,7 @@ def pair_privacy(P: cp.Variable, counts: np.ndarray, B: float, eps: float,
             total = total + t - K * q
         constraints.append(total <= 0)
     return constraints
+# --8<-- [end:privacy]
 
 
 def optimum(counts: np.ndarray, variant: str, distortion: np.ndarray | None = None) -> float:
@@ -108,6 +112,7 @@ def optimum(counts: np.ndarray, variant: str, distortion: np.ndarray | None = No
     raise AssertionError(f"the independent model of {variant} did not solve")
 
 
+# --8<-- [start:program]
 def _problem(counts: np.ndarray, variant: str, distortion: np.ndarray | None,
              power_cone: bool) -> cp.Problem:
     n_s, n_u = counts.shape
@@ -127,3 +132,4 @@ def _problem(counts: np.ndarray, variant: str, distortion: np.ndarray | None,
         constraints.append(P[:, -1] <= 0.3)
     objective = 0.5 * (phat @ v) + 0.5 * worst if variant == "V4" else worst
     return cp.Problem(cp.Minimize(objective), constraints)
+# --8<-- [end:program]
