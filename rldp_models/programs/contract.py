@@ -42,6 +42,9 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
 ``optimality_modelled()``  whether the optimality gap's Lagrangian covers it   False
 ``estimated_worst_margin``  a float guess of the worst margin at the          None (check
                           solver's multipliers, to pick the first repair      first)
+``own_sets()``            the sets the block names itself (``over=``)          none
+``needs_program_set()``   whether it is robust over the program's set          ``robust`` and
+                                                                              no own set
 ``uniform_margin(n_y)``   the guarantee's worst margin at the uniform          privacy's
                           protocol (the repair's first mixing weight)         ``(1-e^eps)/|Y|``
 ``parameters()``          the record's declaration of the block               dataclass fields
