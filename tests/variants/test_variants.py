@@ -140,9 +140,13 @@ def test_a_block_set_not_built_on_the_record_counts_is_bad_input(records, capsys
     assert capsys.readouterr().err.count("\n") == 1
 
 
+ARGUMENT_PARSING = ("arguments(", "argparse.", "parser.", ".parse_args(")
+"""What marks a line as argument parsing: the scripts' shared parser, or argparse's."""
+
+
 def user_code_lines(path: Path) -> list[str]:
     """Non-blank, non-comment lines, without imports, docstrings and argument parsing
-    (the lines that call ``arguments(``, the scripts' parser)."""
+    (:data:`ARGUMENT_PARSING`)."""
     source = path.read_text()
     skipped = set()
     for node in ast.walk(ast.parse(source)):
@@ -155,7 +159,7 @@ def user_code_lines(path: Path) -> list[str]:
     lines = [line for number, line in enumerate(source.splitlines(), 1)
              if number not in skipped]
     return [line for line in lines if line.strip() and not line.strip().startswith("#")
-            and "arguments(" not in line]
+            and not any(mark in line for mark in ARGUMENT_PARSING)]
 
 
 SCRIPT_FILES = sorted(VARIANTS.glob("v[1-8]_*.py"))
@@ -172,7 +176,9 @@ def test_the_line_count_skips_only_imports_docstrings_and_argument_parsing(tmp_p
     script = tmp_path / "v9_example.py"
     script.write_text('"""Doc\nstring."""\nimport numpy as np\nfrom a import (\n    b,\n)\n\n'
                       'def program(x):\n    """Doc."""\n    # note\n    return np.sum(x)\n\n\n'
-                      'def main():\n    args = arguments(__doc__)\n    print(program(args))\n')
+                      'def main():\n    args = arguments(__doc__)\n    print(program(args))\n'
+                      'parser = argparse.ArgumentParser()\nparser.add_argument("--out")\n'
+                      'args = parser.parse_args()\n')
     assert user_code_lines(script) == ["def program(x):", "    return np.sum(x)",
                                        "def main():", "    print(program(args))"]
 
