@@ -181,7 +181,7 @@ def declared_program(record: dict, crosstab: Crosstab):
         If the declaration does not make a program.
     """
     declaration = record["declaration"]
-    built = [(spec, *build_block(spec)) for spec in declaration["blocks"]]
+    built = [(spec, *build_block(spec, crosstab)) for spec in declaration["blocks"]]
     objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
     constraints = [(block, source) for spec, block, source in built
                    if spec["role"] == "constraint"]

@@ -14,9 +14,10 @@ files, which are migrated on read. In order:
    * **guarantee**: the matrix meets its stated guarantee, checked exactly
      and independently of the certificate; a program is rebuilt from its
      declaration (library blocks, and third-party blocks registered through
-     the ``rldp_models.blocks`` entry points, whose verdicts are marked as
-     plug-in code); the rows of a record written by this release must be
-     dyadic and sum to exactly 1;
+     the ``rldp_models.blocks`` entry points or loaded from a file with
+     ``--plugins FILE.py``, whose verdicts are marked as plug-in code); every
+     set a block names itself is rebuilt from its declaration; the rows of a
+     record written by this release must be dyadic and sum to exactly 1;
    * **certificate**: the stored multipliers or LP duals prove what the
      result claims, re-checked without the solver.
 
@@ -49,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__)
     parser.add_argument("result", metavar="OUT.json")
     add_data_arguments(parser)
+    parser.add_argument("--plugins", metavar="FILE.py", action="append", default=[],
+                        help="a Python file defining blocks the record declares (repeatable); "
+                        "their verdicts are marked as plug-in code")
     parser.add_argument("--report", metavar="REPORT.json",
                         help="also write both verdicts with every bound, attained value, gap "
                         "and worst-case distribution found")
@@ -56,10 +60,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rldp_models.results.blocks import load_plugin_file
     from rldp_models.results.files import read_record
     from rldp_models.results.record import migrate
     from rldp_models.results.schema import validate
 
+    for plugin in args.plugins:
+        load_plugin_file(plugin)
     record = migrate(read_record(args.result))
     validate(record)
     record = _with_proof_beside(record, args.result)

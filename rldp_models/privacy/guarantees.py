@@ -216,7 +216,8 @@ def pair_multipliers(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float
 def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: ChiSquareSet,
                          eps: float,
                          multipliers: dict[tuple[int, int], dict[str, np.ndarray]] | None = None,
-                         refine: bool = True) -> GuaranteeCheck:
+                         refine: bool = True,
+                         pairs: list[tuple[int, int]] | None = None) -> GuaranteeCheck:
     """Eq. (23) for every ``P`` in the chi-square set, proved by Theorem 4 bounds.
 
     Parameters
@@ -234,6 +235,9 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
         Where a bound is positive, try multipliers from the precise closed-form
         minimisation (:meth:`PairProjection.support_certificate`) before
         declaring the constraint violated.
+    pairs : list of (s1, s2), optional
+        Only these ordered pairs (a guarantee restricted to them); the others'
+        margins are NaN. Default: every ordered pair.
     """
     n_s, n_u = counts.shape
     n = int(counts.sum())
@@ -242,7 +246,7 @@ def check_robust_privacy(protocol: np.ndarray, counts: np.ndarray, uncertainty: 
     factor = iv.exp(interval(eps))
     root = iv.sqrt(interval(uncertainty.radius) + 1)
     joint = [[Fraction(int(c), n) for c in row] for row in counts]
-    pairs = list(itertools.permutations(range(n_s), 2))
+    pairs = list(itertools.permutations(range(n_s), 2)) if pairs is None else list(pairs)
     multipliers = dict(multipliers or {})
     missing = [pair for pair in pairs if pair not in multipliers]
     if missing:

@@ -75,7 +75,9 @@ def default_solver(program: "ProtocolProgram", note: bool = True) -> str:
 
 
 def _why_not_direct(program: "ProtocolProgram") -> str:
-    missing = [block_label(block) for block in program_blocks(program)
+    missing = [block_label(block) + "".join(f" (over its own {s.name} set)"
+                                            for s in block.own_sets())
+               for block in program_blocks(program)
                if Capability.DIRECT_CONIC not in block.capabilities(program.uncertainty)]
     if not missing:
         return f"{FASTEST_FIRST[0]} is not available here"

@@ -56,6 +56,7 @@ from rldp_models.programs.contract import (
     Multipliers,
     Objective,
     Problem,
+    robust_set,
     set_capabilities,
 )
 from rldp_models.uncertainty.base import (
@@ -109,21 +110,28 @@ class RobustDistortion(Objective):
 
     Written as ``min D`` subject to ``delta*(v | F) <= D`` with ``v`` the
     per-cell expected distortion (Lemma 1; for the chi-square set Theorem 2,
-    eq. 22). The epigraph comes from the program's uncertainty set
-    (``support_at_most`` of :class:`rldp_models.uncertainty.base.UncertaintySet`).
+    eq. 22). The epigraph comes from the block's own set ``over`` when it names
+    one, else from the program's uncertainty set (``support_at_most`` of
+    :class:`rldp_models.uncertainty.base.UncertaintySet`).
     """
 
     robust: bool = True
     name: str = "robust_utility"
+    over: UncertaintySet | None = None
+
+    def own_sets(self) -> tuple[UncertaintySet, ...]:
+        return () if self.over is None else (self.over,)
 
     def optimality_modelled(self) -> bool:
-        return True
+        """Over the program's set (the Lagrangian model of the gap reads that set)."""
+        return self.over is None
 
     def build(self, context: BuildContext) -> cp.Expression:
         """The stated rows (Theorem 2) over a set that has them, else the set's epigraph."""
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
-        if Capability.DIRECT_CONIC in self.capabilities(context.robust_set()):
+        context = context.over(self.over)
+        if Capability.DIRECT_CONIC in set_capabilities(context.robust_set()):
             return emit_objective(self, context)
         worst = cp.Variable(name="worst_case_distortion")
         context.variables["worst_case_distortion"] = worst
@@ -133,25 +141,26 @@ class RobustDistortion(Objective):
         return worst
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
-        """Linear over a linear set; direct rows (Theorem 2) over a set that has them."""
+        """Linear over a linear set; direct rows (Theorem 2) over a set that has them, when
+        it is the program's (the direct form reads the program's set)."""
+        if self.over is not None:
+            return set_capabilities(self.over) & {Capability.LINEAR}
         return set_capabilities(uncertainty) & LINEAR_AND_DIRECT
 
     def build_conic(self, builder: ConicBuilder) -> None:
         conic_rows.robust_distortion_rows(builder, self.name)
 
     def evaluate(self, protocol: np.ndarray, program: "ProtocolProgram") -> float:
-        """The worst case over the set by the closed form of Theorem 2."""
+        """The worst case over the set by its closed form (Theorem 2 for the chi-square set)."""
         per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
                                              (program.crosstab.shape[0], 1)), axis=1)
-        assert program.uncertainty is not None  # a robust program has a set
-        return program.uncertainty.support(per_cell)
+        return robust_set(self.over, program.uncertainty).support(per_cell)
 
     def certificate_multipliers(self, protocol: np.ndarray, program: "ProtocolProgram",
                                 multipliers: Multipliers) -> Multipliers:
         """The solver's multipliers, unless the closed form's (Theorem 2 at ``protocol``)
         give a smaller certified bound, as they do after a repair."""
-        uncertainty = program.uncertainty
-        assert uncertainty is not None  # a robust program has a set
+        uncertainty = robust_set(self.over, program.uncertainty)
         per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
                                              (program.crosstab.shape[0], 1)), axis=1)
         candidates = [uncertainty.support_multipliers(per_cell)]
@@ -166,10 +175,11 @@ class RobustDistortion(Objective):
         chi-square set, with ``Phat`` exact), at most the recorded objective ``D``; and
         ``max_{P in F} v.P`` by the set's own search, which must not beat it."""
         values = multipliers.get(self.name)
-        if values is None or problem.uncertainty is None or problem.value is None:
+        uncertainty = problem.uncertainty if self.over is None else self.over
+        if values is None or uncertainty is None or problem.value is None:
             return StoredCheck(missing=(self.name,))
         v = expected_distortion(protocol, problem.distortion, problem.crosstab.shape[0])
-        region = _certifiable(problem.uncertainty, problem.crosstab.counts)
+        region = certifiable_set(uncertainty, problem.crosstab.counts)
         objective = float(problem.value)
         bound = ConstraintBound(self.name, region.certified_support_bound(v, values), objective,
                                 OBJECTIVE_TOLERANCE * (1 + abs(objective)))
@@ -182,7 +192,7 @@ class RobustDistortion(Objective):
         return StoredCheck((bound,), (), (attained,))
 
 
-def _certifiable(uncertainty: UncertaintySet, counts: np.ndarray) -> CertifiableSet:
+def certifiable_set(uncertainty: UncertaintySet, counts: np.ndarray) -> CertifiableSet:
     """The set as its certificate is checked: a set with exact pair projections (the
     chi-square set) with ``Phat = counts / n`` exact, any other set as it is."""
     if Capability.EXACT_PAIR in uncertainty.capabilities:
@@ -316,6 +326,10 @@ class RobustSecretPrivacy(GuaranteeFamily):
     ``s1 != s2``) restrict the guarantee to those outputs and secret pairs;
     the default (None) is all of them. The record declares both, so
     ``rldp verify`` re-checks the restricted guarantee.
+
+    ``over`` is the block's own set (default: the program's). Over its own set
+    the block has no direct rows (they read the program's set): its rows are
+    Theorem 4's emitted into cvxpy with that set's radius, or the product form.
     """
 
     eps: float
@@ -323,6 +337,7 @@ class RobustSecretPrivacy(GuaranteeFamily):
     robust: bool = True
     outputs: tuple[int, ...] | None = None
     pairs: tuple[tuple[int, int], ...] | None = None
+    over: UncertaintySet | None = None
 
     def __post_init__(self) -> None:
         """Lists (as a record stores them) become tuples, so the block stays hashable."""
@@ -331,9 +346,13 @@ class RobustSecretPrivacy(GuaranteeFamily):
         if self.pairs is not None:
             object.__setattr__(self, "pairs", tuple((int(a), int(b)) for a, b in self.pairs))
 
+    def own_sets(self) -> tuple[UncertaintySet, ...]:
+        return () if self.over is None else (self.over,)
+
     def optimality_modelled(self) -> bool:
-        """Over every output and pair (restricted, its Lagrangian has fewer terms)."""
-        return not self.restricted
+        """Over every output and pair and the program's set (restricted, its Lagrangian has
+        fewer terms; over its own set, the gap's model reads another set)."""
+        return not self.restricted and self.over is None
 
     @property
     def restricted(self) -> bool:
@@ -361,9 +380,10 @@ class RobustSecretPrivacy(GuaranteeFamily):
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         """Direct rows in the exact pair form (Theorem 4) over all outputs and pairs; linear
         in product form over a linear set (the product form has no direct rows)."""
-        offered = set_capabilities(uncertainty)
+        offered = set_capabilities(uncertainty if self.over is None else self.over)
         if Capability.EXACT_PAIR in offered:
-            return NO_CAPABILITIES if self.restricted else offered & {Capability.DIRECT_CONIC}
+            return NO_CAPABILITIES if self.restricted or self.over is not None \
+                else offered & {Capability.DIRECT_CONIC}
         return offered & {Capability.LINEAR}
 
     def build_conic(self, builder: ConicBuilder) -> None:
@@ -375,6 +395,7 @@ class RobustSecretPrivacy(GuaranteeFamily):
 
     def build(self, context: BuildContext) -> None:
         """The stated rows (Theorem 4) in the exact pair form, else the product form."""
+        context = context.over(self.over)
         if self._exact_pairs(context.uncertainty):
             emit_block(self, context)
         else:
@@ -400,18 +421,18 @@ class RobustSecretPrivacy(GuaranteeFamily):
     def check(self, protocol: np.ndarray, program: "ProtocolProgram",
               multipliers: Multipliers) -> GuaranteeCheck:
         """The exact check with the solver's multipliers; repairs are cheaper than refining."""
-        assert program.uncertainty is not None  # a robust program has a set
-        if not self._exact_pairs(program.uncertainty):
-            full = check_product_privacy(protocol, program.uncertainty, self.eps,
+        uncertainty = robust_set(self.over, program.uncertainty)
+        if not self._exact_pairs(uncertainty):
+            full = check_product_privacy(protocol, uncertainty, self.eps,
                                          self._solver_bounds(multipliers))
         else:
-            pairs = {pair: multipliers.get(self._group(*pair))
-                     for pair in ordered_secret_pairs(program.crosstab.shape[0])}
+            chosen = self.chosen(program.crosstab.shape[0], protocol.shape[1])[1]
+            pairs = {pair: multipliers.get(self._group(*pair)) for pair in chosen}
             full = check_robust_privacy(protocol, program.crosstab.counts,
-                                        _exact_pair_set(program.uncertainty), self.eps,
+                                        _exact_pair_set(uncertainty), self.eps,
                                         {k: v for k, v in pairs.items()
                                          if v is not None and self._fits(v, protocol)},
-                                        refine=self.restricted)
+                                        refine=self.restricted, pairs=chosen)
         return full if not self.restricted else self._restrict(full, protocol)
 
     def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
@@ -419,7 +440,8 @@ class RobustSecretPrivacy(GuaranteeFamily):
         (the product form over a set without exact pair projections); restricted, the check."""
         if self.restricted:
             return super().certify(protocol, program)
-        return secret_privacy(protocol, program.crosstab, program.uncertainty, self.eps,
+        return secret_privacy(protocol, program.crosstab,
+                              robust_set(self.over, program.uncertainty), self.eps,
                               program.output_labels)
 
     def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
@@ -427,14 +449,15 @@ class RobustSecretPrivacy(GuaranteeFamily):
         """Over every output and pair: eq. (30) at the stored ``(c, t)`` of every pair over a
         set with exact pair projections, else the product form's stored bounds and pair
         inequalities. Restricted, nothing: its guarantee is re-checked afresh (:meth:`certify`)."""
-        if self.restricted or problem.uncertainty is None:
+        uncertainty = problem.uncertainty if self.over is None else self.over
+        if self.restricted or uncertainty is None:
             return StoredCheck()
         secrets = problem.crosstab.s_labels
-        if self._exact_pairs(problem.uncertainty):
+        if self._exact_pairs(uncertainty):
             return pair_check(protocol, problem.crosstab.counts,
-                              _exact_pair_set(problem.uncertainty), self.eps, multipliers,
+                              _exact_pair_set(uncertainty), self.eps, multipliers,
                               self.name, secrets, problem.outputs)
-        return product_check(protocol, problem.uncertainty, self.eps, multipliers, self.name,
+        return product_check(protocol, uncertainty, self.eps, multipliers, self.name,
                              secrets, problem.outputs)
 
     def recorded_multipliers(self, protocol: np.ndarray, problem: Problem,
@@ -442,9 +465,10 @@ class RobustSecretPrivacy(GuaranteeFamily):
         """Over a set without exact pair projections, the product form's proved bounds and
         the set's multipliers of each
         (:func:`~rldp_models.privacy.product_certificate.product_multipliers`)."""
-        if problem.uncertainty is None or self._exact_pairs(problem.uncertainty):
+        uncertainty = problem.uncertainty if self.over is None else self.over
+        if uncertainty is None or self._exact_pairs(uncertainty):
             return {}
-        return product_multipliers(protocol, problem.uncertainty, self.name,
+        return product_multipliers(protocol, uncertainty, self.name,
                                    self._solver_bounds(multipliers))
 
     def scope(self, secrets: Sequence[Any], outputs: Sequence[Any]) -> str:
@@ -486,15 +510,15 @@ class RobustSecretPrivacy(GuaranteeFamily):
         verdict is always the exact :meth:`check`. ``None`` for the product
         form, when a pair has no multipliers, or when they are not finite.
         """
-        if program.uncertainty is None or not self._exact_pairs(program.uncertainty) \
-                or self.restricted:
+        uncertainty = program.uncertainty if self.over is None else self.over
+        if uncertainty is None or not self._exact_pairs(uncertainty) or self.restricted:
             return None
         pairs = ordered_secret_pairs(program.crosstab.shape[0])
         found = [multipliers[group] for group in map(lambda pair: self._group(*pair), pairs)
                  if group in multipliers]
         if len(found) < len(pairs):
             return None
-        rows = pair_rows(protocol, _exact_pair_set(program.uncertainty), self.eps, pairs)
+        rows = pair_rows(protocol, _exact_pair_set(uncertainty), self.eps, pairs)
         c = np.maximum(np.concatenate([np.ravel(values["c"]) for values in found]), 0.0)
         t = np.concatenate([np.reshape(values["t"], (2, -1)) for values in found], axis=1)
         t1, t2 = np.maximum(t[0], rows.v1.max(axis=1)), np.maximum(t[1], rows.v2.max(axis=1))

@@ -8,6 +8,7 @@ and the named constraint groups and multipliers the components add.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
@@ -121,6 +122,20 @@ class BuildContext:
 
         d_rows = np.tile(self.distortion, (self.n_s, 1))
         return cp.sum(cp.multiply(self.P, d_rows), axis=1)
+
+    def over(self, uncertainty: UncertaintySet | None) -> "BuildContext":
+        """The context as a block with its own set ``uncertainty`` sees it (None: this one).
+
+        The protocol, groups, multipliers and variables are shared with this context;
+        the set and the data derived from its radius (``rho`` of Theorem 4) are the
+        block's, as constants (a block's own set is not refilled by a sweep).
+        """
+        if uncertainty is None or uncertainty is self.uncertainty:
+            return self
+        view = copy.copy(self)
+        view.uncertainty, view.parametric = uncertainty, False
+        view.data = ProblemData.from_phat(self.crosstab.phat, float(uncertainty.radius))
+        return view
 
     def robust_set(self) -> UncertaintySet:
         """The program's uncertainty set, which a robust block needs."""

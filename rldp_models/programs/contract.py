@@ -42,6 +42,11 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
 ``optimality_modelled()``  whether the optimality gap's Lagrangian covers it   False
 ``estimated_worst_margin``  a float guess of the worst margin at the          None (check
                           solver's multipliers, to pick the first repair      first)
+``own_sets()``            the sets the block names itself (``over=``)          none
+``needs_program_set()``   whether it is robust over the program's set          ``robust`` and
+                                                                              no own set
+``uniform_margin(n_y)``   the guarantee's worst margin at the uniform          privacy's
+                          protocol (the repair's first mixing weight)         ``(1-e^eps)/|Y|``
 ``parameters()``          the record's declaration of the block               dataclass fields
 ``from_parameters(p)``    rebuilds it from a record (``rldp verify``)         ``cls(**p)``
 ========================  ==================================================  ==============
@@ -49,6 +54,12 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
 Blocks are usually frozen dataclasses (hashable: a kept conic model is keyed by
 them). The program's guarantees are its :class:`GuaranteeFamily` blocks, and
 its ``eps`` is theirs (:func:`program_eps`).
+
+A robust block may name its own set (a parameter ``over``, :data:`SET_PARAMETER`:
+``RobustDistortion(over=F1)``); without one it is robust over the program's
+``uncertainty`` (:func:`robust_set`). A record declares the block's set beside it
+(:mod:`rldp_models.results.blocks`), and ``rldp verify`` rebuilds it around the
+record's counts.
 
 """
 
@@ -107,6 +118,34 @@ class Problem:
     value: float | None = None
 
 
+SET_PARAMETER = "over"
+"""The parameter under which a block names its own uncertainty set (at any depth of its
+``parameters()``): a record holds the set's declaration there."""
+
+
+def robust_set(over: UncertaintySet | None,
+               uncertainty: UncertaintySet | None) -> UncertaintySet:
+    """The set a robust block is robust over: its own (``over``), else the program's.
+
+    Raises
+    ------
+    InputError
+        If neither is given.
+    """
+    chosen = uncertainty if over is None else over
+    if chosen is None:
+        raise InputError("robust blocks need an uncertainty set: the program's uncertainty= "
+                         "or the block's own over=")
+    return chosen
+
+
+def own_set(over: UncertaintySet | None, uncertainty: UncertaintySet | None) -> bool:
+    """Whether a block's set ``over`` is another than the program's ``uncertainty`` (then its
+    rows are its set's cvxpy form: the direct rows and the optimality model read the
+    program's set)."""
+    return over is not None and over is not uncertainty
+
+
 def set_capabilities(uncertainty: UncertaintySet | None) -> frozenset[Capability]:
     """The capabilities a set declares; a program without a set is fully linear and direct."""
     if uncertainty is None:
@@ -137,6 +176,16 @@ class Block(ABC):
         certificate verdict): bounds in interval arithmetic, groups without multipliers,
         values attained in the set. By default the block stores nothing to re-check."""
         return StoredCheck()
+
+    def own_sets(self) -> tuple[UncertaintySet, ...]:
+        """The sets the block names itself (``over=``, :data:`SET_PARAMETER`); none by
+        default."""
+        return ()
+
+    def needs_program_set(self) -> bool:
+        """Whether the block is robust over the program's ``uncertainty`` (a robust block
+        without a set of its own)."""
+        return self.robust and not self.own_sets()
 
     def optimality_modelled(self) -> bool:
         """Whether the Lagrangian model of a proven optimality gap
@@ -222,6 +271,13 @@ class GuaranteeFamily(ConstraintFamily):
         """What the guarantee covers, by the secrets' and outputs' labels, when it is not
         every output and pair (e.g. ``" over pairs ('a', 'b')"``); empty by default."""
         return ""
+
+    def uniform_margin(self, n_outputs: int) -> float:
+        """The guarantee's largest constraint value at the uniform protocol ``1/|Y|`` (the
+        repair mixes toward it, :mod:`rldp_models.programs.solution`): privacy's
+        ``(1 - e^eps) / |Y|`` by default; NaN when unknown (the repair then starts from a
+        small weight and doubles it)."""
+        return float((1.0 - np.exp(self.eps)) / n_outputs)
 
     def mixed_multipliers(self, multipliers: Multipliers, weight: float,
                           n_outputs: int) -> Multipliers:

@@ -56,6 +56,7 @@ from rldp_models.programs.contract import (
     GuaranteeFamily,
     Multipliers,
     Problem,
+    robust_set,
     set_capabilities,
 )
 from rldp_models.uncertainty.base import Capability, UncertaintySet, certify_conditional
@@ -260,6 +261,9 @@ class ForAll(GuaranteeFamily):
         ``h``.
     given : int, optional
         Over the conditionals of this secret.
+    over : UncertaintySet, optional
+        The block's own set (default: the program's); ``forall(F, ...)`` for the
+        block is ``ForAll.from_statement(..., over=F)``.
     """
 
     name: str
@@ -269,6 +273,7 @@ class ForAll(GuaranteeFamily):
     constant: float = 0.0
     given: int | None = None
     robust: bool = True
+    over: UncertaintySet | None = None
     eps = math.nan  # states no privacy level: the program's eps is its privacy blocks'
 
     def __post_init__(self) -> None:
@@ -294,7 +299,8 @@ class ForAll(GuaranteeFamily):
 
     @classmethod
     def from_statement(cls, name: str, statement: Statement, crosstab: Crosstab,
-                       n_outputs: int | None = None, given: int | None = None) -> "ForAll":
+                       n_outputs: int | None = None, given: int | None = None,
+                       over: UncertaintySet | None = None) -> "ForAll":
         """The block of ``statement(context, P)``, its coefficients read once.
 
         Parameters
@@ -307,6 +313,8 @@ class ForAll(GuaranteeFamily):
             The program's counts (their shape sizes ``P`` and the protocol).
         n_outputs : int, optional
             ``|Y|``; default ``|U|`` as in :class:`ProtocolProgram`.
+        over : UncertaintySet, optional
+            The block's own set (default: the program's).
         """
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
@@ -320,11 +328,15 @@ class ForAll(GuaranteeFamily):
         matrix, offsets = affine_in_protocol(parts.coefficients, context.P)
         row, constant = affine_in_protocol(parts.constant, context.P)
         return cls(name, tuple(map(tuple, matrix)), tuple(offsets), tuple(row[0]),
-                   float(constant[0]), given)
+                   float(constant[0]), given, over=over)
+
+    def own_sets(self) -> tuple[UncertaintySet, ...]:
+        return () if self.over is None else (self.over,)
 
     def capabilities(self, uncertainty: UncertaintySet | None) -> frozenset[Capability]:
         """Linear over a linear set (the counterpart is the set's own linear rows)."""
-        return set_capabilities(uncertainty) & {Capability.LINEAR}
+        return set_capabilities(uncertainty if self.over is None else self.over) & \
+            {Capability.LINEAR}
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """``A, a, g, h`` as arrays."""
@@ -347,16 +359,14 @@ class ForAll(GuaranteeFamily):
         matrix, offsets, row, constant = self.arrays()
         q = cp.vec(context.P, order="C")
         parts = AffineInP(sparse.csr_matrix(matrix) @ q + offsets, row @ q + constant)
-        cone = counterpart(context.robust_set(), parts, self.given)
+        cone = counterpart(context.over(self.over).robust_set(), parts, self.given)
         context.add(self.name, cone.constraints, cone.multipliers)
 
     def check(self, protocol: np.ndarray, program: "ProtocolProgram",
               multipliers: Multipliers) -> GuaranteeCheck:
         """The certified worst case of ``v.P + c`` over the set at ``protocol`` (must be <= 0),
         at the set's own multipliers."""
-        if program.uncertainty is None:
-            raise InputError(f"forall {self.name}: the program has no uncertainty set")
-        worst = self._worst(protocol, program.uncertainty, None)
+        worst = self._worst(protocol, robust_set(self.over, program.uncertainty), None)
         return ForallCheck(worst <= 0.0, "robust", 0.0, worst, (0, 0, 0),
                            np.array([[[worst]]]), {}, self.name)
 
@@ -364,9 +374,10 @@ class ForAll(GuaranteeFamily):
                             multipliers: Multipliers) -> StoredCheck:
         """The same bound at the record's stored multipliers of the group ``name``."""
         values = multipliers.get(self.name)
-        if values is None or problem.uncertainty is None:
+        uncertainty = problem.uncertainty if self.over is None else self.over
+        if values is None or uncertainty is None:
             return StoredCheck(missing=(self.name,))
-        worst = self._worst(protocol, problem.uncertainty, values)
+        worst = self._worst(protocol, uncertainty, values)
         return StoredCheck((ConstraintBound(f"forall {self.name}", mpmath.mpf(worst), 0.0),))
 
     def _worst(self, protocol: np.ndarray, uncertainty: UncertaintySet,

@@ -104,8 +104,10 @@ class ProtocolProgram:
         if len(self.outputs) < 1:
             raise InputError("the output alphabet must not be empty")
         self.distortion_matrix = distortion_matrix(self.distortion, self.crosstab, self.outputs)
-        if self.is_robust and self.uncertainty is None:
-            raise InputError(f"{self.name}: robust blocks need an uncertainty set")
+        if self.uncertainty is None and any(block.needs_program_set()
+                                            for block in (self.objective, *self.constraints)):
+            raise InputError(f"{self.name}: robust blocks need an uncertainty set (the "
+                             f"program's uncertainty=, or the block's own over=)")
 
     # ------------------------------------------------------------------ data
     @property
@@ -136,6 +138,24 @@ class ProtocolProgram:
         return frozenset({"cvxpy"}
                          | ({"conic"} if Capability.DIRECT_CONIC in offered else set())
                          | ({"pyomo"} if Capability.LINEAR in offered else set()))
+
+    def refusal(self, solver: str) -> str | None:
+        """Why the registry's ``solver`` cannot take this program, in one line, or None.
+
+        Not available here (e.g. MOSEK without its package or licence), a model form
+        the program cannot be emitted as (HiGHS takes linear programs only), or cones
+        the solver lacks (asked of the cvxpy model).
+        """
+        availability = solvers.describe().get(solver.lower())
+        if availability is None or not availability.ok:
+            return f"{solver}: {availability.reason if availability else 'not registered'}"
+        backend = solvers.get(solver)
+        if backend.form not in self.solver_forms():
+            return f"{solver} takes {backend.form} models; the program has no {backend.form} " \
+                f"form ({'not linear' if backend.form == 'pyomo' else 'a block lacks it'})"
+        lacking = getattr(backend, "refusal", None)  # a cvxpy backend names missing cones
+        return lacking(self.to_cvxpy()) if callable(lacking) and backend.form == "cvxpy" \
+            else None
 
     def problem_data(self) -> ProblemData:
         radius = self.uncertainty.radius if self.uncertainty is not None else 0.0
@@ -180,6 +200,9 @@ class ProtocolProgram:
         """
         if crosstab.shape != self.crosstab.shape:
             raise InputError("update needs a crosstab of the same shape")
+        if any(block.own_sets() for block in (self.objective, *self.constraints)):
+            raise InputError("update cannot recalibrate the sets blocks name themselves "
+                             "(over=): build the program again around the new counts")
         old_zero = self.problem_data().zero_secrets
         if uncertainty is None and self.uncertainty is not None:
             if self.uncertainty.alpha is None:

@@ -45,7 +45,14 @@ import numpy as np
 
 import solvers
 from rldp_models.exact import exact_stochastic_rows
-from rldp_models.finish import Finished, GuaranteeError, Repair, finish, mixing_weight
+from rldp_models.finish import (
+    FIRST_WEIGHT,
+    Finished,
+    GuaranteeError,
+    Repair,
+    finish,
+    mixing_weight,
+)
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
 from rldp_models.programs.contract import Block, Multipliers
@@ -170,23 +177,31 @@ def _mixed(program: "ProtocolProgram", multipliers: Multipliers, weight: float) 
     return mixed
 
 
-def _first_weight(checks: list[GuaranteeCheck], n_y: int) -> float | None:
+def _first_weight(program: "ProtocolProgram", checks: list[GuaranteeCheck]) -> float | None:
     """Twice the weight on the uniform protocol that each failed check needs; None if one can't."""
     weight = 0.0
-    for check in checks:
+    n_y = len(program.output_labels)
+    for family, check in zip(program.guarantees, checks):
         if check.holds:
             continue
-        needed = _needed_weight(check.worst_margin, check.eps, n_y)
+        needed = _needed_weight(check.worst_margin, family.uniform_margin(n_y))
         if needed is None:
             return None
         weight = max(weight, min(1.0, 2.0 * needed))
     return weight
 
 
-def _needed_weight(margin: float, eps: float, n_y: int) -> float | None:
-    """The weight on the uniform protocol that restores a violated ``margin``; None at eps 0."""
-    uniform_margin = (1.0 - np.exp(eps)) / n_y
-    if uniform_margin >= 0:  # eps = 0: the uniform protocol has no slack to give
+def _needed_weight(margin: float, uniform_margin: float) -> float | None:
+    """The weight on the uniform protocol that restores a violated ``margin``, given the
+    guarantee's margin at the uniform protocol (:meth:`GuaranteeFamily.uniform_margin`).
+
+    None when the uniform protocol has no slack to give (eps = 0, or a linear constraint
+    it does not meet); :data:`~rldp_models.finish.FIRST_WEIGHT` (doubled until it passes)
+    when that margin is unknown (NaN).
+    """
+    if np.isnan(uniform_margin):
+        return FIRST_WEIGHT
+    if uniform_margin >= 0:
         return None
     return margin / (margin - uniform_margin)
 
@@ -206,7 +221,8 @@ def _predicted_weight(program: "ProtocolProgram", protocol: np.ndarray,
             return 0.0
         if margin < -PREDICTION_SLACK:
             continue
-        needed = _needed_weight(margin + PREDICTION_SLACK, family.eps, len(program.output_labels))
+        needed = _needed_weight(margin + PREDICTION_SLACK,
+                                family.uniform_margin(len(program.output_labels)))
         if needed is None:
             return 0.0
         weight = max(weight, min(1.0, PREDICTION_SAFETY * needed))
@@ -242,7 +258,6 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
     raw = np.clip(result.primal["protocol"], 0.0, None)
     solution.multipliers = _multiplier_values(program, result)
     predicted = _predicted_weight(program, exact_stochastic_rows(raw), solution.multipliers)
-    n_y = len(program.output_labels)
 
     def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
         if weight is None:
@@ -254,7 +269,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
     objective = program.objective
     finished = finish(raw, certify, _all_hold,
                       value=lambda protocol: objective.evaluate(protocol, program),
-                      first_weight=predicted or (lambda checks: _first_weight(checks, n_y)),
+                      first_weight=predicted or (lambda checks: _first_weight(program, checks)),
                       check_unmixed=not predicted,
                       fallback=lambda: _best_constant_protocol(program))
     tightened = None if not _worth_tightening(finished) else \
@@ -438,10 +453,9 @@ def _finish_mix(program: "ProtocolProgram", mixed: np.ndarray,
                 certify: _MixedCertifier) -> Finished:
     """``mixed`` rounded and checked exactly, mixed with the uniform protocol if it fails."""
     objective = program.objective
-    n_y = len(program.output_labels)
     return finish(mixed, certify, _all_hold,
                   value=lambda protocol: objective.evaluate(protocol, program),
-                  first_weight=lambda checks: _first_weight(checks, n_y))
+                  first_weight=lambda checks: _first_weight(program, checks))
 
 
 def _mix_multipliers(own: Multipliers, reference: Multipliers, weight: float) -> Multipliers:

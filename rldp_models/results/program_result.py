@@ -14,7 +14,7 @@ from rldp_models.finish import Repair
 from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.blocks import block_declaration, registered_blocks
+from rldp_models.results.blocks import block_declaration, radius_origin, registered_blocks
 from rldp_models.results.certificate_record import CertificateRecord, conic_kind
 from rldp_models.results.certified import (
     CertifiedResult,
@@ -53,8 +53,7 @@ def program_declaration(program: ProtocolProgram, radius_from: str | None = None
     blocks = [block_declaration(program.objective, "objective"),
               *(block_declaration(family, "constraint") for family in program.constraints)]
     if radius_from is None and program.uncertainty is not None:
-        alpha = getattr(program.uncertainty, "alpha", None)
-        radius_from = "alpha" if alpha is not None else "given"
+        radius_from = radius_origin(program.uncertainty)
     distortion = program.distortion if isinstance(program.distortion, str) else "matrix"
     return Declaration("program", program.name, blocks,
                        set_declaration(program.uncertainty, radius_from),

@@ -1,0 +1,135 @@
+"""Plain-cvxpy models of the variants, written from the paper's formulas and Lagrange duality
+without the toolkit's blocks, sets or conic rows: the values the variants' records must reach.
+
+Every robust term is its dual (weak duality bounds the worst case; strong duality holds, the
+sets having interior points):
+
+* chi-square set ``{P in simplex : sum_x Phat_x^2 / P_x <= B + 1}`` (eq. 2-4): the dual of
+  ``max v.P`` is ``min_{l >= 0, m >= v} m + l (B + 1) - 2 sum_x Phat_x sqrt(l (m - v_x))``
+  (Lagrange multipliers ``l`` of the divergence and ``m`` of ``sum P = 1``);
+* KL ball ``{P : sum Phat log(Phat / P) <= r}``: ``min_{l >= 0, m >= v} m + l (r - 1) +
+  sum_x Phat_x rel_entr(l, m - v_x)``;
+* robust privacy of an ordered pair over the chi-square set, Theorem 4 (eq. 29) with
+  Theorem 3's ``rho = sqrt(B + 1) - 1 + Phat_s1 + Phat_s2``: ``c >= 0``, ``w_i >= v_i`` and
+  ``-K c^(1/3) sum_i h_i^(2/3) + sum_i max w_i + c rho <= 0`` with ``h_i = sum_u Phat r_u``,
+  ``r_u^2 <= c (w_i(u) - v_i(u))``, ``K = 2^(-2/3) + 2^(1/3)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import cvxpy as cp
+import numpy as np
+from scipy.stats import chi2
+
+K = 2.0 ** (-2.0 / 3.0) + 2.0 ** (1.0 / 3.0)
+
+
+def radii(counts: np.ndarray) -> tuple[float, float]:
+    """The chi-square set's ``B`` and the KL ball's radius at alpha = 0.05 (the issue's)."""
+    n, cells = counts.sum(), counts.size
+    quantile = chi2.ppf(0.95, cells - 1)
+    return quantile / n, quantile / (2 * n)
+
+
+def squared_positions(k: int) -> np.ndarray:
+    positions = np.arange(k)
+    return np.subtract.outer(positions, positions) ** 2.0
+
+
+def per_cell(P: cp.Variable, d: np.ndarray, n_s: int) -> cp.Expression:
+    """``v_x = sum_y P[x, y] d(u_x, y)``."""
+    return cp.sum(cp.multiply(P, np.tile(d, (n_s, 1))), axis=1)
+
+
+# --8<-- [start:duals]
+def rotated(a: cp.Expression, b: cp.Expression, r: cp.Expression) -> cp.Constraint:
+    """``r_i^2 <= a_i b_i`` with ``a, b >= 0``, entrywise (a rotated second-order cone)."""
+    return cp.SOC(a + b, cp.vstack([2 * r, a - b]), axis=0)
+
+
+def chi2_worst(v: cp.Expression, phat: np.ndarray, B: float) -> tuple[cp.Expression, list]:
+    lam, m = cp.Variable(nonneg=True), cp.Variable()
+    counted = np.flatnonzero(phat > 0)
+    roots = cp.Variable(counted.size)  # roots_x <= sqrt(l (m - v_x))
+    constraints = [m >= v, rotated(lam * np.ones(counted.size), m - v[counted], roots)]
+    return m + lam * (B + 1) - 2 * phat[counted] @ roots, constraints
+
+
+def kl_worst(v: cp.Expression, phat: np.ndarray, r: float) -> tuple[cp.Expression, list]:
+    lam, m = cp.Variable(nonneg=True), cp.Variable()
+    counted = np.flatnonzero(phat > 0)
+    terms = cp.rel_entr(lam * np.ones(counted.size), m - v[counted])
+    return m + lam * (r - 1) + phat[counted] @ terms, [m >= v]
+# --8<-- [end:duals]
+
+
+# --8<-- [start:privacy]
+def pair_privacy(P: cp.Variable, counts: np.ndarray, B: float, eps: float,
+                 pairs: list[tuple[int, int]], power_cone: bool) -> list:
+    """Theorem 4's constraint (30) for every output of each ordered pair; ``h^(2/3) c^(1/3)``
+    as a 3-d power cone or as cvxpy's ``geo_mean`` (second-order cones)."""
+    n_s, n_u = counts.shape
+    phat = counts / counts.sum()
+    constraints = []
+    for (s1, s2), y in itertools.product(pairs, range(P.shape[1])):
+        rho = np.sqrt(B + 1) - 1 + phat[s1].sum() + phat[s2].sum()
+        c = cp.Variable(nonneg=True)
+        total = c * rho
+        for s, scale in ((s1, 1.0), (s2, -np.exp(eps))):
+            v = scale * P[s * n_u:(s + 1) * n_u, y]
+            counted = np.flatnonzero(phat[s] > 0)  # an empty cell only bounds w from below
+            w, r, t = cp.Variable(n_u), cp.Variable(counted.size), cp.Variable()
+            constraints += [t >= w, w >= v,
+                            rotated(c * np.ones(counted.size), w[counted] - v[counted], r)]
+            h = phat[s, counted] @ r
+            if power_cone:
+                q = cp.Variable()  # q <= h^(2/3) c^(1/3)
+                constraints.append(cp.PowCone3D(h, c, q, 2.0 / 3.0))
+            else:
+                q = cp.geo_mean(cp.hstack([h, c]), [2, 1])
+            total = total + t - K * q
+        constraints.append(total <= 0)
+    return constraints
+# --8<-- [end:privacy]
+
+
+def optimum(counts: np.ndarray, variant: str, distortion: np.ndarray | None = None) -> float:
+    """The optimal value of ``variant`` (V1, V2, V4, V5, V7) on ``counts``, by Clarabel.
+
+    Theorem 4's power term is tried as a power cone, then as second-order cones: Clarabel
+    stalls on one form or the other on some 5x11 tables (V2 on the first, V5 on the second).
+    """
+    for power_cone in (True, False):
+        problem = _problem(counts, variant, distortion, power_cone)
+        try:
+            problem.solve(solver="CLARABEL")
+        except cp.SolverError:
+            continue
+        if problem.status == cp.OPTIMAL:
+            return float(problem.value)
+    raise AssertionError(f"the independent model of {variant} did not solve")
+
+
+# --8<-- [start:program]
+def _problem(counts: np.ndarray, variant: str, distortion: np.ndarray | None,
+             power_cone: bool) -> cp.Problem:
+    n_s, n_u = counts.shape
+    phat = (counts / counts.sum()).ravel()
+    B, r = radii(counts)
+    d = squared_positions(n_u) if distortion is None else distortion
+    P = cp.Variable((n_s * n_u, d.shape[1]), nonneg=True)
+    v = per_cell(P, d, n_s)
+    constraints = [cp.sum(P, axis=1) == 1]
+    worst, dual = (kl_worst if variant == "V2" else chi2_worst)(v, phat, r if variant == "V2"
+                                                                else B)
+    constraints += dual
+    pairs = [(0, 1), (1, 0)] if variant == "V1" else \
+        [p for p in itertools.permutations(range(n_s), 2)]
+    constraints += pair_privacy(P, counts, B, 1.0, pairs, power_cone)
+    if variant == "V5":
+        constraints.append(P[:, -1] <= 0.3)
+    objective = 0.5 * (phat @ v) + 0.5 * worst if variant == "V4" else worst
+    return cp.Problem(cp.Minimize(objective), constraints)
+# --8<-- [end:program]
