@@ -5,19 +5,16 @@ Run: ``python docs/variants/v3_chi2_box.py --counts COUNTS.csv --out v3.json``; 
 ``rldp verify v3.json`` rebuilds the set from the record alone.
 """
 
-import argparse
-
 import numpy as np
 
 from rldp_models.data import Crosstab
 from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
-from rldp_models.results.files import write_result
-from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import ChiSquareSet
 from rldp_models.uncertainty.conic_set import from_membership
+from variant_io import arguments, solve_and_write
 
 
-def program(crosstab):
+def program(crosstab: Crosstab) -> ProtocolProgram:
     """The V3 program over ``crosstab`` (U's positions are the distortion's values)."""
     u = np.arange(crosstab.shape[1])
     box = from_membership(crosstab, lambda P, phat: [0.5 * phat <= P, P <= 1.5 * phat], "box")
@@ -27,9 +24,10 @@ def program(crosstab):
                            name="V3 chi2&box")
 
 
+def main() -> None:
+    args = arguments(__doc__)
+    solve_and_write(program(args.counts), args.out)
+
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--counts", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    write_result(solution_result(program(Crosstab.from_csv(args.counts)).solve()), args.out)
+    main()

@@ -6,19 +6,16 @@ Run: ``python docs/variants/v6_wasserstein.py --counts COUNTS.csv --out v6.json`
 ``rldp verify v6.json`` rebuilds the set from the record alone.
 """
 
-import argparse
-
 import cvxpy as cp
 import numpy as np
 
 from rldp_models.data import Crosstab
 from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
-from rldp_models.results.files import write_result
-from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty.conic_set import from_membership
+from variant_io import arguments, solve_and_write
 
 
-def program(crosstab):
+def program(crosstab: Crosstab) -> ProtocolProgram:
     """The V6 program over ``crosstab`` (U's positions are the distortion's values)."""
     s, u = np.indices(crosstab.shape).reshape(2, -1)
     cost = abs(u[:, None] - u[None, :]) + (s[:, None] != s[None, :])
@@ -34,9 +31,10 @@ def program(crosstab):
                            distortion=(y[:, None] - y[None, :]) ** 2.0, name="V6 wasserstein")
 
 
+def main() -> None:
+    args = arguments(__doc__)
+    solve_and_write(program(args.counts), args.out)
+
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--counts", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    write_result(solution_result(program(Crosstab.from_csv(args.counts)).solve()), args.out)
+    main()
