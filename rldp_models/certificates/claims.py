@@ -12,6 +12,7 @@ in two places (a record written before eps lived once keeps copies in
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -21,6 +22,7 @@ from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
+from rldp_models.rldp_protocols.product_form import ProductProtocol
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
@@ -129,11 +131,22 @@ def output_problems(record: dict[str, Any]) -> list[str]:
         expected = [INDEXED_OUTPUTS[producer].format(i) for i in range(len(outputs))]
     elif producer == "ue" and outputs and isinstance(outputs[0], str):
         expected = [format(i, f"0{len(outputs[0])}b") for i in range(len(outputs))]
+    elif producer == "ue-cr" and matrix.get("kind") == "ue-cr":
+        expected = ue_cr_outputs(matrix["S"], matrix["U"])
     else:
         return []
     if _strings(outputs) != expected:
         return [f"matrix.outputs are not the outputs {producer} releases, in its order"]
     return []
+
+
+def ue_cr_outputs(s_labels: list, u_labels: list) -> list:
+    """UE-CR's outputs in dense-column order: for each pattern ``y`` (row-major over
+    :attr:`~rldp_models.rldp_protocols.product_form.ProductProtocol.coordinate_sizes`),
+    the ``[t, v]`` of every secret ``t`` reported, as the writer labels them."""
+    protocol = ProductProtocol("ue-cr", {}, list(s_labels), list(u_labels), 0.0, 0.5)
+    patterns = itertools.product(*map(range, protocol.coordinate_sizes))
+    return _strings([protocol.output_label(y) for y in patterns])
 
 
 def _strings(labels: Any) -> list:
@@ -323,11 +336,45 @@ def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None,
                     "eps and labels as the record states them are the declared ones")
 
 
+def prior_value(record: dict[str, Any]) -> tuple[float | None, list[str]]:
+    """A closed-form mechanism's stated value re-evaluated: ``I(X;Y)`` with ``X`` drawn
+    from the prior it carries (``details.prior``, one probability per input, summing to 1
+    within :data:`PRIOR_TOLERANCE`), and what is wrong with that prior. ``(None, [])`` for
+    a record that is not a closed form stating a value, or a migrated round-1 file (its
+    value was written before the prior was kept, and is not a claim)."""
+    certificate = record.get("certificate") or {}
+    rows = record["matrix"].get("rows")
+    if record["result_type"] != "mechanism" or certificate.get("kind", "none") != "none" or \
+            record["value"].get("value") is None or rows is None or \
+            record.get("migrated_from") is not None:
+        return None, []
+    prior = record["details"].get("prior")
+    if prior is None:
+        return None, ["value.value states a utility, but the record carries no prior "
+                      "(details.prior) to re-evaluate it at"]
+    if not isinstance(prior, list) or \
+            not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in prior):
+        raise InputError("the record's details.prior is not a list of numbers")
+    p = np.asarray(prior, dtype=float)
+    if len(p) != len(rows) or not np.all(p >= 0) or abs(float(p.sum()) - 1) > PRIOR_TOLERANCE:
+        return None, ["details.prior is not a distribution over matrix.inputs (one "
+                      "probability per input, summing to 1)"]
+    return mutual_information(p, np.asarray(rows, dtype=float)), []
+
+
+PRIOR_TOLERANCE = 1e-12
+"""How far a carried prior's sum may be from 1 (the rounding of a normalised float vector)."""
+
+
 def stated_value(record: dict[str, Any], evaluated: float | None) -> Verdict:
     """The stated value, what it measures and the certificate's bounds on the optimum, held
-    to its re-evaluation (a claim beyond privacy: the certificate's)."""
+    to its re-evaluation (a claim beyond privacy: the certificate's); a closed-form
+    mechanism's value is re-evaluated at the prior it carries (:func:`prior_value`)."""
     measure = measure_problems(record) if record.get("migrated_from") is None else []
-    return _verdict([*value_problems(record, evaluated), *measure,
+    prior_problems: list[str] = []
+    if evaluated is None:
+        evaluated, prior_problems = prior_value(record)
+    return _verdict([*prior_problems, *value_problems(record, evaluated), *measure,
                      *bound_problems(record)], "the stated value is re-evaluated")
 
 
