@@ -21,6 +21,7 @@ import numpy as np
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
 from rldp_models.data import Crosstab
+from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.rldp_protocols.product_form import ProductProtocol
 
@@ -74,6 +75,68 @@ def eps_problems(record: dict[str, Any]) -> list[str]:
             problems.append(f"guarantees[{i}].eps = {float(g['eps']):g} is not the eps of its "
                             f"block {g['block']} ({own:g})")
     return problems
+
+
+MATRIX_FIELDS = (("counts", "table"), ("details", "joint"), ("details", "distortion_matrix"),
+                 ("details", "Q2"), ("details", "rldp", "witness"),
+                 ("certificate", "optimality", "dual", "sides"),
+                 ("certificate", "optimality", "dual", "objective_members"))
+"""Where a record keeps an array the checks read as one block of numbers."""
+
+
+def check_shapes(record: dict[str, Any]) -> None:
+    """Every array of :data:`MATRIX_FIELDS` a record holds is rectangular (no row shorter
+    than another), the embedded counts are one row per secret label and one column per
+    public label, and a program declares one output per column: what the checks assume
+    before they read a number.
+
+    Raises
+    ------
+    InputError
+        Naming the first field that is not.
+    """
+    for path in MATRIX_FIELDS:
+        value: Any = record
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        try:
+            shape = np.asarray(value, dtype=float).shape
+        except (TypeError, ValueError):
+            raise InputError(f"the record's {'.'.join(path)} is not a rectangular array of "
+                             "numbers (rows of unequal length)") from None
+        if path == ("counts", "table") and isinstance(record["counts"].get("labels"), dict):
+            labels = record["counts"]["labels"]
+            expected = (len(labels.get("S") or []), len(labels.get("U") or []))
+            if shape != expected:
+                raise InputError(f"the record's counts.table is {' x '.join(map(str, shape))}, "
+                                 f"not one row per S label and one column per U label "
+                                 f"({expected[0]} x {expected[1]})")
+    declared = record["declaration"]["parameters"].get("outputs")
+    outputs = record["matrix"].get("outputs")
+    if record["result_type"] == "solve" and isinstance(declared, list) and \
+            isinstance(outputs, list) and len(declared) != len(outputs):
+        raise InputError(f"the record's declaration.parameters.outputs name {len(declared)} "
+                         f"outputs, its matrix has {len(outputs)}")
+
+
+def distortion_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
+    """A program's ``details.distortion_matrix`` against the named distortion it declares,
+    evaluated on the counts' labels and the declared outputs (a ``matrix`` distortion *is*
+    that field, read by the program itself)."""
+    named = record["declaration"]["parameters"].get("distortion")
+    stated = record["details"].get("distortion_matrix")
+    if record["result_type"] != "solve" or crosstab is None or stated is None or \
+            not isinstance(named, str) or named == "matrix":
+        return []
+    outputs = record["declaration"]["parameters"].get("outputs") or \
+        (record["details"].get("labels") or {}).get("Y") or list(crosstab.u_labels)
+    declared = distortion_matrix(named, crosstab, [str(y) for y in outputs])
+    if not np.array_equal(np.asarray(stated, dtype=float), declared):
+        return [f"details.distortion_matrix is not the {named} distortion the declaration "
+                "names, on the counts' labels"]
+    return []
 
 
 def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
@@ -332,7 +395,8 @@ def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None,
     a record written as version 2: a migrated round-1 file was not written in this layout)."""
     copies = copy_problems(record) if record.get("migrated_from") is None else []
     return _verdict([*eps_problems(record), *label_problems(record, crosstab),
-                     *output_problems(record), *copies, *holds_problems(record, holds)],
+                     *output_problems(record), *distortion_problems(record, crosstab), *copies,
+                     *holds_problems(record, holds)],
                     "eps and labels as the record states them are the declared ones")
 
 

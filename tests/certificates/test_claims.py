@@ -93,3 +93,91 @@ def test_ue_cr_outputs_reversed_fail(work: Path) -> None:
     reversed_["details"]["labels"]["Y"].reverse()
     code, text = verify_exit(resealed(reversed_), work / "ue-cr-reversed.json")
     assert code == 1 and "matrix.outputs" in text, text
+
+
+def edited(record: dict, edit) -> dict:
+    """A deep copy of ``record`` with ``edit`` applied and its counts digest re-sealed."""
+    copy = json.loads(json.dumps(record))
+    edit(copy)
+    return resealed(copy)
+
+
+def _delete(path: tuple) -> object:
+    def edit(record: dict) -> None:
+        *head, last = path
+        for key in head:
+            record = record[key]
+        del record[last]
+    return edit
+
+
+RAGGED_OR_SHORT = {  # (producer, path of the entry deleted): the exit codes allowed
+    ("solve RURP", ("counts", "table", 1, 2)): {2},
+    ("protocol ir", ("counts", "table", 1, 2)): {2},
+    ("solve RURP", ("declaration", "parameters", "outputs", 1)): {2},
+    ("solve RURP", ("details", "distortion_matrix", 1, 1)): {2},
+    ("solve RURP", ("details", "distortion_matrix", 1)): {1, 2},
+    ("solve RURP", ("certificate", "multipliers", "robust_privacy[0,1]", "c", 1)): {1},
+    ("solve RURP", ("certificate", "multipliers", "robust_privacy[0,1]", "t", 1, 0)): {1},
+    ("solve RURP", ("certificate", "optimality", "dual", "sides", 0, 1, 2)): {2},
+    ("protocol ir", ("details", "rldp", "witness", 1, 2)): {2},
+    ("protocol srr", ("details", "rldp", "witness", 1, 2)): {2},
+}
+"""Edits that were internal errors (exit 4) before: a ragged array or a list one short."""
+
+
+@pytest.mark.parametrize("producer, path", sorted(RAGGED_OR_SHORT), ids=str)
+def test_ragged_or_short_arrays_are_refused_not_internal_errors(work: Path, producer: str,
+                                                                path: tuple) -> None:
+    record = produce(work, producer.split(), producer.replace(" ", "-"))
+    code, text = verify_exit(edited(record, _delete(path)), work / "ragged.json")
+    assert code in RAGGED_OR_SHORT[producer, path], text
+    assert "Traceback" not in text and "internal error" not in text, text
+
+
+def test_a_named_distortion_matrix_copy_is_checked(work: Path) -> None:
+    record = produce(work, ["solve", "RURP"], "solve-RURP")
+    assert record["declaration"]["parameters"]["distortion"] == "squared"
+    labels = [float(u) for u in record["details"]["labels"]["U"]]
+    assert record["details"]["distortion_matrix"] == [[(u - y) ** 2 for y in labels]
+                                                      for u in labels]
+
+    def nudge(r: dict) -> None:
+        r["details"]["distortion_matrix"][1][2] += 0.5
+
+    code, text = verify_exit(edited(record, nudge), work / "distortion.json")
+    assert code == 1 and "distortion_matrix" in text, text
+
+
+@pytest.mark.parametrize("producer", ["protocol srr", "protocol ue-cr"])
+def test_the_recorded_worst_pair_must_be_where_the_witness_reaches(work: Path,
+                                                                   producer: str) -> None:
+    record = produce(work, producer.split(), producer.replace(" ", "-"))
+    worst = record["details"]["rldp"]["worst_at"]
+    assert verify_exit(record, work / "worst.json")[0] == 0
+
+    def swap(r: dict) -> None:  # the reverse pair: the witness's ratio is below 1 there
+        at = r["details"]["rldp"]["worst_at"]
+        at["s1"], at["s2"] = at["s2"], at["s1"]
+
+    assert verify_exit(edited(record, swap), work / "swapped.json")[0] == 1
+
+    def unknown(r: dict) -> None:
+        r["details"]["rldp"]["worst_at"]["s1"] = f"{worst['s1']}'"
+
+    code, text = verify_exit(edited(record, unknown), work / "unknown.json")
+    assert code == 1 and "Traceback" not in text, text
+
+
+def test_lip_secret_labels_name_rows_and_change_no_claim(work: Path) -> None:
+    (work / "joint.csv").write_text("s,a,b,c\nx,10,5,3\ny,4,8,1\n")
+    out = work / "lip.json"
+    code, err = run_cli(["mechanism", "lip", "--joint", str(work / "joint.csv"), "--eps", "1",
+                         "--out", str(out), "-q"])
+    assert code == 0, err
+    record = json.loads(out.read_text())
+
+    def rename(r: dict) -> None:  # the joint's rows named the other way round
+        r["details"]["labels"]["S"].reverse()
+
+    assert verify_exit(edited(record, rename), work / "lip-renamed.json")[0] == 0
