@@ -101,7 +101,9 @@ def worst_pair(claim: dict, s_labels: Sequence[Any], output_count: int
     """The recorded worst output (a dense column index, any width) and ordered pair of
     secrets ``worst_at = {y, s1, s2}`` as indices, or what is wrong with them."""
     where = claim.get("worst_at")
-    y = where.get("y") if isinstance(where, dict) else None
+    if not isinstance(where, dict):
+        return "the record states no worst output and pair (details.rldp.worst_at)"
+    y = where.get("y")
     if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < output_count:
         return (f"the recorded worst output {str(y)[:40]} is not a column of the protocol "
                 f"(0 .. {output_count - 1})")

@@ -430,7 +430,7 @@ def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> 
     reached = float("nan")
     if member and where is None:  # a bracket recorded without where it is attained
         reached = _level_at(Q, witness)
-    elif member and not isinstance(where, str):
+    elif member and isinstance(where, tuple):
         y, s1, s2 = where
         reached = pair_level(Q[:, y].reshape(crosstab.shape), witness, s1, s2)
     problems = []
