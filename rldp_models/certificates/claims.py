@@ -142,9 +142,11 @@ def distortion_problems(record: dict[str, Any], crosstab: Crosstab | None) -> li
 def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
     """The matrix's input and output labels against the declaration, the counts and copies.
 
-    A solve result's inputs are the pairs ``(s, u)`` of the counts' labels in order,
-    its outputs the declared ones (the U labels by default); a mechanism's or
-    protocol's labels must equal the copies its details keep.
+    A solve or protocol result's inputs are the pairs ``(s, u)`` of the counts' labels in
+    order (a mechanism's over a crosstab those of the table labels it keeps,
+    ``details.S`` and ``details.U``), a solve result's outputs the declared ones (the U
+    labels by default); a mechanism's or protocol's labels must equal the copies its
+    details keep.
     """
     matrix, details = record["matrix"], record["details"]
     labels = details.get("labels") or {}
@@ -162,10 +164,16 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
             int(details["n"]) != int(crosstab.counts.sum()):
         problems.append(f"details.n = {details['n']} is not the number of records counted "
                         f"({int(crosstab.counts.sum())})")
-    if record["result_type"] == "solve" and crosstab is not None:
+    if record["result_type"] != "mechanism" and crosstab is not None:
         pairs = [[str(s), str(u)] for s in crosstab.s_labels for u in crosstab.u_labels]
         if _strings(matrix["inputs"]) != pairs:
             problems.append("matrix.inputs are not the pairs (s, u) of the counts' labels")
+    table_labels = [details.get(key) for key in ("S", "U")]
+    if record["result_type"] == "mechanism" and all(isinstance(t, list) for t in table_labels):
+        pairs = [[str(s), str(u)] for s in table_labels[0] for u in table_labels[1]]
+        if _strings(matrix["inputs"]) != pairs:
+            problems.append("matrix.inputs are not the pairs (s, u) of details.S and details.U")
+    if record["result_type"] == "solve" and crosstab is not None:
         declared = record["declaration"]["parameters"].get("outputs") or \
             [str(u) for u in crosstab.u_labels]
         if outputs is not None and _strings(outputs) != _strings(declared):

@@ -181,3 +181,19 @@ def test_lip_secret_labels_name_rows_and_change_no_claim(work: Path) -> None:
         r["details"]["labels"]["S"].reverse()
 
     assert verify_exit(edited(record, rename), work / "lip-renamed.json")[0] == 0
+
+
+@pytest.mark.parametrize("producer", ["protocol polyopt", "mechanism binary"])
+def test_inputs_relabelled_with_their_copy_fail(work: Path, producer: str) -> None:
+    # PolyOpt's and the binary mechanism's outputs are numbered, so only the input labels
+    # tie rows to (s, u): they must be the pairs of the counts' (or the kept table's) labels
+    extra = ["--time-limit", "10"] if producer.endswith("polyopt") else []
+    record = produce(work, [*producer.split(), *extra], producer.replace(" ", "-"))
+    assert record["matrix"]["inputs"] == [[s, u] for s in "xyz" for u in "123"]
+
+    def relabel(r: dict) -> None:
+        r["matrix"]["inputs"].reverse()
+        r["details"]["labels"]["X"].reverse()
+
+    code, text = verify_exit(edited(record, relabel), work / "relabelled.json")
+    assert code == 1 and "matrix.inputs" in text, text
