@@ -96,6 +96,8 @@ def _bad_inputs() -> list[list[str]]:
           for lam in ("1e308", "-1e308", "1e400", "1e-320", "-0.99999999999", "nan")],
         ["solve", "RURP", "--counts", table, "--eps", "1", "--uncertainty", "renyi",
          "--order", "1e400", "--out", f"{work}/x.json"],
+        ["solve", "RURP", "--counts", table, "--eps", "1", "--radius-from", "bootstrap",
+         "--bootstrap-draws", "1" + "0" * 22, "--out", f"{work}/x.json"],
         ["compare-solvers", "RURP", "--counts", missing, "--eps", "1"],
         ["verify", f"{work}/missing.json"],
         ["verify", table],
