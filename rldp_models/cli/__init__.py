@@ -160,10 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     none is renamed into place once an interrupt arrived, even if the
     ``KeyboardInterrupt`` was swallowed on its way (:func:`_interruptible`).
     """
-    from rldp_models import safe_io
-
-    safe_io.clear_interrupts()
     try:
+        from rldp_models import safe_io
+
+        safe_io.clear_interrupts()
         with _interruptible():
             code = _run(list(sys.argv[1:] if argv is None else argv))
         if not safe_io.interrupted():
