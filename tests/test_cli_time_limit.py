@@ -101,6 +101,8 @@ def _bad_inputs() -> list[list[str]]:
         ["estimate", table, "--result", table, "--out", f"{work}/e.csv", "--seed=-1"],
         ["coverage", "--counts", table, "--inner-draws=0"],
         ["curve", "--counts", table, "--eps=1e308,1", "--out", f"{work}/c.csv"],
+        ["estimate", table, "--result", table, "--out", work],
+        ["compare", table, "--counts", table, "--out", work],
         ["compare-solvers", "RURP", "--counts", missing, "--eps", "1"],
         ["verify", f"{work}/missing.json"],
         ["verify", table],
