@@ -80,8 +80,18 @@ class Crosstab:
     def from_array(cls, counts: np.ndarray | Sequence[Sequence[float]],
                    s_labels: Sequence[str] | None = None,
                    u_labels: Sequence[str] | None = None) -> "Crosstab":
-        """A crosstab from a count matrix; labels default to ``0, 1, ...``."""
-        array = np.asarray(counts)
+        """A crosstab from a count matrix; labels default to ``0, 1, ...``.
+
+        Raises
+        ------
+        InputError
+            If ``counts`` is not a 2-D table (ragged rows included).
+        """
+        try:
+            array = np.asarray(counts)
+        except ValueError:
+            raise InputError("counts must be a 2-D table: its rows are of unequal length") \
+                from None
         if array.ndim != 2:
             raise InputError(f"counts must be a 2-D table, got shape {array.shape}")
         s_labels = s_labels if s_labels is not None else [str(i) for i in range(array.shape[0])]

@@ -23,7 +23,10 @@ finished the same way:
 4. **Record** the weight, the reference and the cost in the producer's value
    (:class:`Repair`, the one repair record of every producer and result file).
 
-If nothing passes, :class:`GuaranteeError` is raised and no result exists.
+If nothing passes, :class:`GuaranteeError` is raised and no result exists. Under a
+time limit (:mod:`solvers.deadline`) each exact check first checks the deadline: no
+matrix has passed before the one that returns, so :class:`~solvers.deadline.TimeLimitReached`
+carries no result from here.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any, Generic, Literal, TypeVar
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows
+from solvers import deadline
 
 FIRST_WEIGHT = 2.0**-30
 """First mixing weight when the producer cannot predict one."""
@@ -209,12 +213,15 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
     ------
     GuaranteeError
         If nothing passes.
+    solvers.deadline.TimeLimitReached
+        If a time limit passes before an exact check (:func:`solvers.deadline.check`).
     """
     raw = np.clip(np.asarray(matrix, dtype=float), 0.0, None)
     rounded = dyadic_rows(raw)
     before = None if value is None else value(rounded)
     verdict = first = None
     if check_unmixed:
+        deadline.check("the exact check of the rounded matrix")
         verdict = first = certify(rounded, 0.0)
         if holds(verdict):
             return Finished(rounded, verdict, Repair("none", 0.0, before, before))
@@ -223,6 +230,7 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
     name = reference_name or "given"
     weight = first_weight(verdict) if callable(first_weight) else first_weight
     while weight is not None:
+        deadline.check("the repair (mixing, then the exact check)")
         weight = float(min(1.0, max(weight, 2.0**-52)))
         mixed = dyadic_rows((1.0 - weight) * raw + weight * reference)
         verdict = certify(mixed, weight)
@@ -231,6 +239,7 @@ def finish(matrix: np.ndarray, certify: Certify, holds: Callable[[Any], bool], *
             return Finished(mixed, verdict, Repair("mix", weight, before, after, name))
         weight = None if weight >= 1.0 else 2.0 * weight
     if fallback is not None:
+        deadline.check("the repair (the fallback's exact check)")
         constant = dyadic_rows(fallback() if callable(fallback) else fallback)
         verdict = certify(constant, None)
         if holds(verdict):

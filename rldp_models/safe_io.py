@@ -11,7 +11,10 @@ complete new one, and no temporary file is left on an error or an interrupt.
 A target that exists and is not a regular file (``/dev/null``, ``/dev/full``, a
 pipe) is written in place, each write checked, since renaming over it would
 replace the device node. Write failures become one-line
-:class:`~rldp_models.errors.InputError` s naming the path.
+:class:`~rldp_models.errors.InputError` s naming the path. An interrupt noted by
+:func:`note_interrupt` (the command line's SIGINT handler) stops the rename even when
+the ``KeyboardInterrupt`` it raised was swallowed on the way (Python ignores one raised
+in a ``__del__`` or a weak-reference callback).
 """
 
 from __future__ import annotations
@@ -31,6 +34,24 @@ from rldp_models.errors import InputError
 
 STDIN = "-"
 """The path that names standard input."""
+
+_interrupts: list[int] = []
+"""Signals noted by :func:`note_interrupt` and not yet cleared."""
+
+
+def note_interrupt(signum: int) -> None:
+    """Note that the process was interrupted: no output is renamed into place after this."""
+    _interrupts.append(signum)
+
+
+def interrupted() -> bool:
+    """Whether an interrupt was noted since :func:`clear_interrupts`."""
+    return bool(_interrupts)
+
+
+def clear_interrupts() -> None:
+    """Forget the interrupts noted (a new command starts)."""
+    _interrupts.clear()
 
 
 def check_input(path: str | Path, what: str, max_bytes: int | None = None,
@@ -138,6 +159,8 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None
                 yield handle
                 handle.flush()
                 os.fsync(handle.fileno())
+            if interrupted():
+                raise KeyboardInterrupt
             os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)

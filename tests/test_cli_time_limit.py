@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import solvers
+from rldp_models import finish
 from rldp_models.cli import preflight
 from solvers import deadline
-from tests.test_records_verify_property import WORK, run_cli, write_table
+from tests.test_records_verify_property import run_cli, write_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,13 +32,13 @@ def test_nothing_kills_the_process_at_the_time_limit() -> None:
     assert killers == []
 
 
-def test_main_returns_3_in_process_when_the_limit_passes(monkeypatch) -> None:
+def test_main_returns_3_in_process_when_the_limit_passes(monkeypatch, tmp_path: Path) -> None:
     # the up-front estimate would refuse a limit this small (exit 2): let the run start
     monkeypatch.setattr(preflight.resources, "check", lambda *args, **kwargs: None)
     counts = np.random.default_rng(0).integers(5, 40, size=(5, 8))
-    table = write_table(counts, [f"s{i}" for i in range(5)], [str(u) for u in range(8)],
-                        "time-limit.csv")
-    out = WORK / "time-limit.json"
+    table = write_table(tmp_path, counts, [f"s{i}" for i in range(5)],
+                        [str(u) for u in range(8)], "time-limit.csv")
+    out = tmp_path / "time-limit.json"
     code, err = run_cli(["solve", "RURP", "--counts", str(table), "--eps", "1",
                          "--out", str(out), "--time-limit", "0.001", "-q"])
     assert code == 3, err
@@ -83,31 +84,41 @@ def test_an_inner_limit_never_extends_an_outer_one() -> None:
     assert deadline.remaining() is None
 
 
-TABLE = WORK / "bad-input.csv"
-
-
 def _bad_inputs() -> list[list[str]]:
-    table, missing = str(TABLE), str(WORK / "missing.csv")
+    """Each command with bad input; ``{w}`` is the test's folder, ``{w}/table.csv`` a table."""
+    table, missing, work = "{w}/table.csv", "{w}/missing.csv", "{w}"
     return [
-        ["solve", "RURP", "--counts", missing, "--eps", "1", "--out", str(WORK / "x.json")],
-        ["solve", "RURP", "--counts", table, "--eps", "-1", "--out", str(WORK / "x.json")],
+        ["solve", "RURP", "--counts", missing, "--eps", "1", "--out", f"{work}/x.json"],
+        ["solve", "RURP", "--counts", table, "--eps", "-1", "--out", f"{work}/x.json"],
         ["solve", "RURP", "--counts", table, "--eps", "1", "--out", table],
+        *[["solve", "RURP", "--counts", table, "--eps", "1", "--uncertainty", "power",
+           f"--lambda={lam}", "--out", f"{work}/x.json"]
+          for lam in ("1e308", "-1e308", "1e400", "1e-320", "-0.99999999999", "nan")],
+        ["solve", "RURP", "--counts", table, "--eps", "1", "--uncertainty", "renyi",
+         "--order", "1e400", "--out", f"{work}/x.json"],
+        ["solve", "RURP", "--counts", table, "--eps", "1", "--radius-from", "bootstrap",
+         "--bootstrap-draws", "1" + "0" * 22, "--out", f"{work}/x.json"],
+        ["estimate", table, "--result", table, "--out", f"{work}/e.csv", "--seed=-1"],
+        ["coverage", "--counts", table, "--inner-draws=0"],
+        ["curve", "--counts", table, "--eps=1e308,1", "--out", f"{work}/c.csv"],
+        ["estimate", table, "--result", table, "--out", work],
+        ["compare", table, "--counts", table, "--out", work],
         ["compare-solvers", "RURP", "--counts", missing, "--eps", "1"],
-        ["verify", str(WORK / "missing.json")],
+        ["verify", f"{work}/missing.json"],
         ["verify", table],
         ["demo", "--bogus"],
         ["solvers", "--bogus"],
-        ["mechanism", "rr", "--k", "2", "--eps", "nan", "--out", str(WORK / "x.json")],
-        ["mechanism", "rr", "--k", "-2", "--eps", "1", "--out", str(WORK / "x.json")],
-        ["protocol", "ir", "--counts", missing, "--eps", "1", "--out", str(WORK / "x.json")],
-        ["protocol", "bogus", "--counts", table, "--eps", "1", "--out", str(WORK / "x.json")],
+        ["mechanism", "rr", "--k", "2", "--eps", "nan", "--out", f"{work}/x.json"],
+        ["mechanism", "rr", "--k", "-2", "--eps", "1", "--out", f"{work}/x.json"],
+        ["protocol", "ir", "--counts", missing, "--eps", "1", "--out", f"{work}/x.json"],
+        ["protocol", "bogus", "--counts", table, "--eps", "1", "--out", f"{work}/x.json"],
         ["reproduce", "bogus"],
         ["coverage", "--counts", missing],
         ["curve", "--counts", missing],
         ["schema", "--bogus"],
-        ["release", table, "--data", missing, "--out", str(WORK / "x.csv")],
+        ["release", table, "--data", missing, "--out", f"{work}/x.csv"],
         ["release", table, "--data", table, "--sensitive", "s", "--public", "u", "--seed", "-1",
-         "--out", str(WORK / "x.csv")],
+         "--out", f"{work}/x.csv"],
         ["estimate", missing],
         ["compare", table, table, "--counts", table, "--out", table],
         ["--time-limit", "-1", "solve"],
@@ -116,10 +127,31 @@ def _bad_inputs() -> list[list[str]]:
 
 
 @pytest.mark.parametrize("argv", _bad_inputs(),
-                         ids=lambda argv: " ".join(Path(word).name for word in argv[:2]))
-def test_bad_input_is_one_line_and_exit_2_for_every_command(argv: list[str]) -> None:
-    TABLE.write_text("s,1,2\nx,5,6\ny,7,8\n")
-    code, err = run_cli([*argv, "-q"])
+                         ids=lambda argv: " ".join(Path(word).name for word in argv[:2]
+                                                   + argv[-3:-2]))
+def test_bad_input_is_one_line_and_exit_2_for_every_command(argv: list[str],
+                                                            tmp_path: Path) -> None:
+    table = tmp_path / "table.csv"
+    table.write_text("s,1,2\nx,5,6\ny,7,8\n")
+    code, err = run_cli([word.replace("{w}", str(tmp_path)) for word in [*argv, "-q"]])
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("rldp: error: "), err
-    assert TABLE.read_text() == "s,1,2\nx,5,6\ny,7,8\n"  # no input modified
+    assert table.read_text() == "s,1,2\nx,5,6\ny,7,8\n"  # no input modified
+
+
+def test_the_repair_checks_the_deadline_between_its_exact_checks() -> None:
+    # a certify that never passes: without the deadline the repair would mix up to weight 1
+    calls: list = []
+
+    def certify(matrix, weight):
+        calls.append(weight)
+        return False
+
+    with deadline.limited(3600.0):
+        with pytest.raises(finish.GuaranteeError):
+            finish.finish(np.eye(3), certify, bool, first_weight=0.25)
+    assert calls == [0.0, 0.25, 0.5, 1.0]  # unlimited in time: every weight is checked
+    calls.clear()
+    with deadline.limited(1e-9), pytest.raises(deadline.TimeLimitReached) as raised:
+        finish.finish(np.eye(3), certify, bool, first_weight=0.25)
+    assert calls == [] and raised.value.best is None and "exact check" in raised.value.phase

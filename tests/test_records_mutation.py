@@ -14,20 +14,15 @@ mirror; ``proof``: a witness, which an edit may leave a valid witness, so only a
 completed check is required; informational: not a claim, verify must pass). A leaf
 whose pattern neither table lists fails the test.
 
-Known gaps whose fix belongs outside ``certificates/claims.py`` are
-:data:`KNOWN_GAPS`: excluded from the sweep and asserted as strict xfails.
-
 The default form samples a few producers and leaves (about a minute of CPU); the
 ``slow`` form edits up to three leaves of every pattern of every producer.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import math
 import random
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +44,6 @@ from tests.record_mutation import (
 from rldp_models.certificates.claims import VALUE_TOLERANCE
 from tests.test_records_verify_property import run_cli
 
-WORK = Path(tempfile.mkdtemp(prefix="rldp-records-mutation-"))
 
 TABLE = "s,1,2,3\nx,10,6,5\ny,5,8,7\nz,6,5,9\n"
 JOINT = "s,a,b,c\nx,10,5,3\ny,4,8,1\n"
@@ -77,48 +71,20 @@ QUICK = {"solve-RURP": 8, "protocol-srr": 8, "mechanism-rr": 10, "mechanism-lip"
          "solve-NUNP": 8}
 """The default form: producer and how many sampled leaves of it are edited."""
 
-KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    ("mechanism-l*", "details.joint[][]", "delete"):
-        "a ragged details.joint is an internal error (exit 4), not bad input: the schema "
-        "(results/result.schema.json) does not hold joint rows to one length",
-    ("solve-*", "declaration.parameters.outputs[]", "delete"):
-        "a declaration with fewer outputs than the matrix is an internal error (exit 4) when "
-        "the program is rebuilt (certificates/guarantee.py: refuse it as bad input)",
-    ("solve-*", "counts.table[][]", "delete"):
-        "a ragged embedded table is an internal error (exit 4): results/counts.py (or the "
-        "schema) should refuse rows of unequal length as bad input",
-    ("protocol-*", "counts.table[][]", "delete"):
-        "a ragged embedded table is an internal error (exit 4): results/counts.py (or the "
-        "schema) should refuse rows of unequal length as bad input",
-    ("solve-*", "details.distortion_matrix[][]", "delete"):
-        "a ragged details.distortion_matrix is an internal error (exit 4), not bad input",
-    ("solve-*", "certificate.multipliers.*", "delete"):
-        "a multiplier list one entry short is an internal error (exit 4) in the conic check "
-        "(certificates/conic.py: refuse multipliers of the wrong shape as bad input)",
-    ("solve-*", "certificate.optimality.dual.sides*", "delete"):
-        "a ragged optimality dual is an internal error (exit 4) in certificates/optimality.py",
-    ("protocol-*", "details.rldp.worst_at*", "*"):
-        "the worst output and secrets recorded are not compared with the ones the checker "
-        "finds (certificates/product_protocol.py, certificates/verification.py)",
-    ("protocol-*", "details.rldp.witness*", "delete"):
-        "a ragged witness is an internal error (exit 4), not bad input "
-        "(certificates/product_protocol.py)",
-    ("mechanism-l*", "details.labels.S[]", "permute"):
-        "the joint embedded in details carries no labels or digest of its own, so permuted "
-        "S labels cannot be told from the true ones (results/: embed the joint like counts)",
-}
-"""``(producer glob, pattern glob, edit kind glob)``: a false claim verify accepts (or a
-crash), whose fix belongs outside ``certificates/claims.py`` (issue 35, item 1)."""
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's folder: inputs, each producer's record (written once), edited records."""
+    return tmp_path_factory.mktemp("records-mutation")
 
 
-def record_of(producer: str) -> dict:
-    """The record ``producer`` writes on the small table (written once per session)."""
-    out = WORK / f"{producer}.json"
+def record_of(producer: str, work: Path) -> dict:
+    """The record ``producer`` writes on the small table (written once per module run)."""
+    out = work / f"{producer}.json"
     if not out.exists():
         inputs = {"table": TABLE, "joint": JOINT, "prior": PRIOR}
         paths = {}
         for name, text in inputs.items():
-            paths[name] = WORK / f"{name}.csv"
+            paths[name] = work / f"{name}.csv"
             paths[name].write_text(text)
         argv = [arg.format(**{k: str(v) for k, v in paths.items()})
                 for arg in PRODUCERS[producer]]
@@ -127,7 +93,7 @@ def record_of(producer: str) -> dict:
     record = json.loads(out.read_text())
     certificate = record.get("certificate") or {}
     if isinstance(certificate.get("pricing_proof"), str):  # the proof stays where it is
-        certificate["pricing_proof"] = str(WORK / certificate["pricing_proof"])
+        certificate["pricing_proof"] = str(work / certificate["pricing_proof"])
     return record
 
 
@@ -182,13 +148,6 @@ def nominal_level(record: dict) -> float:
     return float(np.max(logs[:, None, :] - logs[None, :, :]))
 
 
-def known_gap(producer: str, mutation: Mutation) -> str | None:
-    return next((reason for (who, pattern, kind), reason in KNOWN_GAPS.items()
-                 if fnmatch.fnmatchcase(producer, who)
-                 and fnmatch.fnmatchcase(mutation.pattern, pattern.replace("[]", "[[][]]"))
-                 and fnmatch.fnmatchcase(mutation.kind, kind)), None)
-
-
 def rule_of(pattern: str) -> str | None:
     """The rule of a documented leaf pattern: None when informational (read first)."""
     tables = documented_patterns()
@@ -206,15 +165,15 @@ def undocumented(record: dict) -> list[str]:
                    and classify(pattern_of(path), tables["informational"]) is None})
 
 
-def sweep(producer: str, record: dict, paths: list) -> list[str]:
+def sweep(producer: str, record: dict, paths: list, work: Path) -> list[str]:
     """Every edit of ``paths`` whose verify exit is not the one its rule allows."""
     wrong = []
     for path in paths:
         for mutation in mutations_of(record, path):
-            if known_gap(producer, mutation) or mutation.pattern == "counts.digest":
+            if mutation.pattern == "counts.digest":
                 continue  # the digest is what re-sealing recomputes
             rule = rule_of(mutation.pattern)
-            code, text = verify_exit(mutated(record, mutation), WORK / "mutated.json")
+            code, text = verify_exit(mutated(record, mutation), work / "mutated.json")
             allowed = expected_codes(rule, mutation, record)
             if code not in allowed or "Traceback" in text:
                 last = text.strip().splitlines()[-1:] or [""]
@@ -224,42 +183,19 @@ def sweep(producer: str, record: dict, paths: list) -> list[str]:
 
 
 @pytest.mark.parametrize("producer", sorted(QUICK))
-def test_every_leaf_is_documented_and_sampled_edits_are_caught(producer: str) -> None:
-    record = record_of(producer)
+def test_every_leaf_is_documented_and_sampled_edits_are_caught(producer: str, work: Path) -> None:
+    record = record_of(producer, work)
     assert undocumented(record) == []
-    code, text = verify_exit(record, WORK / "unedited.json")
+    code, text = verify_exit(record, work / "unedited.json")
     assert code == 0, text  # the unedited record verifies: every failure below is the edit's
     paths = representatives(record, 1)
     sample = random.Random(producer).sample(paths, min(QUICK[producer], len(paths)))
-    assert sweep(producer, record, sample) == []
+    assert sweep(producer, record, sample, work) == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("producer", sorted(PRODUCERS))
-def test_every_edit_of_every_leaf_is_caught(producer: str) -> None:
-    record = record_of(producer)
+def test_every_edit_of_every_leaf_is_caught(producer: str, work: Path) -> None:
+    record = record_of(producer, work)
     assert undocumented(record) == []
-    assert sweep(producer, record, representatives(record, 3)) == []
-
-
-def _gap_cases() -> list:
-    return [pytest.param(who, pattern, kind, marks=pytest.mark.xfail(strict=True, reason=why,
-                                                                raises=AssertionError),
-                         id=f"{who}:{pattern}:{kind}")
-            for (who, pattern, kind), why in KNOWN_GAPS.items()]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("producer, pattern, kind", _gap_cases())
-def test_known_gaps_are_still_open(producer: str, pattern: str, kind: str) -> None:
-    glob = pattern.replace("[]", "[[][]]")
-    found = [(record, path) for name in sorted(PRODUCERS) if fnmatch.fnmatchcase(name, producer)
-             for record in [record_of(name)] for path in representatives(record, 1)
-             if fnmatch.fnmatchcase(pattern_of(path), glob)]
-    if not found:  # not the expected failure (an AssertionError): the test errs
-        raise LookupError(f"no record of {producer} has a leaf {pattern}")
-    record, path = found[0]
-    mutation = next(m for m in mutations_of(record, path) if fnmatch.fnmatchcase(m.kind, kind))
-    code, text = verify_exit(mutated(record, mutation), WORK / "gap.json")
-    allowed = expected_codes(rule_of(mutation.pattern), mutation, record)
-    assert code in allowed and "Traceback" not in text, text
+    assert sweep(producer, record, representatives(record, 3), work) == []

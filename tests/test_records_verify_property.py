@@ -22,7 +22,6 @@ import csv
 import io
 import itertools
 import math
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +29,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rldp_models.certificates.product_protocol import column_level
+from rldp_models.certificates.product_protocol import pair_level
 from rldp_models.cli import main
 from tests.shared_data import without_warnings
 
-WORK = Path(tempfile.mkdtemp(prefix="rldp-records-verify-"))
 
 PRODUCERS = (
     [["solve", name] for name in ("NUNP", "NURP", "RUNP", "RURP")]
@@ -55,8 +53,15 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-def write_table(counts: np.ndarray, s_labels: list[str], u_labels: list[str], name: str) -> Path:
-    path = WORK / name
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the module's tables and records (pytest removes old ones)."""
+    return tmp_path_factory.mktemp("records-verify")
+
+
+def write_table(work: Path, counts: np.ndarray, s_labels: list[str], u_labels: list[str],
+                name: str) -> Path:
+    path = work / name
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["s", *u_labels])
@@ -66,8 +71,9 @@ def write_table(counts: np.ndarray, s_labels: list[str], u_labels: list[str], na
 
 def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str,
                        distortion: str = "hamming") -> None:
-    """The property: the producer's record verifies, or the producer refused in one line."""
-    out = WORK / f"{stem}.json"
+    """The property: the producer's record verifies, or the producer refused in one line
+    (the record is written beside ``table``)."""
+    out = table.parent / f"{stem}.json"
     out.unlink(missing_ok=True)
     argv = [*producer, "--counts", str(table), "--eps", repr(eps), "--out", str(out), "-q"]
     if producer[0] == "solve":
@@ -117,8 +123,8 @@ epsilons = st.sampled_from([0.2279, 0.5, 1.0, 2.0])
 distortions = st.sampled_from(["squared", "absolute", "hamming"])
 
 
-def check_every_record(data: tuple[np.ndarray, list[str], list[str]], producer: list[str],
-                       eps: float, distortion: str) -> None:
+def check_every_record(work: Path, data: tuple[np.ndarray, list[str], list[str]],
+                       producer: list[str], eps: float, distortion: str) -> None:
     counts, s_labels, u_labels = data
     if not all(_is_number(u) for u in u_labels):
         distortion = "hamming"  # squared and absolute distortions need numeric U labels
@@ -126,7 +132,7 @@ def check_every_record(data: tuple[np.ndarray, list[str], list[str]], producer: 
         counts, s_labels, u_labels = counts[:2, :1], s_labels[:2], u_labels[:1]
     if producer[1] == "polyopt":  # vertex enumeration: 3 x 2 at most (4 s each)
         counts, s_labels, u_labels = counts[:3, :2], s_labels[:3], u_labels[:2]
-    table = write_table(counts, s_labels, u_labels, name="table.csv")
+    table = write_table(work, counts, s_labels, u_labels, name="table.csv")
     produce_and_verify(producer, table, eps, "record", distortion)
 
 
@@ -145,18 +151,18 @@ QUICK = settings(max_examples=4, deadline=None, derandomize=True,
 @pytest.mark.parametrize("producer", PRODUCERS, ids=" ".join)
 @QUICK
 @given(data=tables(), eps=epsilons, distortion=distortions)
-def test_every_written_record_verifies(producer: list[str], data, eps: float,
+def test_every_written_record_verifies(work: Path, producer: list[str], data, eps: float,
                                        distortion: str) -> None:
-    check_every_record(data, producer, eps, distortion)
+    check_every_record(work, data, producer, eps, distortion)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("producer", [*PRODUCERS, ["protocol", "polyopt"]], ids=" ".join)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=tables(), eps=epsilons, distortion=distortions)
-def test_every_written_record_verifies_many_tables(producer: list[str], data, eps: float,
-                                                   distortion: str) -> None:
-    check_every_record(data, producer, eps, distortion)
+def test_every_written_record_verifies_many_tables(work: Path, producer: list[str], data,
+                                                   eps: float, distortion: str) -> None:
+    check_every_record(work, data, producer, eps, distortion)
 
 
 # ---------------------------------------------------------------------- the IR regression
@@ -165,13 +171,15 @@ EMPTY_THIRD_SECRET = np.array([[10, 5, 3, 7, 2], [4, 8, 1, 6, 9], [0, 0, 0, 0, 0
 
 
 @pytest.mark.parametrize("name, empty", [("ir", 2), ("ir", 3), ("grr-cr", 2)])
-def test_a_product_record_with_an_empty_secret_row_verifies(name: str, empty: int) -> None:
+def test_a_product_record_with_an_empty_secret_row_verifies(work: Path, name: str,
+                                                             empty: int) -> None:
     # issue 35: at eps 0.2279 IR puts all its budget on the secret (eps_2 = 0), every pair
     # ties, and the witness for the pair (s1, s2) keeps the empty row of Phat empty; verify
     # read that row as releasing nothing and found the witness reaching inf
     counts = np.roll(EMPTY_THIRD_SECRET, empty - 2, axis=0)
-    table = write_table(counts, ["s1", "s2", "s3", "s4"], list("abcde"), f"empty{empty}.csv")
-    out = WORK / f"{name}-empty{empty}.json"
+    table = write_table(work, counts, ["s1", "s2", "s3", "s4"], list("abcde"),
+                        f"empty{empty}.csv")
+    out = work / f"{name}-empty{empty}.json"
     code, err = run_cli(["protocol", name, "--counts", str(table), "--eps", "0.2279",
                          "--out", str(out), "-q"])
     assert code == 0, err
@@ -184,7 +192,7 @@ def test_the_witness_level_ignores_secrets_without_mass() -> None:
     p = np.array([[0.2, 0.1], [0.0, 0.0], [0.3, 0.4]])
     column = np.array([[0.5, 0.25], [0.9, 0.9], [0.25, 0.125]])
     released = {s: float(p[s] @ column[s] / p[s].sum()) for s in (0, 2)}
-    expected = max(math.log(released[a] / released[b])
-                   for a, b in itertools.permutations(released, 2))
-    assert column_level(column, p) == pytest.approx(expected, rel=1e-12)
-    assert math.isfinite(column_level(column, p))
+    for a, b in itertools.permutations(released, 2):
+        assert pair_level(column, p, a, b) == pytest.approx(
+            math.log(released[a] / released[b]), rel=1e-12)
+    assert math.isnan(pair_level(column, p, 0, 1)) and math.isnan(pair_level(column, p, 1, 2))

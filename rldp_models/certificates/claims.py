@@ -12,6 +12,7 @@ in two places (a record written before eps lived once keeps copies in
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -20,7 +21,9 @@ import numpy as np
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
 from rldp_models.data import Crosstab
+from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
+from rldp_models.rldp_protocols.product_form import ProductProtocol
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
@@ -74,12 +77,76 @@ def eps_problems(record: dict[str, Any]) -> list[str]:
     return problems
 
 
+MATRIX_FIELDS = (("counts", "table"), ("details", "joint"), ("details", "distortion_matrix"),
+                 ("details", "Q2"), ("details", "rldp", "witness"),
+                 ("certificate", "optimality", "dual", "sides"),
+                 ("certificate", "optimality", "dual", "objective_members"))
+"""Where a record keeps an array the checks read as one block of numbers."""
+
+
+def check_shapes(record: dict[str, Any]) -> None:
+    """Every array of :data:`MATRIX_FIELDS` a record holds is rectangular (no row shorter
+    than another), the embedded counts are one row per secret label and one column per
+    public label, and a program declares one output per column: what the checks assume
+    before they read a number.
+
+    Raises
+    ------
+    InputError
+        Naming the first field that is not.
+    """
+    for path in MATRIX_FIELDS:
+        value: Any = record
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        try:
+            shape = np.asarray(value, dtype=float).shape
+        except (TypeError, ValueError):
+            raise InputError(f"the record's {'.'.join(path)} is not a rectangular array of "
+                             "numbers (rows of unequal length)") from None
+        if path == ("counts", "table") and isinstance(record["counts"].get("labels"), dict):
+            labels = record["counts"]["labels"]
+            expected = (len(labels.get("S") or []), len(labels.get("U") or []))
+            if shape != expected:
+                raise InputError(f"the record's counts.table is {' x '.join(map(str, shape))}, "
+                                 f"not one row per S label and one column per U label "
+                                 f"({expected[0]} x {expected[1]})")
+    declared = record["declaration"]["parameters"].get("outputs")
+    outputs = record["matrix"].get("outputs")
+    if record["result_type"] == "solve" and isinstance(declared, list) and \
+            isinstance(outputs, list) and len(declared) != len(outputs):
+        raise InputError(f"the record's declaration.parameters.outputs name {len(declared)} "
+                         f"outputs, its matrix has {len(outputs)}")
+
+
+def distortion_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
+    """A program's ``details.distortion_matrix`` against the named distortion it declares,
+    evaluated on the counts' labels and the declared outputs (a ``matrix`` distortion *is*
+    that field, read by the program itself)."""
+    named = record["declaration"]["parameters"].get("distortion")
+    stated = record["details"].get("distortion_matrix")
+    if record["result_type"] != "solve" or crosstab is None or stated is None or \
+            not isinstance(named, str) or named == "matrix":
+        return []
+    outputs = record["declaration"]["parameters"].get("outputs") or \
+        (record["details"].get("labels") or {}).get("Y") or list(crosstab.u_labels)
+    declared = distortion_matrix(named, crosstab, [str(y) for y in outputs])
+    if not np.array_equal(np.asarray(stated, dtype=float), declared):
+        return [f"details.distortion_matrix is not the {named} distortion the declaration "
+                "names, on the counts' labels"]
+    return []
+
+
 def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
     """The matrix's input and output labels against the declaration, the counts and copies.
 
-    A solve result's inputs are the pairs ``(s, u)`` of the counts' labels in order,
-    its outputs the declared ones (the U labels by default); a mechanism's or
-    protocol's labels must equal the copies its details keep.
+    A solve or protocol result's inputs are the pairs ``(s, u)`` of the counts' labels in
+    order (a mechanism's over a crosstab those of the table labels it keeps,
+    ``details.S`` and ``details.U``), a solve result's outputs the declared ones (the U
+    labels by default); a mechanism's or protocol's labels must equal the copies its
+    details keep.
     """
     matrix, details = record["matrix"], record["details"]
     labels = details.get("labels") or {}
@@ -97,10 +164,16 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
             int(details["n"]) != int(crosstab.counts.sum()):
         problems.append(f"details.n = {details['n']} is not the number of records counted "
                         f"({int(crosstab.counts.sum())})")
-    if record["result_type"] == "solve" and crosstab is not None:
+    if record["result_type"] != "mechanism" and crosstab is not None:
         pairs = [[str(s), str(u)] for s in crosstab.s_labels for u in crosstab.u_labels]
         if _strings(matrix["inputs"]) != pairs:
             problems.append("matrix.inputs are not the pairs (s, u) of the counts' labels")
+    table_labels = [details.get(key) for key in ("S", "U")]
+    if record["result_type"] == "mechanism" and all(isinstance(t, list) for t in table_labels):
+        pairs = [[str(s), str(u)] for s in table_labels[0] for u in table_labels[1]]
+        if _strings(matrix["inputs"]) != pairs:
+            problems.append("matrix.inputs are not the pairs (s, u) of details.S and details.U")
+    if record["result_type"] == "solve" and crosstab is not None:
         declared = record["declaration"]["parameters"].get("outputs") or \
             [str(u) for u in crosstab.u_labels]
         if outputs is not None and _strings(outputs) != _strings(declared):
@@ -129,11 +202,22 @@ def output_problems(record: dict[str, Any]) -> list[str]:
         expected = [INDEXED_OUTPUTS[producer].format(i) for i in range(len(outputs))]
     elif producer == "ue" and outputs and isinstance(outputs[0], str):
         expected = [format(i, f"0{len(outputs[0])}b") for i in range(len(outputs))]
+    elif producer == "ue-cr" and matrix.get("kind") == "ue-cr":
+        expected = ue_cr_outputs(matrix["S"], matrix["U"])
     else:
         return []
     if _strings(outputs) != expected:
         return [f"matrix.outputs are not the outputs {producer} releases, in its order"]
     return []
+
+
+def ue_cr_outputs(s_labels: list, u_labels: list) -> list:
+    """UE-CR's outputs in dense-column order: for each pattern ``y`` (row-major over
+    :attr:`~rldp_models.rldp_protocols.product_form.ProductProtocol.coordinate_sizes`),
+    the ``[t, v]`` of every secret ``t`` reported, as the writer labels them."""
+    protocol = ProductProtocol("ue-cr", {}, list(s_labels), list(u_labels), 0.0, 0.5)
+    patterns = itertools.product(*map(range, protocol.coordinate_sizes))
+    return _strings([protocol.output_label(y) for y in patterns])
 
 
 def _strings(labels: Any) -> list:
@@ -319,15 +403,50 @@ def stated_guarantee(record: dict[str, Any], crosstab: Crosstab | None,
     a record written as version 2: a migrated round-1 file was not written in this layout)."""
     copies = copy_problems(record) if record.get("migrated_from") is None else []
     return _verdict([*eps_problems(record), *label_problems(record, crosstab),
-                     *output_problems(record), *copies, *holds_problems(record, holds)],
+                     *output_problems(record), *distortion_problems(record, crosstab), *copies,
+                     *holds_problems(record, holds)],
                     "eps and labels as the record states them are the declared ones")
+
+
+def prior_value(record: dict[str, Any]) -> tuple[float | None, list[str]]:
+    """A closed-form mechanism's stated value re-evaluated: ``I(X;Y)`` with ``X`` drawn
+    from the prior it carries (``details.prior``, one probability per input, summing to 1
+    within :data:`PRIOR_TOLERANCE`), and what is wrong with that prior. ``(None, [])`` for
+    a record that is not a closed form stating a value, or a migrated round-1 file (its
+    value was written before the prior was kept, and is not a claim)."""
+    certificate = record.get("certificate") or {}
+    rows = record["matrix"].get("rows")
+    if record["result_type"] != "mechanism" or certificate.get("kind", "none") != "none" or \
+            record["value"].get("value") is None or rows is None or \
+            record.get("migrated_from") is not None:
+        return None, []
+    prior = record["details"].get("prior")
+    if prior is None:
+        return None, ["value.value states a utility, but the record carries no prior "
+                      "(details.prior) to re-evaluate it at"]
+    if not isinstance(prior, list) or \
+            not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in prior):
+        raise InputError("the record's details.prior is not a list of numbers")
+    p = np.asarray(prior, dtype=float)
+    if len(p) != len(rows) or not np.all(p >= 0) or abs(float(p.sum()) - 1) > PRIOR_TOLERANCE:
+        return None, ["details.prior is not a distribution over matrix.inputs (one "
+                      "probability per input, summing to 1)"]
+    return mutual_information(p, np.asarray(rows, dtype=float)), []
+
+
+PRIOR_TOLERANCE = 1e-12
+"""How far a carried prior's sum may be from 1 (the rounding of a normalised float vector)."""
 
 
 def stated_value(record: dict[str, Any], evaluated: float | None) -> Verdict:
     """The stated value, what it measures and the certificate's bounds on the optimum, held
-    to its re-evaluation (a claim beyond privacy: the certificate's)."""
+    to its re-evaluation (a claim beyond privacy: the certificate's); a closed-form
+    mechanism's value is re-evaluated at the prior it carries (:func:`prior_value`)."""
     measure = measure_problems(record) if record.get("migrated_from") is None else []
-    return _verdict([*value_problems(record, evaluated), *measure,
+    prior_problems: list[str] = []
+    if evaluated is None:
+        evaluated, prior_problems = prior_value(record)
+    return _verdict([*prior_problems, *value_problems(record, evaluated), *measure,
                      *bound_problems(record)], "the stated value is re-evaluated")
 
 

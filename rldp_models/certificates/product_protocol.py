@@ -9,15 +9,16 @@
   they must be exactly the rounded product of the factors and meet eps by the
   dense RLDP checker too.
 * **certificate**: the recorded bracket's witness is a member of ``F`` (exact
-  rationals) and reaches the recorded lower end at the recorded worst output,
-  whose column ``P(y | s, u)`` is computed from the factors (never the dense
-  matrix, which may have ``16^15`` columns).
+  rationals) and reaches the recorded lower end at the recorded worst output and
+  pair of secrets (``worst_at``), whose column ``P(y | s, u)`` is computed from
+  the factors (never the dense matrix, which may have ``16^15`` columns).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,6 @@ from rldp_models.certificates import guarantee
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
-from rldp_models.errors import InputError
 from rldp_models.results.product_result import dense_rows_match, output_of_index
 from rldp_models.rldp_protocols.product_check import check_product_record, protocol_from_record
 from rldp_models.uncertainty.chi_square import chi_square_radius
@@ -67,15 +67,21 @@ def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
         return Verdict(True, "no RLDP bracket recorded: nothing to certify")
     eps, alpha = float(fields["eps"]), float(fields["alpha"])
     protocol = protocol_from_record(fields["product"], eps, alpha)
-    column = _worst_column(protocol, claim, output_of_index)
+    where = worst_pair(claim, crosstab.s_labels, protocol.output_count)
     witness = np.asarray(claim["witness"], dtype=float)
     region = ChiSquareCertifiable(crosstab.counts,
                                   chi_square_radius(crosstab.n, crosstab.counts.size, alpha))
     member = witness.shape == crosstab.shape and region.contains_exactly(witness)
-    reached = column_level(column, witness) if member else float("nan")
+    reached = float("nan")
+    if member and not isinstance(where, str):
+        y, s1, s2 = where
+        column = protocol.column(output_of_index(protocol.coordinate_sizes, y))
+        reached = pair_level(column, witness, s1, s2)
     attained, certified = float(claim["attained"]), float(claim["certified"])
     problems = []
-    if not member:
+    if isinstance(where, str):
+        problems.append(where)
+    elif not member:
         problems.append("the recorded witness is not a distribution in F")
     elif reached < attained - LEVEL_TOLERANCE:
         problems.append(f"the witness reaches eps {reached:.9g}, less than the recorded "
@@ -90,30 +96,31 @@ def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
                     f"{reached:.9g}", *problems))
 
 
-def _worst_column(protocol, claim: dict, output_of_index) -> np.ndarray:
-    """``P(y | s, u)`` at the recorded worst output (a dense column index, any width)."""
+def worst_pair(claim: dict, s_labels: Sequence[Any], output_count: int
+               ) -> tuple[int, int, int] | str:
+    """The recorded worst output (a dense column index, any width) and ordered pair of
+    secrets ``worst_at = {y, s1, s2}`` as indices, or what is wrong with them."""
     where = claim.get("worst_at")
-    index = where.get("y") if isinstance(where, dict) else None
-    if isinstance(index, bool) or not isinstance(index, int) or \
-            not 0 <= index < protocol.output_count:
-        raise InputError(f"the recorded worst output {str(index)[:40]} is not a column of the "
-                         f"{protocol.name} protocol (0 .. {protocol.output_count - 1})")
-    return protocol.column(output_of_index(protocol.coordinate_sizes, index))
+    if not isinstance(where, dict):
+        return "the record states no worst output and pair (details.rldp.worst_at)"
+    y = where.get("y")
+    if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < output_count:
+        return (f"the recorded worst output {str(y)[:40]} is not a column of the protocol "
+                f"(0 .. {output_count - 1})")
+    labels = [str(s) for s in s_labels]
+    s1, s2 = (str(where.get(key)) for key in ("s1", "s2"))
+    if s1 not in labels or s2 not in labels or s1 == s2:
+        return f"the recorded worst pair ({s1[:40]}, {s2[:40]}) is not two secrets of the counts"
+    return y, labels.index(s1), labels.index(s2)
 
 
-def column_level(column: np.ndarray, p: np.ndarray) -> float:
-    """``max_{s1 != s2} log P(y|s1) / P(y|s2)`` under ``P`` for one output's column.
-
-    Only secrets with ``P(s) > 0`` take part: ``P(y | S = s)`` of Definition 1
-    is undefined for a secret without mass (a witness keeps an empty secret row
-    of ``Phat`` empty), as the checkers and the dense certificate treat it.
-    """
+def pair_level(column: np.ndarray, p: np.ndarray, s1: int, s2: int) -> float:
+    """``log P(y|s1) / P(y|s2)`` under ``P`` for one output's column ``P(y | s, u)``
+    (NaN when either secret has no mass under ``P``: nothing is attained there)."""
     mass = p.sum(axis=1)
-    present = np.flatnonzero(mass > 0)
-    released = np.sum(p[present] / mass[present, None] * column[present], axis=1)
-    worst = 0.0
-    for s1, s2 in itertools.permutations(range(len(released)), 2):
-        if released[s1] > 0:
-            worst = max(worst, math.inf if released[s2] == 0 else
-                        math.log(released[s1] / released[s2]))
-    return worst
+    if mass[s1] <= 0 or mass[s2] <= 0:
+        return float("nan")
+    released = [float(np.dot(p[s] / mass[s], column[s])) for s in (s1, s2)]
+    if released[0] <= 0:
+        return -math.inf
+    return math.inf if released[1] == 0 else math.log(released[0] / released[1])

@@ -33,7 +33,8 @@ import numpy as np
 
 from rldp_models.certificates import claims, guarantee, optimality
 from rldp_models.certificates.pricing_proof import check_pricing_proof
-from rldp_models.certificates.product_protocol import product_certificate, product_guarantee
+from rldp_models.certificates.product_protocol import (pair_level, product_certificate,
+                                                       product_guarantee, worst_pair)
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
@@ -215,8 +216,10 @@ def _check_shape(record: dict) -> None:
     Raises
     ------
     InputError
-        When the record's matrix does not fit its own labels.
+        When the record's matrix does not fit its own labels, or an array of it is ragged
+        (:func:`.claims.check_shapes`).
     """
+    claims.check_shapes(record)
     matrix = record["matrix"]
     rows, inputs, outputs = matrix.get("rows"), matrix["inputs"], matrix.get("outputs", [])
     if rows is None:  # a product too large to write densely: its factors are checked
@@ -411,7 +414,8 @@ def _srlip_certificate(record: dict, fields: dict) -> Verdict:
 
 # ---------------------------------------------------------------------- protocol results
 def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> Verdict:
-    """The recorded RLDP bracket: its witness is in ``F`` and reaches the recorded lower end."""
+    """The recorded RLDP bracket: its witness is in ``F`` and reaches the recorded lower end
+    (at the recorded worst output and pair of secrets, ``worst_at``, when recorded)."""
     claim = record.get("rldp")
     if not isinstance(claim, dict) or claim.get("witness") is None:
         return Verdict(True, "no RLDP bracket recorded: nothing to certify")
@@ -420,9 +424,19 @@ def protocol_certificate(record: dict, crosstab: Crosstab, verdict: Verdict) -> 
     radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(record["alpha"]))
     region = ChiSquareCertifiable(crosstab.counts, radius)
     member = witness.shape == crosstab.shape and region.contains_exactly(witness)
-    reached = _level_at(guarantee.matrix(record), witness) if member else float("nan")
+    Q = guarantee.matrix(record)
+    where = worst_pair(claim, crosstab.s_labels, Q.shape[1]) \
+        if claim.get("worst_at") is not None else None
+    reached = float("nan")
+    if member and where is None:  # a bracket recorded without where it is attained
+        reached = _level_at(Q, witness)
+    elif member and isinstance(where, tuple):
+        y, s1, s2 = where
+        reached = pair_level(Q[:, y].reshape(crosstab.shape), witness, s1, s2)
     problems = []
-    if not member:
+    if isinstance(where, str):
+        problems.append(where)
+    elif not member:
         problems.append("the recorded witness is not a distribution in F")
     elif reached < float(claim["attained"]) - LEVEL_TOLERANCE:
         problems.append(f"the witness reaches eps {reached:.9g}, less than the recorded "

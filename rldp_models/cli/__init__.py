@@ -18,10 +18,14 @@ are otherwise silenced).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
 from typing import Sequence
 
 from rldp_models.cli.exit_codes import ExitCode
@@ -152,13 +156,58 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     An interrupt (SIGINT, Ctrl-C) at any point after the imports, parsing included, is one
     line and exit code 130; every output is written through
-    :func:`rldp_models.safe_io.atomic_output`, so it leaves no partial file behind.
+    :func:`rldp_models.safe_io.atomic_output`, so it leaves no partial file behind, and
+    none is renamed into place once an interrupt arrived, even if the
+    ``KeyboardInterrupt`` was swallowed on its way (:func:`_interruptible`).
     """
     try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
+        from rldp_models import safe_io
+
+        safe_io.clear_interrupts()
+        with _interruptible():
+            code = _run(list(sys.argv[1:] if argv is None else argv))
+        if not safe_io.interrupted():
+            return code
     except KeyboardInterrupt:
-        sys.stderr.write("rldp: interrupted\n")
-        return 130
+        pass
+    _forget_unhandled_interrupt()
+    sys.stderr.write("rldp: interrupted\n")
+    return 130
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT noted (:func:`rldp_models.safe_io.note_interrupt`) before its
+    ``KeyboardInterrupt`` is raised, while the block runs; the caller's handler is kept
+    when it is not Python's default (and outside the main thread nothing changes)."""
+    from rldp_models import safe_io
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        safe_io.note_interrupt(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _forget_unhandled_interrupt() -> None:
+    """Clear CPython's mark of an unhandled interrupt after this one was handled.
+
+    A ``KeyboardInterrupt`` raised while code given to ``exec``/``eval`` as a string runs
+    (dataclasses, namedtuples and sympy make such code) marks the interpreter as
+    interrupted even when :func:`main` catches it, and the interpreter then ends the
+    process by SIGINT (exit -2) instead of exit 130 (``run_eval_code_obj`` in CPython's
+    ``Python/pythonrun.c``). Every evaluation of a string clears the mark as it starts.
+    """
+    exec("")  # a constant empty string: its evaluation starting clears the mark
 
 
 def _run(argv: list[str]) -> int:

@@ -134,6 +134,28 @@ def significance(text: str) -> float:
     return value
 
 
+def seed(text: str) -> int:
+    """An argparse type: a seed numpy's generators take (an integer in [0, 2**128))."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**128:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**128), got {text!r}")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (draws, tables)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
 def write_result(result: "CertifiedResult", out: str, name: str,
                  embed_counts: bool = True) -> int:
     """Write ``result`` to ``out`` and say so; a result whose guarantee fails is not written.

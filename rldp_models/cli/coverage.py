@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rldp_models.cli.common import add_data_arguments, load_crosstab
+from rldp_models.cli.common import add_data_arguments, load_crosstab, positive_count, seed
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.executors import SPECS
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="sets to study (default chi2,kl,tv,box)")
     parser.add_argument("--draws", type=int, default=10_000, metavar="N",
                         help="simulated tables per n and reference (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, metavar="S", help="seed (default 0)")
     parser.add_argument("--reference", default="phat,dirichlet", metavar="R[,R...]",
                         help="phat, dirichlet (Jeffreys posterior) and/or jeffreys (the prior, "
                              "whatever the table; default phat,dirichlet)")
@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default="asymptotic",
                         help="radius of each simulated table's set: the chi-square quantile "
                              "(default) or a bootstrap recalibrated on every simulated table")
-    parser.add_argument("--inner-draws", type=int, default=500, metavar="N",
+    parser.add_argument("--inner-draws", type=positive_count, default=500, metavar="N",
                         help="bootstrap tables per simulated table with --radius-from "
                              "bootstrap (default 500)")
     parser.add_argument("--confidence", type=float, default=0.95, metavar="C",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rldp_models.cli.common import add_data_arguments, load_crosstab, significance
+from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, seed,
+                                     significance)
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.reproduce import EXECUTOR_SPECS
 from rldp_models.errors import InputError
@@ -39,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the programs' distortion (default hamming)")
     parser.add_argument("--coverage-draws", type=int, default=1000, metavar="N",
                         help="tables simulated for the set's coverage (0: none; default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the coverage simulation")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the coverage simulation")
     parser.add_argument("--out", required=True, metavar="FILE.csv", help="the curve")
     parser.add_argument("--plot", metavar="FILE.png", help="figure (default beside --out)")
     parser.add_argument("--workers", type=int, metavar="N",
@@ -84,9 +85,12 @@ def _numbers(text: str) -> list[float]:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise InputError(f"--eps must be numbers separated by commas, got {text!r}") from None
-    if not values or not all(0 <= v < float("inf") for v in values):
-        raise InputError(f"--eps needs one or more finite numbers >= 0, got {text!r}")
-    return values
+    if not values:
+        raise InputError(f"--eps needs one or more numbers, got {text!r}")
+    try:
+        return [epsilon(repr(v)) for v in values]
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(f"--eps: {exc}") from None
 
 
 def _refuse_what_would_not_fit(args: argparse.Namespace, shape: tuple[int, int],

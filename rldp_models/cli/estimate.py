@@ -24,6 +24,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from rldp_models.cli.common import seed
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"bootstrap tables, 2..{MAX_DRAWS} (default {BOOTSTRAP_DRAWS})")
     parser.add_argument("--level", type=float, default=LEVEL, metavar="L",
                         help=f"interval level (default {LEVEL})")
-    parser.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap")
+    parser.add_argument("--seed", type=seed, metavar="N", help="seed of the bootstrap")
     parser.add_argument("--unchecked-release", action="store_true",
                         help="read RELEASED.csv even if it does not record RESULT.json's "
                              "digest (a warning instead of a refusal)")

@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     mechanism = _mechanism(args, alphabet)
     notion, certify, level = _notion(args, mechanism)
     extra: dict[str, Any] = {key: alphabet[key] for key in ("S", "U") if key in alphabet}
+    if alphabet["prior"] is not None:  # what verify re-evaluates the stated utility at
+        extra["prior"] = np.asarray(alphabet["prior"], dtype=float).tolist()
     if args.name == "quaternary":
         extra["delta"] = args.delta
     reference = None

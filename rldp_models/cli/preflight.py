@@ -196,13 +196,14 @@ def check_inputs(args: argparse.Namespace) -> None:
 
 def output_files(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Every file the command writes: ``(how it is named, path)``, figures and proofs beside
-    ``--out`` included (a directory ``--out`` is not a file)."""
+    ``--out`` included (a directory ``--out`` is not a file, and ``--out .`` has no name to
+    put a figure beside: :func:`check_outputs` refuses it)."""
     files = [(f"--{option}", getattr(args, option)) for option in OUTPUT_OPTIONS
              if isinstance(getattr(args, option, None), str)
              and not (args.command in DIRECTORY_OUTPUTS and option == "out")]
     out = getattr(args, "out", None)
     beside = {"compare": ".png", "coverage": ".png", "estimate": ".png"}.get(args.command)
-    if isinstance(out, str) and beside and not getattr(args, "plot", None):
+    if isinstance(out, str) and beside and Path(out).name and not getattr(args, "plot", None):
         files.append(("the figure beside --out", str(Path(out).with_suffix(beside))))
     proof = _polyopt_proof_path(args)
     if proof is not None:

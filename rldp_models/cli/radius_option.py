@@ -27,12 +27,28 @@ def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
                        help="asymptotic: the chi-square quantile of --alpha (default); "
                             "bootstrap: the (1 - alpha) quantile of the set's statistic over "
                             "simulated tables (for sparse tables)")
-    group.add_argument("--bootstrap-draws", type=int, default=None, metavar="N",
+    group.add_argument("--bootstrap-draws", type=bootstrap_draws, default=None, metavar="N",
                        help="simulated tables of the bootstrap (default: "
                             "rldp_models.uncertainty.calibration.BOOTSTRAP_DRAWS, 10,000)")
     group.add_argument("--bootstrap-seed", type=int, default=None, metavar="S",
                        help="seed of the bootstrap (default: "
                             "rldp_models.uncertainty.calibration.BOOTSTRAP_SEED, 0)")
+
+
+MAX_BOOTSTRAP_DRAWS = 10**8
+"""Most simulated tables ``--bootstrap-draws`` accepts (numpy refuses arrays far beyond)."""
+
+
+def bootstrap_draws(text: str) -> int:
+    """An argparse type: a whole number of simulated tables, at most
+    :data:`MAX_BOOTSTRAP_DRAWS` (the bootstrap itself refuses fewer than 100)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value > MAX_BOOTSTRAP_DRAWS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_BOOTSTRAP_DRAWS:,} draws, got {text}")
+    return value
 
 
 def warn_if_sparse(crosstab: Crosstab, stream: IO[str] | None = None) -> str | None:

@@ -23,18 +23,8 @@ import argparse
 import sys
 import warnings
 
+from rldp_models.cli.common import seed
 from rldp_models.cli.exit_codes import ExitCode
-
-
-def seed(text: str) -> int:
-    """An argparse type: a seed numpy's generators take (an integer in [0, 2**128))."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2**128:
-        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**128), got {text!r}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

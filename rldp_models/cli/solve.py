@@ -74,7 +74,7 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uncertainty set of the robust blocks (default chi2)")
     parser.add_argument("--radius", type=finite_float, default=None, metavar="R",
                         help="radius of the set (default: calibrated from --alpha)")
-    parser.add_argument("--lambda", dest="lam", type=number_or_fraction, default=None,
+    parser.add_argument("--lambda", dest="lam", type=power_lambda, default=None,
                         metavar="L", help="power-divergence (Cressie-Read) lambda of "
                         "--uncertainty power, e.g. 2/3 (1: chi-square, 0: KL)")
     parser.add_argument("--order", type=number_or_fraction, default=None, metavar="A",
@@ -87,8 +87,32 @@ def number_or_fraction(text: str) -> float:
     """An argparse type: a finite number, also written as a fraction ``p/q`` (``--lambda 2/3``)."""
     try:
         return float(Fraction(text.strip()))
+    except OverflowError:
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}") from None
     except (ValueError, ZeroDivisionError):
         return finite_float(text)
+
+
+MAX_LAMBDA = 100.0
+"""Largest ``|lambda|`` of ``--lambda``: the power-divergence set's terms ``q^-lambda``
+leave the doubles' range beyond it (1e308 gave NaN in the solver's data)."""
+
+LAMBDA_RESOLUTION = 1e-9
+"""``--lambda`` within this of 0 or -1 (and not equal) is refused: the set is then KL or
+reverse KL (give 0 or -1), and its cone exponent ``1 / (lambda + 1)`` rounds to 1."""
+
+
+def power_lambda(text: str) -> float:
+    """An argparse type: the Cressie-Read lambda, ``|lambda| <= MAX_LAMBDA``, 0 and -1 exact."""
+    value = number_or_fraction(text)
+    if abs(value) > MAX_LAMBDA:
+        raise argparse.ArgumentTypeError(f"lambda must lie in [-{MAX_LAMBDA:g}, {MAX_LAMBDA:g}], "
+                                         f"got {text}")
+    for limit in (0.0, -1.0):
+        if value != limit and abs(value - limit) < LAMBDA_RESOLUTION:
+            raise argparse.ArgumentTypeError(f"lambda {text} is within {LAMBDA_RESOLUTION:g} of "
+                                             f"{limit:g}: give {limit:g} for that set")
+    return value
 
 
 def add_radius_arguments(parser: argparse.ArgumentParser) -> None:

@@ -71,12 +71,11 @@ def pair_bounds(protocol: np.ndarray, counts: np.ndarray, radius: float, eps: fl
         root = iv.sqrt(interval(radius) + 1)
         pairs = list(itertools.permutations(range(n_s), 2))
         for s1, s2 in progress(pairs, desc="rldp verify: privacy bounds", unit="pair"):
-            values = multipliers.get(f"{group}[{s1},{s2}]")
-            if values is None or not {"c", "t"} <= set(values):
+            stored = _pair_multipliers(multipliers.get(f"{group}[{s1},{s2}]"), blocks.shape[2])
+            if stored is None:
                 missing.append(f"{group}[{s1},{s2}]")
                 continue
-            c = np.asarray(values["c"], dtype=float).reshape(-1)
-            t = np.asarray(values["t"], dtype=float).reshape(2, -1)
+            c, t = stored
             rows = [joint[s1], joint[s2]]
             rho = root - 1 + interval(sum(rows[0], Fraction(0)) + sum(rows[1], Fraction(0)))
             fast = theorem4_upper_bounds(theorem4_rows(protocol, counts, radius, eps, [(s1, s2)]),
@@ -86,6 +85,21 @@ def pair_bounds(protocol: np.ndarray, counts: np.ndarray, radius: float, eps: fl
                     theorem4_upper_bound(blocks[s1, :, y], factor, blocks[s2, :, y], rows, rho,
                                          float(c[y]), (float(t[0, y]), float(t[1, y]))))
     return bounds, missing
+
+
+def _pair_multipliers(values: Any, n_y: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A pair's stored ``c`` (one per output) and ``t`` (two per output), or None when they
+    are absent or not of that shape (a ragged or short list proves nothing)."""
+    if not isinstance(values, dict) or not {"c", "t"} <= set(values):
+        return None
+    try:
+        c = np.asarray(values["c"], dtype=float).reshape(-1)
+        t = np.asarray(values["t"], dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if c.size != n_y or t.size != 2 * n_y:
+        return None
+    return c, t.reshape(2, -1)
 
 
 def pair_worst_cases(protocol: np.ndarray, uncertainty: ChiSquareSet, eps: float,

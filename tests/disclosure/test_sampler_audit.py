@@ -83,21 +83,19 @@ FAMILIES: dict[str, tuple[list[str], str]] = {
 QUICK_FAMILIES = ["NURP", "ir", "grr-cr", "rr", "geometric", "ldp-s"]
 
 
-@functools.cache
-def work() -> Path:
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="rldp-sampler-audit-"))
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's folder: the input tables and every family's record."""
+    folder = tmp_path_factory.mktemp("sampler-audit")
     for name, text in (("TABLE", TABLE), ("SMALL", SMALL), ("PRIOR", PRIOR), ("JOINT", JOINT)):
         (folder / f"{name}.csv").write_text(text)
     return folder
 
 
 @functools.cache
-def produced(name: str) -> CertifiedResult:
-    """The family's record, written by the command line and read back."""
+def produced(name: str, folder: Path) -> CertifiedResult:
+    """The family's record, written by the command line into ``folder`` and read back."""
     arguments, _ = FAMILIES[name]
-    folder = work()
     argv = [str(folder / f"{a}.csv") if a in ("TABLE", "SMALL", "PRIOR", "JOINT") else a
             for a in arguments]
     out = folder / f"{name.replace(' ', '-')}.json"
@@ -129,8 +127,8 @@ def secret_mixtures(result: CertifiedResult, channel: ReleaseChannel) -> np.ndar
     return mixtures
 
 
-def audit_family(name: str, draws: int, seed: int = 2026) -> None:
-    result = produced(name)
+def audit_family(name: str, draws: int, folder: Path, seed: int = 2026) -> None:
+    result = produced(name, folder)
     draw, matrix, channel = release_path(result, seed)
     fit = goodness_of_fit(draw, matrix, draws, LEVEL)
     assert fit.holds, (name, fit.p_values)
@@ -153,14 +151,15 @@ def audit_family(name: str, draws: int, seed: int = 2026) -> None:
 
 
 @pytest.mark.parametrize("name", QUICK_FAMILIES)
-def test_released_values_follow_the_matrix_and_its_level(name: str) -> None:
-    audit_family(name, QUICK_DRAWS)
+def test_released_values_follow_the_matrix_and_its_level(name: str, work: Path) -> None:
+    audit_family(name, QUICK_DRAWS, work)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(FAMILIES))
-def test_a_million_released_values_per_input_follow_the_matrix_and_its_level(name: str) -> None:
-    audit_family(name, FULL_DRAWS)
+def test_a_million_released_values_per_input_follow_the_matrix_and_its_level(
+        name: str, work: Path) -> None:
+    audit_family(name, FULL_DRAWS, work)
 
 
 # ---------------------------------------------------------------------- (c) leaks are caught
@@ -195,11 +194,11 @@ def test_a_randomised_response_half_a_nat_leakier_than_claimed_is_caught(seed: i
 
 @pytest.mark.parametrize("seed", range(3))
 def test_an_ir_protocol_with_a_leakier_secret_factor_is_caught_through_the_channel(
-        seed: int) -> None:
+        seed: int, work: Path) -> None:
     # IR's secret factor replaced by binary RR at eps + 0.5: under any P, P(y|s) is the secret
     # factor's entry times the public factor's mixture for s, and the mixtures' largest ratio
     # over the public output is >= 1, so the level under Phat is >= eps + 0.5
-    result = produced("ir")
+    result = produced("ir", work)
     assert result.product is not None
     leaky_secret = randomized_response(EPS + 0.5, 2)
     product = {**result.product, "factors": {**result.product["factors"],
