@@ -13,9 +13,7 @@ be no looser than the bisection's by more than 1e-6 of ``max |q|``.
 
 from __future__ import annotations
 
-import runpy
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -23,13 +21,13 @@ from rldp_models.data import Crosstab
 from rldp_models.uncertainty.base import conditional_upper_bound
 from rldp_models.uncertainty.conditional_dual import ConditionalDual
 from rldp_models.uncertainty.primal_duals import PrimalDuals
+from tests.variant_scripts import variant_script
 
-ROOT = Path(__file__).resolve().parents[1]
 COUNTS = np.array([[34, 27, 22, 14], [15, 6, 7, 5], [25, 9, 30, 12], [8, 19, 11, 23]])
 
 
 def test_conditional_bound_one_solve_vs_bisection(benchmark, record_ratio):
-    program = runpy.run_path(str(ROOT / "docs" / "variants" / "v3_chi2_box.py"))["program"]
+    program = variant_script("v3_chi2_box.py")["program"]
     uncertainty = program(Crosstab.from_array(COUNTS)).uncertainty
     q = np.random.default_rng(0).uniform(0.0, 1.0, COUNTS.shape[1])
     start = time.perf_counter()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -92,7 +93,12 @@ def _as_baseline(program: ProtocolProgram, components: ModuleType) -> ProtocolPr
     """``program`` with its blocks rebuilt from the baseline's classes of the same names."""
 
     def old(block: Any) -> Any:
-        return getattr(components, type(block).__name__)(**block.parameters())
+        # the baseline predates ``over=`` (a block's own set); these blocks use the program's
+        then = getattr(components, type(block).__name__)
+        accepted = inspect.signature(then).parameters
+        parameters = block.parameters()
+        assert all(parameters[k] is None for k in parameters if k not in accepted)
+        return then(**{k: v for k, v in parameters.items() if k in accepted})
 
     return dataclasses.replace(program, objective=old(program.objective),
                                constraints=[old(block) for block in program.constraints])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import runpy
 from pathlib import Path
 
 import cvxpy as cp
@@ -27,6 +26,7 @@ from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.results.files import write_result
 from rldp_models.results.program_result import solution_result
+from tests.variant_scripts import variant_script
 
 VARIANTS = Path(__file__).resolve().parents[2] / "docs" / "variants"
 COUNTS = np.array([[9, 4, 0], [3, 7, 5], [2, 0, 11]])
@@ -36,7 +36,7 @@ EPS = 1.0
 
 
 def script(name: str) -> dict:
-    return runpy.run_path(str(VARIANTS / name))
+    return variant_script(name)
 
 
 def chi2_box_support(w: cp.Expression, phat: np.ndarray, radius: float):
