@@ -13,37 +13,9 @@ from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.results.files import write_result
 from rldp_models.results.record import to_record
+from tests.plugin_block_source import PAIR_PRIVACY
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"
-
-PLUGIN = '''
-from dataclasses import dataclass
-
-import numpy as np
-
-from rldp_models.privacy.guarantees import check_nominal_privacy
-from rldp_models.programs.contract import GuaranteeFamily
-
-
-@dataclass(frozen=True)
-class PairNominalPrivacy(GuaranteeFamily):
-    """Nominal privacy (eq. 6 at Phat) between the first two secrets only, at its own eps."""
-
-    eps: float
-    name: str = "pair_privacy"
-    robust: bool = False
-
-    def build(self, context):
-        conditional = context.value("conditional")
-        factor = float(np.exp(self.eps))
-        first = conditional[0] @ context.block(0)
-        second = conditional[1] @ context.block(1)
-        context.add(self.name, [first <= factor * second, second <= factor * first])
-
-    def check(self, protocol, program, multipliers):
-        n_u = program.crosstab.shape[1]
-        return check_nominal_privacy(protocol[: 2 * n_u], program.crosstab.counts[:2], self.eps)
-'''
 
 
 @pytest.fixture
@@ -51,7 +23,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The block in a module with a tiny dist-info declaring its entry point, on sys.path."""
     site = tmp_path / "site"
     site.mkdir()
-    (site / "rldp_test_plugin.py").write_text(textwrap.dedent(PLUGIN))
+    (site / "rldp_test_plugin.py").write_text(textwrap.dedent(PAIR_PRIVACY))
     info = site / "rldp_test_plugin-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rldp-test-plugin\n"

@@ -17,38 +17,11 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
+from tests.plugin_block_source import PAIR_PRIVACY
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNTS = ROOT / "tests" / "fixtures" / "round1" / "counts_3x3.csv"
 
-BLOCKS = '''
-from dataclasses import dataclass
-
-import numpy as np
-
-from rldp_models.privacy.guarantees import check_nominal_privacy
-from rldp_models.programs.contract import GuaranteeFamily
-
-
-@dataclass(frozen=True)
-class FirstPairPrivacy(GuaranteeFamily):
-    """Nominal privacy (eq. 6 at Phat) between the first two secrets only."""
-
-    eps: float
-    name: str = "first_pair_privacy"
-    robust: bool = False
-
-    def build(self, context):
-        conditional = context.value("conditional")
-        factor = float(np.exp(self.eps))
-        first = conditional[0] @ context.block(0)
-        second = conditional[1] @ context.block(1)
-        context.add(self.name, [first <= factor * second, second <= factor * first])
-
-    def check(self, protocol, program, multipliers):
-        n_u = program.crosstab.shape[1]
-        return check_nominal_privacy(protocol[: 2 * n_u], program.crosstab.counts[:2], self.eps)
-'''
 
 WRITER = '''
 import sys
@@ -61,13 +34,13 @@ from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import ChiSquareSet
 
 sys.path.insert(0, sys.argv[1].rpartition("/")[0])
-from my_blocks import FirstPairPrivacy  # the script's own import of its blocks ...
+from my_blocks import PairNominalPrivacy  # the script's own import of its blocks ...
 
 load_plugin_file(sys.argv[1])  # ... registered by path, so the record names their file
 
 crosstab = Crosstab.from_csv(sys.argv[2])
 program = ProtocolProgram(crosstab, RobustDistortion(),
-                          [RobustSecretPrivacy(1.0), FirstPairPrivacy(0.5)],
+                          [RobustSecretPrivacy(1.0), PairNominalPrivacy(0.5)],
                           uncertainty=ChiSquareSet.from_counts(crosstab.counts, 0.05),
                           eps=1.0, name="RURP+pair")
 write_result(solution_result(program.solve()), sys.argv[3])
@@ -83,7 +56,7 @@ def _python(*args: str) -> subprocess.CompletedProcess:
 def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("plugin")
     blocks, writer = folder / "my_blocks.py", folder / "writer.py"
-    blocks.write_text(textwrap.dedent(BLOCKS))
+    blocks.write_text(textwrap.dedent(PAIR_PRIVACY))
     writer.write_text(WRITER)
     done = _python(str(writer), str(blocks), str(COUNTS), str(folder / "r.json"))
     assert done.returncode == 0, done.stderr
@@ -94,14 +67,14 @@ def test_a_block_from_a_file_verifies_and_is_marked_as_plugin_code(written) -> N
     record, blocks = written
     done = _python("-m", "rldp_models.cli", "verify", str(record), "--plugins", str(blocks))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "FirstPairPrivacy (plugin:my_blocks.py)" in done.stdout
+    assert "PairNominalPrivacy (plugin:my_blocks.py)" in done.stdout
     assert "[plug-in code]" in done.stdout
 
 
 def test_without_the_file_the_block_is_unknown(written) -> None:
     done = _python("-m", "rldp_models.cli", "verify", str(written[0]))
     assert done.returncode == 2
-    assert "FirstPairPrivacy" in done.stderr and done.stderr.count("\n") == 1
+    assert "PairNominalPrivacy" in done.stderr and done.stderr.count("\n") == 1
 
 
 @pytest.mark.parametrize("content, message", [
