@@ -68,6 +68,21 @@ def test_an_interrupt_noted_stops_the_rename(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_failure_after_a_swallowed_interrupt_is_the_interrupt(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGINT inside ``import highspy`` (a pybind11 module) left it half registered, and the
+    next import failed with ImportError: the interrupt printed an internal error first."""
+    from rldp_models.cli import schema
+
+    def broken_by_the_interrupt(args: object) -> int:
+        safe_io.note_interrupt(signal.SIGINT)  # its KeyboardInterrupt swallowed on the way
+        raise ImportError('generic_type: type "ObjSense" is already registered!')
+
+    monkeypatch.setattr(schema, "run", broken_by_the_interrupt)
+    assert main(["schema"]) == 130
+    assert capsys.readouterr().err == "rldp: interrupted\n"
+
+
 def test_main_keeps_a_callers_own_interrupt_handler(tmp_path: Path) -> None:
     def mine(signum, frame) -> None:
         raise AssertionError("not called")

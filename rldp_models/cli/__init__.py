@@ -228,6 +228,10 @@ def _run(argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - the one place that turns every failure into a line
+        from rldp_models import safe_io
+
+        if safe_io.interrupted():  # a failure the interrupt caused: a swallowed
+            raise KeyboardInterrupt from exc  # KeyboardInterrupt left an import half done
         return _report(exc, args)
 
 
