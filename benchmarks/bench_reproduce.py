@@ -9,7 +9,7 @@ tasks once (a smoke test); ``-m slow`` times ``SLOW_BLOCKS`` blocks per ``n``.
 
 Figs. 7-9 of the RLDP paper spend most of their time building UE-CR at 5x5
 (``6^5`` outputs). The experiments build it in product form
-(:func:`~rldp_models.rldp_protocols.product_builders.ue_cr_product`); the
+(:func:`~rldp_models.rldp_protocols.factored_builders.ue_cr_factored`); the
 benchmark times one such row with ``I_P*`` and records the ratio to the dense
 builder's protocol (:func:`~rldp_models.rldp_protocols.ue_conditional`) and its
 ``I_P*``, timed in the same process.

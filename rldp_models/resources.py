@@ -241,7 +241,7 @@ PRODUCT_PROTOCOLS = ("ir", "grr-cr", "ue-cr")
 DENSE_ENTRY_BUDGET = 4096
 """A product protocol's dense matrix (``|X| * |Y|`` entries, 32 KiB of doubles) is written
 beside its factors and checked too up to this size
-(:mod:`rldp_models.results.product_result`)."""
+(:mod:`rldp_models.results.factored_result`)."""
 
 PRODUCT_SECONDS = 2.0
 """IR and GRR-CR in product form, build + proof + level: 0.17-0.62 s on Adult (5x16, 16x15)."""

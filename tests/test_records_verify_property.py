@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rldp_models.certificates.product_protocol import pair_level
+from rldp_models.certificates.factored_protocol import pair_level
 from rldp_models.cli import main
 from tests.shared_data import without_warnings
 

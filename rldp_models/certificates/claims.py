@@ -23,7 +23,7 @@ from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bou
 from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
-from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
@@ -213,9 +213,9 @@ def output_problems(record: dict[str, Any]) -> list[str]:
 
 def ue_cr_outputs(s_labels: list, u_labels: list) -> list:
     """UE-CR's outputs in dense-column order: for each pattern ``y`` (row-major over
-    :attr:`~rldp_models.rldp_protocols.product_form.ProductProtocol.coordinate_sizes`),
+    :attr:`~rldp_models.rldp_protocols.factored_form.FactoredProtocol.coordinate_sizes`),
     the ``[t, v]`` of every secret ``t`` reported, as the writer labels them."""
-    protocol = ProductProtocol("ue-cr", {}, list(s_labels), list(u_labels), 0.0, 0.5)
+    protocol = FactoredProtocol("ue-cr", {}, list(s_labels), list(u_labels), 0.0, 0.5)
     patterns = itertools.product(*map(range, protocol.coordinate_sizes))
     return _strings([protocol.output_label(y) for y in patterns])
 

@@ -33,8 +33,8 @@ import numpy as np
 
 from rldp_models.certificates import claims, guarantee, optimality
 from rldp_models.certificates.pricing_proof import check_pricing_proof
-from rldp_models.certificates.product_protocol import (pair_level, product_certificate,
-                                                       product_guarantee, worst_pair)
+from rldp_models.certificates.factored_protocol import (pair_level, factored_certificate,
+                                                       factored_guarantee, worst_pair)
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.staircase_check import large_staircase_verdict
 from rldp_models.certificates.verdict import Verdict, VerificationReport
@@ -126,8 +126,8 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
             report = VerificationReport(kind, guarantee.declared_guarantee(record, crosstab),
                                         solve_certificate(record, crosstab))
         elif "product" in fields:
-            report = VerificationReport(kind, product_guarantee(fields, crosstab),
-                                        product_certificate(fields, crosstab))
+            report = VerificationReport(kind, factored_guarantee(fields, crosstab),
+                                        factored_certificate(fields, crosstab))
         else:
             verdict = guarantee.protocol_guarantee(fields, crosstab)
             report = VerificationReport(kind, verdict,
@@ -165,7 +165,7 @@ def verify_guarantee(record: dict, crosstab: Crosstab | None = None) -> Verdict:
             verdict = guarantee.exact_declared_guarantee(record, crosstab)
         else:
             fields = producer_fields(record)
-            verdict = product_guarantee(fields, crosstab) if "product" in fields else \
+            verdict = factored_guarantee(fields, crosstab) if "product" in fields else \
                 guarantee.exact_protocol_guarantee(fields, crosstab)
     except KeyError as exc:
         raise InputError(f"the {kind} result lacks the field {exc}") from None

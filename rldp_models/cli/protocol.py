@@ -93,10 +93,10 @@ def _closed_form(args: argparse.Namespace, crosstab):
     from rldp_models.results.protocol_result import rldp_protocol_result
 
     if args.name in PRODUCT_NAMES:
-        from rldp_models.results.product_result import product_protocol_result
+        from rldp_models.results.factored_result import factored_protocol_result
 
-        return product_protocol_result(
-            rldp_protocols.product_protocol(args.name, crosstab, args.eps, args.alpha), crosstab)
+        return factored_protocol_result(
+            rldp_protocols.factored_protocol(args.name, crosstab, args.eps, args.alpha), crosstab)
     build = {"srr": rldp_protocols.srr_protocol, "grr": rldp_protocols.grr_protocol}[args.name]
     return rldp_protocol_result(build(crosstab, args.eps, args.alpha), crosstab)
 

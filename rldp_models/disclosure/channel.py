@@ -1,11 +1,11 @@
 """A result's channel as a release needs it: inputs by ``(s, u)``, exact draws, output labels.
 
 Dense results draw the output column from their dyadic rows. Product-form
-results (IR, GRR-CR, UE-CR; :mod:`rldp_models.rldp_protocols.product_form`)
+results (IR, GRR-CR, UE-CR; :mod:`rldp_models.rldp_protocols.factored_form`)
 draw each output coordinate from its factor's dyadic rows, never building the
 ``(|U|+1)^|S|`` outputs: with independent bits per coordinate, the released
 ``Y`` has exactly the law of the product of the factors, the law whose level
-:func:`~rldp_models.rldp_protocols.product_check.product_rldp_level` proves.
+:func:`~rldp_models.rldp_protocols.factored_check.factored_rldp_level` proves.
 
 * IR: ``r ~ secret[s]``, ``v ~ public[u]``.
 * GRR-CR: ``t ~ secret[s]``; ``v ~ own[s][u]`` if ``t = s``, else ``v ~ other[t]``.
@@ -26,8 +26,8 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.disclosure.sampling import DyadicRows, RandomWords
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.rldp_protocols.product_check import protocol_from_record
-from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.rldp_protocols.factored_check import protocol_from_record
+from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 
 MAX_LABEL_TABLE = 2**20
 """Output alphabets up to this size get a table of label texts; larger ones are
@@ -54,7 +54,7 @@ class ReleaseChannel:
     output_count : int
     dense : DyadicRows or None
         Dense results' rows.
-    protocol : ProductProtocol or None
+    protocol : FactoredProtocol or None
         Product-form results' factors.
     outputs : list
         Output labels (dense results, or products small enough to list).
@@ -65,7 +65,7 @@ class ReleaseChannel:
     row_of: np.ndarray
     output_count: int
     dense: DyadicRows | None
-    protocol: ProductProtocol | None
+    protocol: FactoredProtocol | None
     outputs: list[Any]
 
     @classmethod
@@ -183,7 +183,7 @@ def _pair(x: Any) -> tuple[str, str]:
                      "release, estimate and compare need a result made from a crosstab")
 
 
-def draw_product(protocol: ProductProtocol, s: np.ndarray, u: np.ndarray,
+def draw_product(protocol: FactoredProtocol, s: np.ndarray, u: np.ndarray,
                  words: RandomWords) -> np.ndarray:
     """One output per record from the factors (module docstring), ``(n, coordinates)``."""
     n_s, n_u = protocol.shape

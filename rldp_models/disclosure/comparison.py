@@ -4,7 +4,7 @@ For every result and the counts ``N`` (``Phat = N / n``, ``F`` its ``(1 - alpha)
 chi-square set, eq. 3 of ``rldp-privacy-utility-tradeoff.txt``):
 
 * ``I/H(X)``: ``I_Phat(X;Y) / H_Phat(X)`` (product forms: from their factors,
-  :meth:`~rldp_models.rldp_protocols.product_form.ProductProtocol.utility`);
+  :meth:`~rldp_models.rldp_protocols.factored_form.FactoredProtocol.utility`);
 * ``distortion at Phat``: ``sum_x Phat(x) sum_y Q[x, y] d(u_x, u_y)`` for the
   named distortion, where ``u_y`` is the value of ``U`` the output releases
   (outputs that are ``U`` labels, or ``[s~, u~]`` pairs); ``nan`` when outputs
@@ -16,7 +16,7 @@ chi-square set, eq. 3 of ``rldp-privacy-utility-tradeoff.txt``):
   rounded up);
 * ``eps over F``: the certified ``(eps, F)``-RLDP level
   (:func:`~rldp_models.rldp_protocols.checker.rldp_epsilon`; product forms:
-  :func:`~rldp_models.rldp_protocols.product_check.product_rldp_level`);
+  :func:`~rldp_models.rldp_protocols.factored_check.factored_rldp_level`);
 * ``|Y|`` and the producer's recorded time (seconds).
 
 Product forms too large for a dense matrix (more than
@@ -42,7 +42,7 @@ from rldp_models.disclosure.channel import ReleaseChannel
 from rldp_models.disclosure.identifiability import MAX_EXACT_ENTRIES, exact_channel
 from rldp_models.results.certified import CertifiedResult
 from rldp_models.rldp_protocols.checker import rldp_epsilon
-from rldp_models.rldp_protocols.product_check import product_rldp_level
+from rldp_models.rldp_protocols.factored_check import factored_rldp_level
 from rldp_models.safe_io import save_figure
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
@@ -222,7 +222,7 @@ def nominal_level(numerators: list[list[int]], rows: np.ndarray, crosstab: Cross
 def _rldp_level(channel: ReleaseChannel, Q: np.ndarray | None, crosstab: Crosstab,
                 alpha: float) -> float:
     if channel.protocol is not None:
-        return product_rldp_level(channel.protocol, crosstab.counts, alpha).certified
+        return factored_rldp_level(channel.protocol, crosstab.counts, alpha).certified
     assert Q is not None
     return rldp_epsilon(Q, crosstab, alpha).certified
 

@@ -27,7 +27,7 @@ from rldp_models.disclosure.channel import ReleaseChannel
 from rldp_models.disclosure.sampling import MAX_BITS, dyadic_numerators
 from rldp_models.disclosure.targets import target as named_target
 from rldp_models.results.certified import CertifiedResult
-from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 
 MAX_EXACT_ENTRIES = 2**22
 """Largest ``|X| * |Y|`` whose kernel is computed exactly."""
@@ -79,8 +79,8 @@ def _factor(matrix: np.ndarray) -> np.ndarray:
     return (numerators.astype(object) * 2 ** (MAX_BITS - bits)).reshape(shape)
 
 
-def product_numerators(protocol: ProductProtocol) -> np.ndarray:
-    """The exact product of the factors (as in ``ProductProtocol.dense``, unrounded), as
+def product_numerators(protocol: FactoredProtocol) -> np.ndarray:
+    """The exact product of the factors (as in ``FactoredProtocol.dense``, unrounded), as
     integers over ``2^(52 k)`` for products of ``k`` factors."""
     n_s, n_u = protocol.shape
     f = {name: _factor(value) for name, value in protocol.factors.items()}

@@ -7,7 +7,7 @@ a true distribution ``P*`` the rows also carry ``I_{P*}(X;Y)`` (Sec. VIII-F).
 
 Every protocol is built by :mod:`rldp_models.rldp_protocols` and its utility
 computed from its matrix. UE-CR is built in product form
-(:func:`~rldp_models.rldp_protocols.product_builders.ue_cr_product`: its
+(:func:`~rldp_models.rldp_protocols.factored_builders.ue_cr_factored`: its
 factors, certified by the factor check, about 3x faster than the dense
 builder at 5x5) and its utility taken from the factors; its dense matrix is
 expanded only where ``I_{P*}`` needs it. When that matrix is too large
@@ -33,7 +33,7 @@ from rldp_models.rldp_protocols import (grr_conditional, grr_protocol, independe
                                         polyopt_protocol, srr_protocol, ue_conditional)
 from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii,
                                                    theorem17_levels)
-from rldp_models.rldp_protocols.product_builders import ue_cr_product
+from rldp_models.rldp_protocols.factored_builders import ue_cr_factored
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters, ue_cr_utility
 from rldp_models.utility import MutualInformation
 import solvers
@@ -117,7 +117,7 @@ def _utility_and_matrix(method: str, crosstab: Crosstab, eps: float, alpha: floa
                 else math.nan), None
     if method == "ue-cr":
         try:
-            product = ue_cr_product(crosstab, eps, alpha)
+            product = ue_cr_factored(crosstab, eps, alpha)
         except RuntimeError:  # its factors did not prove eps: the dense builder below
             product = None
         if product is not None:

@@ -8,7 +8,7 @@ module                             idea
 :mod:`~.schema`                    the versioned JSON Schema and validation
 :mod:`~.migration`                 round-1 files and the producers' fields
 :mod:`~.producers`                 each producer's result as a CertifiedResult
-:mod:`~.product_result`            IR, GRR-CR, UE-CR as exact factors ("product")
+:mod:`~.factored_result`           IR, GRR-CR, UE-CR as exact factors ("product")
 :mod:`~.blocks`                    blocks and sets as declarations, plug-ins
 :mod:`~.counts`                    embedded counts and their digest
 :mod:`~.files`                     hardened reading, guarded writing

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 RESULT_TYPES = ("solve", "mechanism", "protocol")
 REPRESENTATIONS = ("dense", "product")
 """How the matrix is stored: ``dense`` rows, or ``product`` factors (IR, GRR-CR, UE-CR;
-:mod:`rldp_models.results.product_result`), with dense rows too when they are small."""
+:mod:`rldp_models.results.factored_result`), with dense rows too when they are small."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class CertifiedResult:
         ``"dense"`` or ``"product"`` (see :data:`REPRESENTATIONS`).
     product : dict or None
         The product representation (``kind``, ``S``, ``U``, ``factors``,
-        ``coordinates``; :func:`rldp_models.rldp_protocols.product_record`).
+        ``coordinates``; :func:`rldp_models.rldp_protocols.factored_record`).
     attachments : dict
         Files written beside the record, not inside it: ``pricing_proof``
         (PolyOpt's branch-and-bound proof, saved as ``OUT.proof.npz`` and named

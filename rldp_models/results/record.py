@@ -24,7 +24,7 @@ a dyadic rational ``k / 2^52``, written with Python's shortest round-trip
 every row sums to exactly 1. A ``product`` representation (IR, GRR-CR,
 UE-CR) stores ``kind``, ``S``, ``U``, ``factors`` (each an array of exact rows)
 and ``coordinates`` in ``matrix``, with ``outputs`` and ``rows`` only when the
-dense matrix is small (:mod:`rldp_models.results.product_result`; ``docs/records.md``).
+dense matrix is small (:mod:`rldp_models.results.factored_result`; ``docs/records.md``).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from rldp_models.rldp_protocols.components import (RLDPProtocol, chi_square_set,
                                                    conditional_information, conditional_radii,
                                                    dummy_conditionals, grr, protocol_result,
                                                    theorem17_levels, with_privacy_margin)
-from rldp_models.rldp_protocols.product_form import DEFAULT_MAX_DENSE_BYTES
+from rldp_models.rldp_protocols.factored_form import DEFAULT_MAX_DENSE_BYTES
 from rldp_models.validation import as_epsilon
 
 GRID = (21, 41, 21)
@@ -183,8 +183,8 @@ def _refuse_if_too_large(n_s: int, n_u: int) -> None:
     if size > DEFAULT_MAX_DENSE_BYTES:
         raise InputError(f"the dense UE-CR matrix has {n_s * n_u} x {(n_u + 1) ** n_s} entries "
                          f"(about {size / 2**30:.3g} GiB to build), over the limit of "
-                         f"{DEFAULT_MAX_DENSE_BYTES / 2**30:.3g} GiB; use the product form "
-                         "(rldp_models.rldp_protocols.product_builders.ue_cr_product)")
+                         f"{DEFAULT_MAX_DENSE_BYTES / 2**30:.3g} GiB; use the factored form "
+                         "(rldp_models.rldp_protocols.factored_builders.ue_cr_factored)")
 
 
 def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol:
@@ -192,7 +192,7 @@ def ue_conditional(crosstab: Crosstab, eps: float, alpha: float) -> RLDPProtocol
 
     The parameters come from :func:`ue_cr_parameters`; the protocol from
     :func:`ue_cr_protocol`. Refuses (one line) a dense matrix over
-    :data:`~rldp_models.rldp_protocols.product_form.DEFAULT_MAX_DENSE_BYTES`.
+    :data:`~rldp_models.rldp_protocols.factored_form.DEFAULT_MAX_DENSE_BYTES`.
     """
     _refuse_if_too_large(*crosstab.shape)
     return ue_cr_protocol(crosstab, alpha, *ue_cr_parameters(crosstab, eps, alpha))

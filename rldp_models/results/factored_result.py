@@ -1,18 +1,18 @@
-"""Product-form RLDP protocols (IR, GRR-CR, UE-CR) as
+"""Factored RLDP protocols (IR, GRR-CR, UE-CR) as
 :class:`~rldp_models.results.certified.CertifiedResult` with ``representation = "product"``.
 
-The factors (:mod:`rldp_models.rldp_protocols.product_form`) are the result:
+The factors (:mod:`rldp_models.rldp_protocols.factored_form`) are the result:
 their rows are dyadic and sum to exactly one (the builders' own exact rows,
-:func:`~rldp_models.rldp_protocols.product_form.exact_stochastic_rows`, re-checked
+:func:`~rldp_models.rldp_protocols.factored_form.exact_stochastic_rows`, re-checked
 here), and the ``(eps, F)``-RLDP level is proven from them alone
-(:func:`~rldp_models.rldp_protocols.product_check.product_rldp_level`, Theorems
+(:func:`~rldp_models.rldp_protocols.factored_check.factored_rldp_level`, Theorems
 15, 17 and 19's decoupled bound in ball arithmetic, no solver).
 
 **Dense rule.** The dense matrix ``Q`` is written beside the factors only when
 it has at most :data:`DENSE_ENTRY_BUDGET` entries (``|X| * |Y| <= 4096``, 32 KiB
 of doubles): small tables keep their round-1 ``rows`` (and tests reading them),
 and those rows are the rounded product
-(:meth:`~rldp_models.rldp_protocols.product_form.ProductProtocol.dense`), whose
+(:meth:`~rldp_models.rldp_protocols.factored_form.FactoredProtocol.dense`), whose
 own level is checked by the dense RLDP checker as a second guarantee. Over the
 budget only the factors are written (UE-CR on Adult has up to ``16^15``
 outputs).
@@ -32,10 +32,10 @@ from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.results.certified import CertifiedResult, Declaration, GuaranteeVerdict
 from rldp_models.results.json_ready import jsonable
 from rldp_models.rldp_protocols import checker
-from rldp_models.rldp_protocols.product_check import (
+from rldp_models.rldp_protocols.factored_check import (
     factor_rows,
-    product_record,
-    product_rldp_level,
+    factored_record,
+    factored_rldp_level,
     protocol_from_record,
 )
 from rldp_models.uncertainty.chi_square import chi_square_radius
@@ -43,12 +43,12 @@ from rldp_models.uncertainty.chi_square import chi_square_radius
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
     from rldp_models.rldp_protocols.checker import RLDPLevel
-    from rldp_models.rldp_protocols.product_form import ProductProtocol
+    from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 
 NOTION = "(eps, F)-RLDP"
 
 
-def writes_dense(protocol: "ProductProtocol") -> bool:
+def writes_dense(protocol: "FactoredProtocol") -> bool:
     """Whether the dense matrix is small enough to be written too (module docstring)."""
     return math.prod(protocol.shape) * protocol.output_count <= DENSE_ENTRY_BUDGET
 
@@ -79,8 +79,8 @@ def bracket_record(level: "RLDPLevel", crosstab: "Crosstab") -> dict[str, Any]:
             "witness": level.witness, "inconclusive": level.inconclusive}
 
 
-def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -> CertifiedResult:
-    """A product-form protocol with its proven level (module docstring).
+def factored_protocol_result(protocol: "FactoredProtocol", crosstab: "Crosstab") -> CertifiedResult:
+    """A factored protocol with its proven level (module docstring).
 
     The result's guarantees are the level proven from the factors and, when the
     dense matrix is written, the dense checker's level of those rows.
@@ -90,7 +90,7 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
         if not exact:  # the builders promise exact rows; a broken promise is a bug
             raise AssertionError(f"factor {name} of {protocol.name} is not exact: {why}")
     eps, alpha = protocol.eps, protocol.alpha
-    level = product_rldp_level(protocol, crosstab.counts, alpha)
+    level = factored_rldp_level(protocol, crosstab.counts, alpha)
     guarantees = [level_verdict(level, eps, "proven from the factors")]
     labels: dict[str, list[Any]] = {"S": list(crosstab.s_labels), "U": list(crosstab.u_labels),
               "X": [[s, u] for s in crosstab.s_labels for u in crosstab.u_labels]}
@@ -116,7 +116,7 @@ def product_protocol_result(protocol: "ProductProtocol", crosstab: "Crosstab") -
                                 {"set": "chi2", "radius": details["radius_B"], "alpha": alpha,
                                  "radius_from": "alpha"}, jsonable(protocol.parameters)),
         crosstab=crosstab, details=jsonable(details), representation="product",
-        product=product_record(protocol))
+        product=factored_record(protocol))
 
 
 def dense_rows_match(product: dict, rows: Any, eps: float, alpha: float) -> str | None:

@@ -1,7 +1,7 @@
-"""The RLDP level of a product-form protocol, proven from its factors alone.
+"""The RLDP level of a factored protocol, proven from its factors alone.
 
 For secrets ``s1 != s2`` and an output ``y`` of IR, GRR-CR or UE-CR
-(:mod:`~rldp_models.rldp_protocols.product_form`),
+(:mod:`~rldp_models.rldp_protocols.factored_form`),
 ``P(y|s) = R_s . c_s(y)`` times constants, with ``R_s = P_{U|s}`` and
 ``c_s(y)`` a column of the secret's own factor. The ratio
 ``P(y|s1) / P(y|s2)`` over ``F`` is therefore at most a product of exact
@@ -41,12 +41,12 @@ from rldp_models.privacy.conditional_bounds import (ColumnRanges, column_ranges,
                                                     quotient_up)
 from rldp_models.privacy.worst_case import attained_pair_ratio
 from rldp_models.rldp_protocols.checker import RLDPLevel
-from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 from rldp_models.uncertainty.chi_square import ChiSquareSet, chi_square_radius
 
 
 
-def factor_ranges(protocol: ProductProtocol, counts: np.ndarray, radius: float) -> ColumnRanges:
+def factor_ranges(protocol: FactoredProtocol, counts: np.ndarray, radius: float) -> ColumnRanges:
     """Proven ranges of ``R.c`` over ``F_{U|s}`` for every column ``c`` of each own factor."""
     n_s = protocol.shape[0]
     if protocol.name == "ir":
@@ -65,7 +65,7 @@ def _nanmax(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     return np.where(np.isneginf(best), np.nan, best), where
 
 
-def pair_ratios(protocol: ProductProtocol, ranges: ColumnRanges
+def pair_ratios(protocol: FactoredProtocol, ranges: ColumnRanges
                 ) -> tuple[np.ndarray, Callable[[int, int], tuple[int, ...]]]:
     """Proven ``sup_F P(y|s1) / P(y|s2)`` bounds per pair ``(s1, s2)`` and the output reaching each.
 
@@ -108,7 +108,7 @@ def pair_ratios(protocol: ProductProtocol, ranges: ColumnRanges
     return ratios, grr_cr_output
 
 
-def worst_ratio(protocol: ProductProtocol, ranges: ColumnRanges
+def worst_ratio(protocol: FactoredProtocol, ranges: ColumnRanges
                 ) -> tuple[float, tuple[int, ...] | None, tuple[int, int]]:
     """The proven bound on ``max_{y, s1 != s2} sup_F P(y|s1) / P(y|s2)``, and where it is."""
     ratios, output = pair_ratios(protocol, ranges)
@@ -118,14 +118,14 @@ def worst_ratio(protocol: ProductProtocol, ranges: ColumnRanges
     return float(ratios[s1, s2]), output(int(s1), int(s2)), (int(s1), int(s2))
 
 
-def certified_level(protocol: ProductProtocol, counts: np.ndarray, radius: float
+def certified_level(protocol: FactoredProtocol, counts: np.ndarray, radius: float
                     ) -> tuple[float, tuple[int, ...] | None, tuple[int, int]]:
     """The proven ``(eps, F)``-RLDP level from the factors (module docstring), and its output."""
     ratio, y, pair = worst_ratio(protocol, factor_ranges(protocol, counts, radius))
     return log_up(ratio), y, pair
 
 
-def product_rldp_level(protocol: ProductProtocol, counts: np.ndarray, alpha: float) -> RLDPLevel:
+def factored_rldp_level(protocol: FactoredProtocol, counts: np.ndarray, alpha: float) -> RLDPLevel:
     """Bracket the RLDP level of ``protocol`` over the ``(1 - alpha)`` chi-square set of ``counts``.
 
     ``certified`` is :func:`certified_level`; ``attained`` is reached by
@@ -146,7 +146,7 @@ def product_rldp_level(protocol: ProductProtocol, counts: np.ndarray, alpha: flo
                      witness)
 
 
-def _check_shape(protocol: ProductProtocol, counts: np.ndarray) -> None:
+def _check_shape(protocol: FactoredProtocol, counts: np.ndarray) -> None:
     if counts.shape != protocol.shape:
         raise InputError(f"the protocol is on a {protocol.shape[0]} x {protocol.shape[1]} table, "
                          f"the counts are {counts.shape[0]} x {counts.shape[1]}")
@@ -157,7 +157,7 @@ FACTOR_NAMES = {"ir": ("secret", "public"), "grr-cr": ("secret", "own", "other")
                 "ue-cr": ("own", "other")}
 
 
-def product_record(protocol: ProductProtocol) -> dict:
+def factored_record(protocol: FactoredProtocol) -> dict:
     """The tagged ``"product"`` representation: kind, labels and the exact factors.
 
     Factor entries are dyadic doubles (exact in JSON's shortest repr); every
@@ -170,8 +170,8 @@ def product_record(protocol: ProductProtocol) -> dict:
             "coordinates": list(protocol.coordinate_sizes)}
 
 
-def protocol_from_record(fields: dict, eps: float, alpha: float) -> ProductProtocol:
-    """A :class:`ProductProtocol` from :func:`product_record`'s fields (bad input raises)."""
+def protocol_from_record(fields: dict, eps: float, alpha: float) -> FactoredProtocol:
+    """A :class:`FactoredProtocol` from :func:`factored_record`'s fields (bad input raises)."""
     kind = fields.get("kind")
     if kind not in FACTOR_NAMES:
         raise InputError(f"unknown product protocol kind {kind!r}")
@@ -181,12 +181,12 @@ def protocol_from_record(fields: dict, eps: float, alpha: float) -> ProductProto
         labels = list(fields["S"]), list(fields["U"])
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"the product record is malformed (missing or bad {exc})") from None
-    protocol = ProductProtocol(kind, factors, *labels, eps, alpha)
+    protocol = FactoredProtocol(kind, factors, *labels, eps, alpha)
     _check_factor_shapes(protocol)
     return protocol
 
 
-def _check_factor_shapes(protocol: ProductProtocol) -> None:
+def _check_factor_shapes(protocol: FactoredProtocol) -> None:
     n_s, n_u = protocol.shape
     f = protocol.factors
     shapes: dict[str, dict[str, tuple[int, ...]]] = {
@@ -199,23 +199,23 @@ def _check_factor_shapes(protocol: ProductProtocol) -> None:
             raise InputError(f"factor {name!r} has shape {f[name].shape}, expected {shape}")
 
 
-def factor_rows(protocol: ProductProtocol) -> dict[str, np.ndarray]:
+def factor_rows(protocol: FactoredProtocol) -> dict[str, np.ndarray]:
     """Every factor as a 2-D matrix of rows (``own`` stacked over secrets)."""
     return {name: matrix.reshape(-1, matrix.shape[-1]) for name, matrix in
             protocol.factors.items()}
 
 
 @dataclass(frozen=True)
-class ProductCheck:
-    """The verdict of :func:`check_product_record`: ``holds`` iff every line below holds."""
+class FactoredCheck:
+    """The verdict of :func:`check_factored_record`: ``holds`` iff every line below holds."""
 
     holds: bool
     certified: float
     problems: tuple[str, ...]
 
 
-def check_product_record(fields: dict, counts: np.ndarray, eps: float,
-                         alpha: float) -> ProductCheck:
+def check_factored_record(fields: dict, counts: np.ndarray, eps: float,
+                         alpha: float) -> FactoredCheck:
     """Verify a ``"product"`` record from its factors alone: exact rows, then the proven level.
 
     1. every factor row is nonnegative and sums to exactly 1 (rationals);
@@ -230,12 +230,12 @@ def check_product_record(fields: dict, counts: np.ndarray, eps: float,
         if not exact:
             problems.append(f"factor {name}: {why}")
     if problems:
-        return ProductCheck(False, math.inf, tuple(problems))
+        return FactoredCheck(False, math.inf, tuple(problems))
     radius = chi_square_radius(int(counts.sum()), counts.size, alpha)
     certified = certified_level(protocol, counts, radius)[0]
     if not certified <= eps:
         problems.append(f"proven level {certified!r} exceeds eps = {eps!r}")
-    return ProductCheck(not problems, certified, tuple(problems))
+    return FactoredCheck(not problems, certified, tuple(problems))
 
 
 def exact_factor(matrix: np.ndarray) -> np.ndarray:

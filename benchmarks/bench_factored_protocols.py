@@ -7,7 +7,7 @@
   the product form alone (the dense UE-CR has 17^5 = 1.4 million columns,
   11 GB of doubles at 16x15 would be 16^16 columns: not run), with the
   dense matrix's size in ``extra_info``.
-* Verify vs produce: :func:`check_product_record` (factors alone) against
+* Verify vs produce: :func:`check_factored_record` (factors alone) against
   the build + level of the same protocol.
 * The dense checker with the decoupled pruning against the same checker with
   pruning disabled (every ratio estimated and proven by Theorem 4, the
@@ -27,14 +27,14 @@ from timing import best_of
 from rldp_models.data import Crosstab
 from rldp_models.rldp_protocols import (grr_conditional, independent_reporting, rldp_epsilon,
                                         ue_conditional)
-from rldp_models.rldp_protocols.product_builders import grr_cr_product, ir_product, \
-    ue_cr_product
-from rldp_models.rldp_protocols.product_check import check_product_record, product_record, \
-    product_rldp_level
+from rldp_models.rldp_protocols.factored_builders import grr_cr_factored, ir_factored, \
+    ue_cr_factored
+from rldp_models.rldp_protocols.factored_check import check_factored_record, factored_record, \
+    factored_rldp_level
 
 ALPHA, EPS = 0.05, 1.0
 TABLE_3X5 = np.array([[30, 12, 5, 8, 2], [10, 25, 9, 3, 6], [4, 7, 20, 11, 9]], dtype=float)
-STRUCTURED = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
+STRUCTURED = {"ir": ir_factored, "grr-cr": grr_cr_factored, "ue-cr": ue_cr_factored}
 DENSE = {"ir": independent_reporting, "grr-cr": grr_conditional, "ue-cr": ue_conditional}
 
 
@@ -49,7 +49,7 @@ def _peak_bytes(function) -> tuple[object, int]:
 
 def _structured(kind: str, crosstab: Crosstab):
     protocol = STRUCTURED[kind](crosstab, EPS, ALPHA)
-    return protocol, product_rldp_level(protocol, crosstab.counts, ALPHA)
+    return protocol, factored_rldp_level(protocol, crosstab.counts, ALPHA)
 
 
 def _dense(kind: str, crosstab: Crosstab):
@@ -75,9 +75,9 @@ def test_structured_vs_dense_3x5(benchmark, record_ratio, kind):
 def test_verify_vs_produce(benchmark, record_ratio, kind):
     crosstab = Crosstab.from_array(TABLE_3X5)
     protocol = STRUCTURED[kind](crosstab, EPS, ALPHA)
-    record = json.loads(json.dumps(product_record(protocol)))
+    record = json.loads(json.dumps(factored_record(protocol)))
     produce = best_of(lambda: _structured(kind, crosstab), repeats=1)
-    result = benchmark.pedantic(lambda: check_product_record(record, crosstab.counts, EPS, ALPHA),
+    result = benchmark.pedantic(lambda: check_factored_record(record, crosstab.counts, EPS, ALPHA),
                                 rounds=3, iterations=1)
     record_ratio(f"produce {kind} (build + level)", produce)
     assert result.holds
@@ -113,8 +113,8 @@ def test_structured_adult(benchmark, kind, pair):
     crosstab = Crosstab.from_records(ADULT, *pair)
     (protocol, level), peak = _peak_bytes(lambda: _structured(kind, crosstab))
     benchmark.pedantic(lambda: _structured(kind, crosstab), rounds=1, iterations=1)
-    record = product_record(protocol)
-    verify = best_of(lambda: check_product_record(record, crosstab.counts, EPS, ALPHA),
+    record = factored_record(protocol)
+    verify = best_of(lambda: check_factored_record(record, crosstab.counts, EPS, ALPHA),
                      repeats=1)
     benchmark.extra_info.update({"peak_bytes": peak, "dense_bytes": protocol.dense_bytes(),
                                  "outputs": str(protocol.output_count),

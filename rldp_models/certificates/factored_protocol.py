@@ -1,11 +1,11 @@
 """Both verdicts on a protocol record in ``product`` representation (IR, GRR-CR, UE-CR).
 
 * **guarantee**: from the factors alone
-  (:func:`~rldp_models.rldp_protocols.product_check.check_product_record`):
+  (:func:`~rldp_models.rldp_protocols.factored_check.check_factored_record`):
   every factor row nonnegative and summing to exactly 1 in rationals, and the
   ``(eps, F)``-RLDP level proven in ball arithmetic (Theorems 15, 17, 19's
   decoupled bound; no solver) at most eps. When the record also carries dense
-  rows (small tables, :data:`~rldp_models.results.product_result.DENSE_ENTRY_BUDGET`),
+  rows (small tables, :data:`~rldp_models.results.factored_result.DENSE_ENTRY_BUDGET`),
   they must be exactly the rounded product of the factors and meet eps by the
   dense RLDP checker too.
 * **certificate**: the recorded bracket's witness is a member of ``F`` (exact
@@ -26,20 +26,20 @@ from rldp_models.certificates import guarantee
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.data import Crosstab
-from rldp_models.results.product_result import dense_rows_match, output_of_index
-from rldp_models.rldp_protocols.product_check import check_product_record, protocol_from_record
+from rldp_models.results.factored_result import dense_rows_match, output_of_index
+from rldp_models.rldp_protocols.factored_check import check_factored_record, protocol_from_record
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
 LEVEL_TOLERANCE = 1e-9
 """Accepted disagreement between a recorded level and the one recomputed (as for dense)."""
 
 
-def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
+def factored_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
     """The level proven from the factors, and the dense rows' own check when written."""
     product, eps, alpha = fields["product"], float(fields["eps"]), float(fields["alpha"])
     guarantee._check_labels(fields["labels"], crosstab)
     guarantee._check_labels(product, crosstab)
-    check = check_product_record(product, crosstab.counts, eps, alpha)
+    check = check_factored_record(product, crosstab.counts, eps, alpha)
     details = [f"level proven from the factors (exact rows, ball arithmetic, no solver): "
                f"{check.certified:.9g}", *check.problems]
     holds, data = check.holds, {"product_level": check.certified}
@@ -60,7 +60,7 @@ def product_guarantee(fields: dict, crosstab: Crosstab) -> Verdict:
                    inconclusive=inconclusive)
 
 
-def product_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
+def factored_certificate(fields: dict, crosstab: Crosstab) -> Verdict:
     """The recorded bracket: witness in ``F`` reaching the lower end at the worst output."""
     claim = fields.get("rldp")
     if not isinstance(claim, dict) or claim.get("witness") is None:

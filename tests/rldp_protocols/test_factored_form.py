@@ -24,16 +24,16 @@ from rldp_models.rldp_protocols.components import chi_square_set, conditional_ra
     theorem17_levels
 from rldp_models.rldp_protocols.grr_conditional import grr_cr_matrix
 from rldp_models.rldp_protocols.independent_reporting import ir_matrix
-from rldp_models.rldp_protocols.product_builders import grr_cr_product, ir_product, \
-    ue_cr_product
-from rldp_models.rldp_protocols.product_check import check_product_record, product_record, \
-    product_rldp_level
+from rldp_models.rldp_protocols.factored_builders import grr_cr_factored, ir_factored, \
+    ue_cr_factored
+from rldp_models.rldp_protocols.factored_check import check_factored_record, factored_record, \
+    factored_rldp_level
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_matrix, ue_information
 
 from polyopt_brute_force import mutual_information
 from shared_data import ADULT
 
-BUILDERS = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
+BUILDERS = {"ir": ir_factored, "grr-cr": grr_cr_factored, "ue-cr": ue_cr_factored}
 TABLES = {
     "3x4": [[30, 12, 5, 8], [10, 25, 9, 3], [4, 7, 20, 11]],
     "zero-cell": [[14, 0, 6], [3, 9, 11]],
@@ -94,7 +94,7 @@ def test_utility_is_the_mutual_information_of_the_dense_matrix(built):
 
 def test_rldp_level_brackets_the_dense_checker(built):
     protocol, crosstab = built
-    structured = product_rldp_level(protocol, crosstab.counts, ALPHA)
+    structured = factored_rldp_level(protocol, crosstab.counts, ALPHA)
     dense = rldp_epsilon(protocol.dense(), crosstab, ALPHA)
     assert structured.certified <= protocol.eps
     assert structured.attained <= structured.certified
@@ -125,31 +125,31 @@ def test_samples_follow_the_dense_rows(built):
 
 def test_record_round_trips_and_verifies_from_the_factors(built):
     protocol, crosstab = built
-    record = json.loads(json.dumps(product_record(protocol)))
-    check = check_product_record(record, crosstab.counts, protocol.eps, ALPHA)
+    record = json.loads(json.dumps(factored_record(protocol)))
+    check = check_factored_record(record, crosstab.counts, protocol.eps, ALPHA)
     assert check.holds, check.problems
     assert check.certified == protocol.parameters["certified_eps"]
-    assert not check_product_record(record, crosstab.counts, check.certified / 2, ALPHA).holds
+    assert not check_factored_record(record, crosstab.counts, check.certified / 2, ALPHA).holds
 
 
 def test_verify_rejects_a_row_that_does_not_sum_to_one():
     crosstab = _crosstab("3x4")
-    record = product_record(ue_cr_product(crosstab, 1.0, ALPHA))
+    record = factored_record(ue_cr_factored(crosstab, 1.0, ALPHA))
     record["factors"]["other"][1][0] += 2.0**-40
-    check = check_product_record(record, crosstab.counts, 1.0, ALPHA)
+    check = check_factored_record(record, crosstab.counts, 1.0, ALPHA)
     assert not check.holds and "factor other" in check.problems[0]
 
 
 def test_verify_rejects_a_leakier_factor():
     crosstab = _crosstab("3x4")
-    protocol = grr_cr_product(crosstab, 1.0, ALPHA)
-    record = product_record(grr_cr_product(crosstab, 2.0, ALPHA))
-    assert not check_product_record(record, crosstab.counts, protocol.eps, ALPHA).holds
+    protocol = grr_cr_factored(crosstab, 1.0, ALPHA)
+    record = factored_record(grr_cr_factored(crosstab, 2.0, ALPHA))
+    assert not check_factored_record(record, crosstab.counts, protocol.eps, ALPHA).holds
 
 
 def test_dense_refuses_what_does_not_fit_in_one_line():
     counts = np.arange(1, 81, dtype=float).reshape(5, 16)
-    protocol = ue_cr_product(Crosstab.from_array(counts), 1.0, ALPHA)
+    protocol = ue_cr_factored(Crosstab.from_array(counts), 1.0, ALPHA)
     assert protocol.output_count == 17**5
     with pytest.raises(InputError, match=r"80 x 1419857 entries .* GiB"):
         protocol.dense(max_bytes=2**26)
@@ -196,9 +196,9 @@ def test_adult_pairs_in_product_form(kind, sensitive, public):
         pytest.skip("the Adult data is not on this machine")
     crosstab = Crosstab.from_records(ADULT, sensitive, public)
     protocol = BUILDERS[kind](crosstab, 1.0, ALPHA)
-    level = product_rldp_level(protocol, crosstab.counts, ALPHA)
+    level = factored_rldp_level(protocol, crosstab.counts, ALPHA)
     assert level.attained <= level.certified <= 1.0
-    assert check_product_record(product_record(protocol), crosstab.counts, 1.0, ALPHA).holds
+    assert check_factored_record(factored_record(protocol), crosstab.counts, 1.0, ALPHA).holds
     radii = conditional_radii(chi_square_set(crosstab, ALPHA))
     assert np.all(np.isfinite(theorem17_levels(0.5, radii)))
 
@@ -211,7 +211,7 @@ def test_adult_pairs_in_product_form(kind, sensitive, public):
 ])
 def test_malformed_records_are_bad_input(change):
     crosstab = _crosstab("3x4")
-    record = product_record(ue_cr_product(crosstab, 1.0, ALPHA))
+    record = factored_record(ue_cr_factored(crosstab, 1.0, ALPHA))
     change(record)
     with pytest.raises(InputError):
-        check_product_record(record, crosstab.counts, 1.0, ALPHA)
+        check_factored_record(record, crosstab.counts, 1.0, ALPHA)

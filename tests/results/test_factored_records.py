@@ -1,4 +1,4 @@
-"""Product-form protocol records (IR, GRR-CR, UE-CR): written by ``rldp protocol``, verified
+"""Factored protocol records (IR, GRR-CR, UE-CR): written by ``rldp protocol``, verified
 from their factors alone (issue 22 item 3, issue 16's ``product`` representation)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rldp_models.results.schema import validate
 from rldp_models.results.files import read_record
 from rldp_models.rldp_protocols import independent_reporting
 from rldp_models.rldp_protocols.checker import RLDPLevel
-from rldp_models.results.product_result import DENSE_ENTRY_BUDGET
+from rldp_models.results.factored_result import DENSE_ENTRY_BUDGET
 from rldp_models.results.protocol_result import rldp_protocol_result
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "round1"

@@ -17,9 +17,9 @@ the true secret ``s`` depends on ``u``:
 Every factor is a matrix of dyadic doubles whose rows sum to one exactly
 (:func:`rldp_models.exact.exact_stochastic_rows`), so the factors *are* the
 protocol, exactly. The dense matrix (``(|U|+1)^|S|`` columns for UE-CR) is
-built only by :meth:`ProductProtocol.dense`, which refuses sizes that do not
+built only by :meth:`FactoredProtocol.dense`, which refuses sizes that do not
 fit. Utility, sampling and the RLDP check
-(:mod:`rldp_models.rldp_protocols.product_check`) use the factors.
+(:mod:`rldp_models.rldp_protocols.factored_check`) use the factors.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from rldp_models.errors import InputError
 from rldp_models.exact import exact_stochastic_rows
 
 DEFAULT_MAX_DENSE_BYTES = 2**30
-"""Largest dense matrix :meth:`ProductProtocol.dense` builds by default (float64 entries)."""
+"""Largest dense matrix :meth:`FactoredProtocol.dense` builds by default (float64 entries)."""
 
 MAX_UE_UTILITY_SECRETS = 22
 """UE-CR's utility sums over the ``2^|S|`` report patterns; refused beyond this many secrets."""
@@ -60,7 +60,7 @@ def _draw(rows: np.ndarray, which: np.ndarray, rng: np.random.Generator) -> np.n
 
 
 @dataclass(frozen=True)
-class ProductProtocol:
+class FactoredProtocol:
     """A protocol on ``X = S x U`` given by its factors (module docstring).
 
     Attributes
@@ -88,7 +88,7 @@ class ProductProtocol:
 
     def __post_init__(self) -> None:
         if self.name not in ("ir", "grr-cr", "ue-cr"):
-            raise InputError(f"no product form for protocol {self.name!r}")
+            raise InputError(f"no factored form for protocol {self.name!r}")
         arrays = {key: np.asarray(value, dtype=float) for key, value in self.factors.items()}
         object.__setattr__(self, "factors", arrays)
 
@@ -162,7 +162,7 @@ class ProductProtocol:
         if size > max_bytes:
             raise InputError(f"the dense {self.name} matrix has {math.prod(self.shape)} x "
                              f"{self.output_count} entries ({size / 2**30:.3g} GiB), over the "
-                             f"limit of {max_bytes / 2**30:.3g} GiB; use the product form")
+                             f"limit of {max_bytes / 2**30:.3g} GiB; use the factored form")
         n_s, n_u = self.shape
         f = self.factors
         if self.name == "ir":

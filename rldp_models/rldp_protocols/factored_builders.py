@@ -1,4 +1,4 @@
-"""IR, GRR-CR and UE-CR built directly in product form (no dense matrix).
+"""IR, GRR-CR and UE-CR built directly in factored form (no dense matrix).
 
 The parameters come from the same searches as the dense builders
 (:func:`~rldp_models.rldp_protocols.independent_reporting.ir_parameters`,
@@ -6,7 +6,7 @@ The parameters come from the same searches as the dense builders
 :func:`~rldp_models.rldp_protocols.ue_conditional.ue_cr_parameters`); the
 factors are then built at levels lowered by :data:`PRODUCT_MARGIN` and
 rounded to exact dyadic rows, and the guarantee is proven from the factors
-(:func:`~rldp_models.rldp_protocols.product_check.certified_level`). If the
+(:func:`~rldp_models.rldp_protocols.factored_check.certified_level`). If the
 rounding ever beat the margin, the margin grows tenfold and the factors are
 rebuilt; a protocol is returned only with its guarantee proven.
 """
@@ -24,8 +24,8 @@ from rldp_models.rldp_protocols.components import (chi_square_set, conditional_r
 from rldp_models.rldp_protocols.grr_conditional import grr_cr_parameters, grr_cr_utility
 from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
                                                               theorem15_level, theorem15_spread)
-from rldp_models.rldp_protocols.product_check import certified_level, exact_factor
-from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.rldp_protocols.factored_check import certified_level, exact_factor
+from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 from rldp_models.rldp_protocols.ue_conditional import (lambda_floor, ue_cr_parameters,
                                                        ue_cr_utility)
 from rldp_models.validation import as_epsilon
@@ -58,7 +58,7 @@ def exact_decoys(counts: np.ndarray, reports: list[np.ndarray]) -> np.ndarray:
     return exact_stochastic_rows(np.array(rows))
 
 
-def _proven(build, crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
+def _proven(build, crosstab: Crosstab, eps: float, alpha: float) -> FactoredProtocol:
     """``build(margin)`` with the smallest margin whose factors prove level ``eps``."""
     radius = chi_square_set(crosstab, alpha).radius
     margin = PRODUCT_MARGIN
@@ -76,33 +76,33 @@ def _labels(crosstab: Crosstab) -> tuple[list, list]:
     return list(crosstab.s_labels), list(crosstab.u_labels)
 
 
-def ir_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
+def ir_factored(crosstab: Crosstab, eps: float, alpha: float) -> FactoredProtocol:
     """The best ``(eps, F)``-RLDP IR (Theorems 15-16) as its two factors."""
     eps = as_epsilon(eps)
     eps1, eps2 = ir_parameters(crosstab, eps, alpha)
     spread = theorem15_spread(crosstab, alpha)
     n_s, n_u = crosstab.shape
 
-    def build(margin: float) -> ProductProtocol:
+    def build(margin: float) -> FactoredProtocol:
         low1, delta2 = _lowered(eps1, margin), theorem15_level(_lowered(eps2, margin), spread)
         factors = {"secret": exact_factor(grr(low1, n_s)), "public": exact_factor(grr(delta2, n_u))}
         parameters = {"eps_1": eps1, "eps_2": eps2, "delta_2": delta2, "d": spread,
                       "margin": margin, "utility_theorem": ir_utility(crosstab.phat, eps1,
                                                                       theorem15_level(eps2,
                                                                                       spread))}
-        return ProductProtocol("ir", factors, *_labels(crosstab), eps, alpha, parameters)
+        return FactoredProtocol("ir", factors, *_labels(crosstab), eps, alpha, parameters)
 
     return _proven(build, crosstab, eps, alpha)
 
 
-def grr_cr_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
+def grr_cr_factored(crosstab: Crosstab, eps: float, alpha: float) -> FactoredProtocol:
     """The best ``(eps, F)``-RLDP GRR-CR (Theorems 17-18) as its factors."""
     eps = as_epsilon(eps)
     eps1, eps2 = grr_cr_parameters(crosstab, eps, alpha)
     radii = conditional_radii(chi_square_set(crosstab, alpha))
     n_s, n_u = crosstab.shape
 
-    def build(margin: float) -> ProductProtocol:
+    def build(margin: float) -> FactoredProtocol:
         levels = theorem17_levels(_lowered(eps2, margin), radii)
         own = np.stack([exact_factor(grr(level, n_u)) for level in levels])
         factors = {"secret": exact_factor(grr(_lowered(eps1, margin), n_s)), "own": own,
@@ -110,19 +110,19 @@ def grr_cr_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProto
         parameters = {"eps_1": eps1, "eps_2": eps2, "delta": levels.tolist(), "margin": margin,
                       "utility_theorem": grr_cr_utility(crosstab.phat, eps1,
                                                         theorem17_levels(eps2, radii))}
-        return ProductProtocol("grr-cr", factors, *_labels(crosstab), eps, alpha, parameters)
+        return FactoredProtocol("grr-cr", factors, *_labels(crosstab), eps, alpha, parameters)
 
     return _proven(build, crosstab, eps, alpha)
 
 
-def ue_cr_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
+def ue_cr_factored(crosstab: Crosstab, eps: float, alpha: float) -> FactoredProtocol:
     """The best ``(eps, F)``-RLDP UE-CR (Theorems 19-20) as its per-secret factors."""
     eps = as_epsilon(eps)
     eps1, eps2, kappa, lam = ue_cr_parameters(crosstab, eps, alpha)
     radii = conditional_radii(chi_square_set(crosstab, alpha))
     n_s, n_u = crosstab.shape
 
-    def build(margin: float) -> ProductProtocol:
+    def build(margin: float) -> FactoredProtocol:
         levels = theorem17_levels(_lowered(eps2, margin), radii)
         reports = [exact_factor(grr(level, n_u)) for level in levels]
         floor = float(lambda_floor(kappa, _lowered(eps1, margin)))
@@ -136,17 +136,17 @@ def ue_cr_product(crosstab: Crosstab, eps: float, alpha: float) -> ProductProtoc
                       "delta": levels.tolist(), "margin": margin,
                       "utility_theorem": ue_cr_utility(crosstab.phat, kappa, lam,
                                                        theorem17_levels(eps2, radii))}
-        return ProductProtocol("ue-cr", factors={"own": own, "other": other},
+        return FactoredProtocol("ue-cr", factors={"own": own, "other": other},
                                s_labels=_labels(crosstab)[0], u_labels=_labels(crosstab)[1],
                                eps=eps, alpha=alpha, parameters=parameters)
 
     return _proven(build, crosstab, eps, alpha)
 
 
-PRODUCT_BUILDERS = {"ir": ir_product, "grr-cr": grr_cr_product, "ue-cr": ue_cr_product}
-"""The product-form builder of each protocol name of ``rldp protocol``."""
+PRODUCT_BUILDERS = {"ir": ir_factored, "grr-cr": grr_cr_factored, "ue-cr": ue_cr_factored}
+"""The factored builder of each protocol name of ``rldp protocol``."""
 
 
-def product_protocol(name: str, crosstab: Crosstab, eps: float, alpha: float) -> ProductProtocol:
-    """The best ``(eps, F)``-RLDP ``name`` (``ir``, ``grr-cr`` or ``ue-cr``) in product form."""
+def factored_protocol(name: str, crosstab: Crosstab, eps: float, alpha: float) -> FactoredProtocol:
+    """The best ``(eps, F)``-RLDP ``name`` (``ir``, ``grr-cr`` or ``ue-cr``) in factored form."""
     return PRODUCT_BUILDERS[name](crosstab, eps, alpha)
