@@ -99,8 +99,9 @@ def shared_results(result, experiments: list, quick: bool, options: dict | None,
     """Results of the other ``experiments`` whose tasks and task runner are ``result``'s
     (e.g. robust-opt Figs. 2c and 2d plot two columns of the same runs): judged and drawn
     from ``result``'s table instead of running the same tasks again."""
+    from rldp_models.experiments.base import RunResult
     from rldp_models.experiments.outputs import write_outputs
-    from rldp_models.experiments.runner import RunResult, experiment_tasks
+    from rldp_models.experiments.runner import experiment_tasks
 
     source = result.experiment
     tasks = experiment_tasks(source, quick, options)
@@ -122,8 +123,8 @@ def rejudge(experiment, record: dict) -> dict:
     are kept from ``record``)."""
     import pandas as pd
 
+    from rldp_models.experiments.base import RunResult
     from rldp_models.experiments.outputs import save_figure, summary_markdown
-    from rldp_models.experiments.runner import RunResult
 
     table = pd.read_csv(GALLERY / f"{experiment.id}.csv.gz")
     result = RunResult(experiment, table, experiment.summarise(table),

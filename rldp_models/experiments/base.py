@@ -16,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from rldp_models.executors import Executor
 
 Task = dict[str, Any]
 """One unit of work: parameters and a ``"seed"``; picklable."""
@@ -144,3 +148,31 @@ class Experiment:
     plot: Callable[[pd.DataFrame], Any]
     summarise: Callable[[pd.DataFrame], Finding]
     needs_data: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run produced.
+
+    Attributes
+    ----------
+    experiment : Experiment
+    table : pandas.DataFrame
+        All rows, labelled and sorted, as written to ``<id>.csv``.
+    finding : Finding
+        ``experiment.summarise(table)``.
+    seconds : float
+        Wall time of the tasks (not of the plotting).
+    executor : Executor
+    quick : bool
+    paths : dict of str to Path
+        ``csv``, ``png``, ``svg`` and ``md``.
+    """
+
+    experiment: Experiment
+    table: pd.DataFrame
+    finding: Finding
+    seconds: float
+    executor: Executor
+    quick: bool
+    paths: dict[str, Path]

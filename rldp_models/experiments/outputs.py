@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rldp_models.experiments.base import Finding
-    from rldp_models.experiments.runner import RunResult
+    from rldp_models.experiments.base import Finding, RunResult
 
 PNG_DPI = 100
 """Resolution of the PNG figures (the gallery commits them)."""

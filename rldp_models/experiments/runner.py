@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,39 +21,11 @@ import pandas as pd
 
 from rldp_models.errors import InputError
 from rldp_models.executors import Executor, executor_from_spec
-from rldp_models.experiments.base import Experiment, Finding, Row, Task
+from rldp_models.experiments.base import Experiment, Row, RunResult, Task
 from rldp_models.experiments.outputs import write_outputs
 
 LABEL_COLUMNS = ("experiment", "task", "seed")
 """Columns the runner puts first in every table."""
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What one run produced.
-
-    Attributes
-    ----------
-    experiment : Experiment
-    table : pandas.DataFrame
-        All rows, labelled and sorted, as written to ``<id>.csv``.
-    finding : Finding
-        ``experiment.summarise(table)``.
-    seconds : float
-        Wall time of the tasks (not of the plotting).
-    executor : Executor
-    quick : bool
-    paths : dict of str to Path
-        ``csv``, ``png``, ``svg`` and ``md``.
-    """
-
-    experiment: Experiment
-    table: pd.DataFrame
-    finding: Finding
-    seconds: float
-    executor: Executor
-    quick: bool
-    paths: dict[str, Path]
 
 
 def run_experiment(experiment: Experiment, out: str | Path, quick: bool = False,
