@@ -205,7 +205,7 @@ def _dual_keeping(cvxpy_solver: str) -> Any:
     from cvxpy import settings
     from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 
-    class DualKeepingClarabel(CLARABEL):  # type: ignore[misc]  # cvxpy is untyped
+    class DualKeepingClarabel(CLARABEL):
         def name(self) -> str:
             return "CLARABEL_KEEPING_DUAL"
 
