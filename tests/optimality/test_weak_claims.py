@@ -165,3 +165,26 @@ def test_a_presets_direct_form_is_recomputed_from_the_record(demo_crosstab: Cros
     assert weak_verdict(weak, program, solution.objective).holds
     assert not weak_verdict({**weak, "lower": weak["lower"] * (1 + 1e-8)}, program,
                             solution.objective).holds
+
+
+def test_the_cvxpy_backend_keeps_clarabels_dual_of_the_compiled_rows() -> None:
+    """The kept ``z`` is a dual of cvxpy's compiled data for Clarabel (checked on that data:
+    ``A^T z + c ~ 0`` and ``-b.z + offset`` the optimum ``sqrt(2)``: on ``x = (t, 1 - t)``
+    the objective is ``sqrt(2 t^2 + 2) + t``, increasing, so least at ``t = 0``), and a
+    solver without the hook keeps none."""
+    import cvxpy as cp
+
+    import solvers
+
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.norm(x - np.array([1.0, 2.0])) + x[0]),
+                         [cp.sum(x) == 1])
+    result = solvers.solve(solvers.CvxpyModel(problem, {"x": x}), solver="clarabel")
+    data = problem.get_problem_data(cp.CLARABEL)[0]
+    z = result.compiled_dual
+    assert z is not None and z.shape == data["b"].shape
+    assert np.abs(data["c"] + data["A"].T @ z).max() <= 1e-7
+    offset = float(data["param_prob"].apply_parameters()[1])
+    assert -data["b"] @ z + offset == pytest.approx(np.sqrt(2.0), abs=1e-6)
+    other = solvers.solve(solvers.CvxpyModel(problem, {"x": x}), solver="scs")
+    assert other.compiled_dual is None
