@@ -64,6 +64,10 @@ class SolveResult:
         Build and solve seconds.
     log : str
         Status text or log reported by the solver.
+    compiled_dual : ndarray or None
+        The solver's dual of the rows of the form it was given (Clarabel's ``z``) when
+        that form is not the model's own (cvxpy's compiled problem data): what a proof of
+        a lower bound by weak duality on the compiled data starts from.
     """
 
     status: Status
@@ -73,3 +77,4 @@ class SolveResult:
     solver: str = ""
     timings: Timings = field(default_factory=Timings)
     log: str = ""
+    compiled_dual: np.ndarray | None = None

@@ -1,6 +1,7 @@
 """``rldp verify``'s re-check of a stored optimality claim: both bounds recomputed from the
 stored dual, the counts and the protocol, without the solver (the bounds and their proof:
-:mod:`rldp_models.results.optimality_bounds`).
+:mod:`rldp_models.results.optimality_bounds` for the Lagrangian model of the four programs,
+:mod:`rldp_models.results.optimality_weak` for weak duality on any compiled program).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from rldp_models.results.optimality_bounds import (
     relative,
     upper_bound,
 )
+from rldp_models.results.optimality_dual import conic_instance
+from rldp_models.results.optimality_weak import WEAK, accepted_upper, model_of, \
+    program_lower_bound
+from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.uncertainty.base import Capability
 
 
@@ -33,8 +38,64 @@ def unclaimed_verdict(stored: Any) -> Verdict | None:
         return Verdict(True, "optimality: not claimed (the record has no optimality "
                        "certificate)")
     if not stored.get("claimed"):
-        return Verdict(True, f"optimality: not claimed ({stored.get('reason', 'no reason')})")
+        reason = str(stored.get("reason", "no reason"))
+        if reason.startswith("not proved"):  # a bound was tried and failed: say which
+            return Verdict(True, f"optimality: {reason}")
+        return Verdict(True, f"optimality: not claimed ({reason})")
     return None
+
+
+def claimed_verdict(stored: dict, program: ProtocolProgram, protocol: np.ndarray,
+                    multipliers: dict, value: float) -> Verdict:
+    """Re-check a claiming ``certificate.optimality`` by the bound it holds (``bound``:
+    weak duality, else the Lagrangian model, the default of records before it)."""
+    if stored.get("bound") == WEAK:
+        return weak_verdict(stored, program, value)
+    if not isinstance(stored.get("dual"), dict) or "terms" not in stored["dual"]:
+        return Verdict(False, "optimality: NOT proved", ("the Lagrangian claim has no "
+                                                         "Lagrangian dual",))
+    return verdict(stored, conic_instance(program), protocol, multipliers)
+
+
+def weak_verdict(stored: dict, program: ProtocolProgram, value: float) -> Verdict:
+    """Re-check a stored claim by weak duality (``bound`` is ``"weak duality"``) without the
+    solver: the compiled program rebuilt from the declaration and the counts, the bound
+    recomputed from the stored dual, compared with the stored ``lower`` (to
+    :data:`MATCH_TOLERANCE` either way) and the model; ``value`` is the record's value,
+    the upper end as the certificate check accepts it."""
+    dual = stored.get("dual")
+    if not isinstance(dual, dict) or dual.get("form") not in ("direct", "cvxpy"):
+        return Verdict(False, "optimality: NOT proved", ("the claim by weak duality has no "
+                                                         "dual of a compiled form",))
+    form, z = str(dual["form"]), np.asarray(dual.get("z", []), dtype=float)
+    try:
+        bound = program_lower_bound(program, form, z)
+    except ValueError as exc:
+        return Verdict(False, "optimality: NOT proved", (str(exc),))
+    model = model_of(program, form)
+    problems = [] if bound.proved else [f"the stored dual proves no bound ({bound.reason})"]
+    if stored.get("model") != model:
+        problems.append(f"the claim is of the model {stored.get('model')!r}, the record's "
+                        f"program is {model!r}")
+    if bound.proved and abs(float(stored["lower"]) - bound.lower) > \
+            MATCH_TOLERANCE * (1 + abs(bound.lower)):
+        problems.append(f"the stored lower bound {float(stored['lower']):.15g} is not the one "
+                        f"its dual proves ({bound.lower:.15g})")
+    if problems:
+        return Verdict(False, "optimality: NOT proved", tuple(problems))
+    lower = bound.lower
+    upper = float_above(accepted_upper(value))
+    gap = float_above(flint.arb(upper) - flint.arb(lower))
+    rel = relative(gap, upper)
+    return Verdict(True, f"optimal within {rel:.3g} (relative): proved",
+                   (f"model: {model}",
+                    f"lower bound on the optimum {lower:.12g} (weak duality on the compiled "
+                    f"program from the stored dual of its {z.size} rows, summed in ball "
+                    "arithmetic)",
+                    f"upper bound on the returned protocol's objective {upper:.12g} (the "
+                    "value, as the certificate check accepts it)",
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                   {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
 
 
 def verdict(stored: dict, instance: Instance, protocol: np.ndarray,

@@ -59,7 +59,6 @@ from rldp_models.precision import DIGITS, digits_text
 from rldp_models.privacy.stored_bounds import StoredCheck
 from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
-from rldp_models.results.optimality_dual import conic_instance
 from rldp_models.results.certificate_record import CertificateRecord, conic_kind
 from rldp_models.results.files import load_pricing_proof
 from rldp_models.results.migration import producer_fields, round1_type
@@ -264,8 +263,9 @@ def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     if certificate.kind != expected:
         return _wrong_kind(certificate, expected)
     protocol = guarantee.solve_protocol(record, crosstab)
+    value = float(record["value"]["value"])
     problem = Problem(crosstab, program.uncertainty, program.distortion_matrix,
-                      tuple(program.output_labels), float(record["value"]["value"]))
+                      tuple(program.output_labels), value)
     multipliers = certificate.fields.get("multipliers") or {}
     check = StoredCheck.joined([block.certify_multipliers(protocol, problem, multipliers)
                                 for block in (program.objective, *program.constraints)])
@@ -278,18 +278,18 @@ def solve_certificate(record: dict, crosstab: Crosstab) -> Verdict:
                         f"re-evaluated at the stored multipliers ({DIGITS}-digit interval "
                         f"arithmetic{notes})", tuple(_conic_details(check)),
                         {"bounds": check.constraints, "worst_cases": list(check.attained)})
-    return _with_optimality(found, program, protocol, certificate)
+    return _with_optimality(found, program, protocol, certificate, value)
 
 
 def _with_optimality(found: Verdict, program: ProtocolProgram, protocol: np.ndarray,
-                     certificate: CertificateRecord) -> Verdict:
+                     certificate: CertificateRecord, value: float) -> Verdict:
     """``found`` with the optimality claim's verdict appended (:mod:`.optimality`)."""
     stored = certificate.fields.get("optimality")
     gap = optimality.unclaimed_verdict(stored)
     if gap is None:
         assert isinstance(stored, dict)  # unclaimed_verdict is None only for a claiming dict
-        gap = optimality.verdict(stored, conic_instance(program), protocol,
-                                 certificate.fields.get("multipliers") or {})
+        gap = optimality.claimed_verdict(stored, program, protocol,
+                                         certificate.fields.get("multipliers") or {}, value)
     return Verdict.all_of((found, gap), found.headline,
                           (*found.details, gap.headline, *(f"  {line}" for line in gap.details)),
                           {**found.data, "optimality": gap.data})

@@ -5,10 +5,10 @@ approximate dual; :func:`conic_lower_bound` and :func:`cvxpy_lower_bound` read t
 compiled forms the toolkit solves (:mod:`rldp_models.optimality.adapters`).
 """
 
-from rldp_models.optimality.adapters import conic_lower_bound, cvxpy_lower_bound, \
+from rldp_models.optimality.adapters import conic_lower_bound, cvxpy_columns, cvxpy_lower_bound, \
     declared_rows_dual
 from rldp_models.optimality.cones import DualCones
 from rldp_models.optimality.weak_duality import LowerBound, proven_lower_bound
 
-__all__ = ["DualCones", "LowerBound", "conic_lower_bound", "cvxpy_lower_bound",
+__all__ = ["DualCones", "LowerBound", "conic_lower_bound", "cvxpy_columns", "cvxpy_lower_bound",
            "declared_rows_dual", "proven_lower_bound"]

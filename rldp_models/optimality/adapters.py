@@ -82,14 +82,19 @@ def conic_lower_bound(program: ConicProgram, z: np.ndarray,
 
 
 def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray | None = None,
-                      upper: np.ndarray | None = None) -> LowerBound:
+                      upper: np.ndarray | None = None,
+                      names: dict[str, np.ndarray] | None = None,
+                      simplices: np.ndarray | None = None) -> LowerBound:
     """A proven lower bound from cvxpy's problem data for Clarabel and its dual ``z``.
 
     ``data`` is the first item of ``problem.get_problem_data(cvxpy.CLARABEL)``; ``z`` the
     ``z`` of ``solve_via_data``'s Clarabel solution (cvxpy orders cones as Clarabel
     takes them: zero, nonnegative, second-order, PSD, exponential, power). The bound is
     on cvxpy's compiled minimisation, offset included; ``lower``, ``upper`` box its
-    variable vector. PSD and n-dimensional power cones are not handled.
+    variable vector, ``names`` and ``simplices`` as for
+    :func:`~rldp_models.optimality.weak_duality.proven_lower_bound` (columns of the
+    variable vector: :func:`cvxpy_columns`). PSD and n-dimensional power cones are not
+    handled.
     """
     dims = data["dims"]
     if list(dims.psd) or list(getattr(dims, "pnd", [])):
@@ -98,4 +103,13 @@ def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray 
     cones = DualCones(int(dims.zero), int(dims.nonneg), tuple(int(d) for d in dims.soc),
                       int(dims.exp), tuple(float(a) for a in dims.p3d))
     return proven_lower_bound(np.asarray(data["c"]), data["A"], np.asarray(data["b"]), cones,
-                              z, lower, upper, offset)
+                              z, lower, upper, offset, names=names, simplices=simplices)
+
+
+def cvxpy_columns(data: Mapping[str, Any], variable_id: int,
+                  shape: tuple[int, ...]) -> np.ndarray:
+    """The columns of cvxpy's compiled variable vector holding the entries of the variable
+    ``variable_id`` of the compiled problem, in its ``shape`` (cvxpy stacks each variable
+    in column-major order)."""
+    start = int(data["param_prob"].var_id_to_col[variable_id])
+    return start + np.arange(int(np.prod(shape or (1,)))).reshape(shape or (1,), order="F")

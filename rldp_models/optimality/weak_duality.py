@@ -47,6 +47,7 @@ from rldp_models.optimality.cones import KINDS, ConeBlocks, DualCones, interior_
 from rldp_models.optimality.enclosure import Enclosure, dot, total, transpose_product
 from rldp_models.optimality.inactive import AFFORDABLE, zero_inactive
 from rldp_models.optimality.least_change import least_change
+from rldp_models.optimality.lineality import implied_columns
 from rldp_models.optimality.moves import moves
 
 MOVES = 12
@@ -165,13 +166,26 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
     for affordable in AFFORDABLE:
         start, cancel, frozen = zero_inactive(A, b, c, blocks, projected, free, reach,
                                               affordable)
-        try:
-            bound = _moved_until_inside(A, c, b, blocks, start, cancel, frozen, domain, offset)
-        except NoPivots as error:
-            bound = _not_proved(f"{_label(error.columns, names)}: {error}", cancel.size)
+        bound = _cancelled(A, c, b, blocks, start, cancel, frozen, domain, offset, names)
         if bound.proved:
             return bound
     return bound
+
+
+def _cancelled(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
+               y: np.ndarray, cancel: np.ndarray, frozen: np.ndarray, domain: "_Domain",
+               offset: float, names: dict[str, np.ndarray] | None) -> LowerBound:
+    """:func:`_moved_until_inside`; where the free columns admit no square system, again
+    without the columns whose residual the others' implies
+    (:mod:`~rldp_models.optimality.lineality`), while there are such columns."""
+    while True:
+        try:
+            return _moved_until_inside(A, c, b, blocks, y, cancel, frozen, domain, offset)
+        except NoPivots as error:
+            implied = implied_columns(A, c, error.columns)
+            if implied.size == 0:
+                return _not_proved(f"{_label(error.columns, names)}: {error}", cancel.size)
+            cancel = np.setdiff1d(cancel, implied)
 
 
 def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,

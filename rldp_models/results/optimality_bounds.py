@@ -223,7 +223,7 @@ class OptimalityClaim:
         return relative(self.gap, self.upper)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": VERSION, "claimed": True, "model": self.model,
+        return {"version": VERSION, "claimed": True, "bound": "lagrangian", "model": self.model,
                 "lower": self.lower, "upper": self.upper, "gap": self.gap,
                 "relative_gap": self.relative_gap, "seconds": self.seconds,
                 "dual": self.dual.to_json()}

@@ -51,6 +51,7 @@ from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls
                                                    claim, normalised, not_claimed)
 from rldp_models.results.optimality_reweighting import LPMethod, ReweightingLP
 from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
+from rldp_models.results.optimality_weak import weak_claim
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
@@ -99,6 +100,11 @@ CONIC_GROUP = "protocol>=0"
 
 NO_CONIC_DUAL = ("the solver's duals are not those of the direct conic form (use "
                  "clarabel-direct or scs-direct for a proven gap)")
+
+
+WEAK_TARGET = 1e-6
+"""Relative Lagrangian gap above which weak duality on the compiled program is tried too
+(issue 34's target; below it the second bound would cost time for little)."""
 
 
 class NoConicDual(ValueError):
@@ -1037,7 +1043,33 @@ def blocks_outside_the_model(program: ProtocolProgram) -> list[str]:
 
 
 def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
-    """``certificate.optimality`` of a solved program: a proven claim, or why there is none.
+    """``certificate.optimality`` of a solved program: the best proven claim, or why there
+    is none.
+
+    The Lagrangian model of the four programs (:func:`lagrangian_optimality`) where it
+    covers the program; weak duality on the compiled program
+    (:func:`~rldp_models.results.optimality_weak.weak_claim`) for every other program and
+    where the Lagrangian gap exceeds :data:`WEAK_TARGET`. Of two proved claims the one
+    with the higher lower bound is kept; the record's ``bound`` says which.
+
+    Parameters
+    ----------
+    solution : ProtocolSolution
+        Finished (its protocol and multipliers are the returned ones).
+    """
+    lagrangian = lagrangian_optimality(solution)
+    if lagrangian.get("claimed") and lagrangian["relative_gap"] <= WEAK_TARGET:
+        return lagrangian
+    weak = weak_claim(solution)
+    if lagrangian.get("claimed") and (not weak.get("claimed") or
+                                      lagrangian["lower"] >= weak["lower"]):
+        return lagrangian
+    return weak
+
+
+def lagrangian_optimality(solution: ProtocolSolution) -> dict[str, Any]:
+    """``certificate.optimality`` from the Lagrangian model of the four programs
+    (:mod:`rldp_models.results.optimality_bounds`), or why there is none.
 
     Parameters
     ----------

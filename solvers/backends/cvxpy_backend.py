@@ -113,7 +113,8 @@ class CvxpyBackend:
             with warnings.catch_warnings():
                 # the status OPTIMAL_INACCURATE says the same in the result, on no stream
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                problem.solve(solver=self.cvxpy_solver, **{**self.defaults, **options})
+                problem.solve(solver=_dual_keeping(self.cvxpy_solver),
+                              **{**self.defaults, **options})
         except cvxpy.error.SolverError as exc:
             elapsed = time.perf_counter() - start
             return SolveResult(Status.ERROR, None, solver=self.name,
@@ -130,6 +131,7 @@ class CvxpyBackend:
             timings=Timings(compile_seconds, max(elapsed - compile_seconds, 0.0)),
             log="; ".join([f"cvxpy status {problem.status}; {problem.solver_stats.solver_name}",
                            *(self._caveats(model) if status in _STOPPED else [])]),
+            compiled_dual=_kept_dual(problem) if status.has_solution else None,
         )
 
 
@@ -183,6 +185,43 @@ def model_cones(model: CvxpyModel) -> list[str]:
 
 def _primal(model: CvxpyModel) -> dict[str, np.ndarray]:
     return {name: np.asarray(var.value, dtype=float) for name, var in model.variables.items()}
+
+
+KEPT_DUAL = "compiled_dual"
+"""Key of :func:`_dual_keeping`'s ``z`` in cvxpy's ``solver_stats.extra_stats``."""
+
+
+def _dual_keeping(cvxpy_solver: str) -> Any:
+    """cvxpy's solver ``cvxpy_solver``, as an instance that also keeps the solver's raw dual
+    ``z`` of the compiled rows (cvxpy's inversion keeps only the duals of the user's
+    constraints) for Clarabel; the name itself for any other solver.
+
+    The subclass changes nothing but its name (cvxpy requires a custom solver's name to be
+    its own) and what ``invert`` keeps: the same reductions compile the same data, the
+    data ``problem.get_problem_data(cvxpy.CLARABEL)`` returns.
+    """
+    if cvxpy_solver != "CLARABEL":
+        return cvxpy_solver
+    from cvxpy import settings
+    from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
+
+    class DualKeepingClarabel(CLARABEL):
+        def name(self) -> str:
+            return "CLARABEL_KEEPING_DUAL"
+
+        def invert(self, solution: Any, inverse_data: Any) -> Any:
+            inverted = super().invert(solution, inverse_data)
+            z = getattr(solution, "z", None)
+            inverted.attr[settings.EXTRA_STATS] = {
+                KEPT_DUAL: None if z is None else np.array(z, dtype=float)}
+            return inverted
+
+    return DualKeepingClarabel()
+
+
+def _kept_dual(problem: Any) -> np.ndarray | None:
+    extra = getattr(problem.solver_stats, "extra_stats", None)
+    return extra.get(KEPT_DUAL) if isinstance(extra, dict) else None
 
 
 def _dual(model: CvxpyModel) -> dict[str, np.ndarray]:

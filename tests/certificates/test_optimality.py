@@ -18,7 +18,8 @@ import solvers
 from rldp_models.certificates import optimality
 from rldp_models.results import optimality_bounds
 from rldp_models.results.migration import producer_fields
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.results.optimality_dual import conic_instance, lagrangian_optimality, \
+    solution_optimality
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.demo import DEMO_SETTING
@@ -248,16 +249,22 @@ def test_a_secret_without_records_and_an_empty_cell(problem: str) -> None:
     assert verify(to_record(solution_result(solution)), crosstab).holds
 
 
-def test_a_program_outside_the_lagrangian_model_claims_no_gap() -> None:
+def test_a_program_outside_the_lagrangian_model_claims_its_gap_by_weak_duality() -> None:
     """Privacy restricted to one output has fewer Lagrangian terms than the model writes: the
-    record says so instead of claiming a bound of another program (verify then passes)."""
+    Lagrangian claims no bound of another program; the record claims weak duality's bound
+    on the compiled program instead, below the value, and verify re-proves it."""
     crosstab = jeffreys_instance(3, 4, 60, 11).crosstab
     program = ProtocolProgram(crosstab, RobustDistortion(),
                               [RobustSecretPrivacy(1.0, outputs=[0], pairs=[(0, 1)])],
                               uncertainty=ChiSquareSet.from_counts(crosstab.counts, 0.05),
                               eps=1.0, name="restricted")
-    found = solution_optimality(program.solve())
-    assert not found["claimed"] and "robust_privacy" in found["reason"]
+    solution = program.solve()
+    lagrangian = lagrangian_optimality(solution)
+    assert not lagrangian["claimed"] and "robust_privacy" in lagrangian["reason"]
+    found = solution_optimality(solution)
+    assert found["claimed"] and found["bound"] == "weak duality"
+    assert found["lower"] <= solution.objective
+    assert verify(to_record(solution_result(solution)), crosstab).holds
 
 
 @pytest.mark.parametrize("problem", ["NURP", "RURP"])
