@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import warnings
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import mpmath
 import numpy as np
+import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector, exact_entries
 from rldp_models.uncertainty.base import Capability, UncertaintySet
@@ -181,18 +182,47 @@ def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
                     exact_b=data.exact_b(exact))
 
 
-class _Both:
-    """Two sets' memberships together (what :func:`intersection` compiles)."""
+def _part_data(part: UncertaintySet) -> tuple[ConicDescription, list[Fraction]]:
+    """A part's conic data and its ``b`` in rationals: a set from data's own (exact at
+    ``counts / n``), else cvxpy's form of its membership and the doubles as they are."""
+    description = getattr(part, "description", None)
+    if isinstance(description, ConicDescription):
+        return description, list(part.exact_b)
+    description = conic_description(part)
+    return description, [Fraction(float(x)) for x in description.b_vector]
 
-    def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
-        self.first, self.second, self.phat = first, second, first.phat
 
-    def membership(self, p: cp.Expression) -> list[Any]:
-        return [*self.first.membership(p), *self.second.membership(p)]
+def _stacked(first: tuple[ConicDescription, list[Fraction]],
+             second: tuple[ConicDescription, list[Fraction]]
+             ) -> tuple[ConicDescription, list[Fraction]]:
+    """The data of both sets together: the second's rows below the first's, its ``P``
+    columns mapped onto the first's, its other columns appended; ``b`` stacked exactly.
+
+    Stacking, not compiling both memberships again, keeps each part's ``b`` exact: a
+    transport plan's marginal rows tie the plan to ``Phat``, and with ``Phat``'s doubles
+    (not ``counts / n``) they disagree with an exact ``P = Phat`` in the last bit, so no
+    member could be proved.
+    """
+    (one, one_b), (two, two_b) = first, second
+    rows, n_one = one.a_matrix.shape
+    n_two = two.a_matrix.shape[1]
+    mapping = np.empty(n_two, dtype=int)
+    others = np.setdiff1d(np.arange(n_two), two.columns)
+    mapping[two.columns] = one.columns
+    mapping[others] = n_one + np.arange(others.size)
+    upper, lower = sparse.coo_matrix(one.a_matrix), sparse.coo_matrix(two.a_matrix)
+    a = sparse.csc_matrix((np.concatenate([upper.data, lower.data]),
+                           (np.concatenate([upper.row, rows + lower.row]),
+                            np.concatenate([upper.col, mapping[lower.col]]))),
+                          shape=(rows + lower.shape[0], n_one + others.size))
+    cones = (*one.cones, *((kind, block + rows) for kind, block in two.cones))
+    description = ConicDescription(a, np.concatenate([one.b_vector, two.b_vector]),
+                                   one.columns, cones, (*one.alphas, *two.alphas))
+    return description, [*one_b, *two_b]
 
 
 def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
-    """``first & second`` as a set from data (module docstring).
+    """``first & second`` as a set from data (module docstring; data by :func:`_stacked`).
 
     Raises
     ------
@@ -205,6 +235,6 @@ def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
     name = f"{first.name} & {second.name}"
     declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
                    "alpha": None, "coverage": NOT_CLAIMED}
-    both = cast(UncertaintySet, _Both(first, second))  # what conic_description reads of a set
-    return ConicSet(first.phat, conic_description(both), name, first.radius,
-                    declaration, (first, second))
+    description, exact_b = _stacked(_part_data(first), _part_data(second))
+    return ConicSet(first.phat, description, name, first.radius, declaration,
+                    (first, second), exact_b)

@@ -197,3 +197,36 @@ def test_library_sets_intersect_and_the_intersection_is_their_common_part() -> N
     assert both.support(v) == pytest.approx(direct.value, abs=1e-7)
     assert both.support(v) <= min(first.support(v), second.support(v)) + 1e-7
     assert both.proved_nonempty(COUNTS)
+
+
+def test_an_intersection_whose_part_ties_a_plan_to_phat_is_proved_non_empty() -> None:
+    """``W1 & chi2`` and ``box & W1``: the plan's marginal rows tie it to Phat, whose exact
+    value ``counts / n`` (the plan ``diag(Phat)``) must meet them in rationals; the
+    intersection rebuilds from its declaration, and its support agrees with the direct
+    maximum over both memberships (an independent cvxpy solve)."""
+    from rldp_models.uncertainty import ChiSquareSet
+    from rldp_models.uncertainty.conic_set import from_membership
+    from rldp_models.uncertainty.declared import build_set, set_declaration
+
+    crosstab = Crosstab.from_array(COUNTS)
+    s, u = np.indices(COUNTS.shape).reshape(2, -1)
+    cost = np.abs(u[:, None] - u[None, :]) + (s[:, None] != s[None, :])
+
+    def ball(P, phat):
+        plan = cp.Variable((s.size, s.size), nonneg=True)
+        return [cp.sum(plan, axis=1) == phat, cp.sum(plan, axis=0) == P,
+                cp.sum(cp.multiply(cost, plan)) <= 0.1]
+
+    wasserstein = from_membership(crosstab, ball, "w1", 0.1)
+    box = from_membership(crosstab, lambda P, phat: [0.5 * phat <= P, P <= 1.5 * phat], "box")
+    chi = ChiSquareSet.from_counts(COUNTS, 0.05)
+    v = np.random.default_rng(5).normal(size=COUNTS.size)
+    for both, parts in ((wasserstein & chi, (wasserstein, chi)), (box & wasserstein,
+                                                                 (box, wasserstein))):
+        assert both.proved_nonempty(COUNTS)
+        assert build_set(set_declaration(both), crosstab).proved_nonempty(COUNTS)
+        p = cp.Variable(COUNTS.size)
+        direct = cp.Problem(cp.Maximize(v @ p), [*parts[0].membership(p),
+                                                 *parts[1].membership(p)])
+        direct.solve(solver="CLARABEL")
+        assert both.support(v) == pytest.approx(direct.value, abs=1e-7)
