@@ -44,7 +44,7 @@ from rldp_models.uncertainty.derived_form import (
     cone_constraints,
     conic_description,
 )
-from rldp_models.uncertainty.nonempty import phat_is_member
+from rldp_models.uncertainty.nonempty import is_member, member_point, phat_is_member
 from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
 
 if TYPE_CHECKING:
@@ -81,6 +81,9 @@ class ConicSet(AnsweredByData):
     exact_b : list of Fraction, optional
         ``b`` in rationals (data at ``Phat = counts / n`` exactly); default the doubles of
         ``description``. The set certified and proved non-empty is the one of ``exact_b``.
+    exact_phat : list of Fraction, optional
+        ``counts / n`` when the counts are known: the member tried first
+        (:meth:`stored_member`).
     """
 
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
@@ -89,8 +92,9 @@ class ConicSet(AnsweredByData):
     def __init__(self, phat: np.ndarray, description: ConicDescription, name: str,
                  radius: float, declaration: dict[str, Any],
                  parts: tuple[UncertaintySet, ...] = (),
-                 exact_b: list[Fraction] | None = None) -> None:
-        self.phat = np.asarray(phat, dtype=float)
+                 exact_b: list[Fraction] | None = None,
+                 exact_phat: list[Fraction] | None = None) -> None:
+        self.phat, self.exact_phat = np.asarray(phat, dtype=float), exact_phat
         self.exact_b = [Fraction(float(x)) for x in description.b_vector] \
             if exact_b is None else exact_b
         self.description, self.name, self.radius = description, name, float(radius)
@@ -110,6 +114,24 @@ class ConicSet(AnsweredByData):
             return False
         return phat_is_member(self.description, self.exact_b,
                               [Fraction(int(c), total) for c in flat])
+
+    def stored_member(self) -> list[Fraction] | None:
+        """The member a record stores (:mod:`.nonempty`): None when ``Phat = counts / n`` is
+        proved one, else a rational point ``x`` of the data proved in the set (None if none
+        is found: the record then cannot prove the set non-empty, and verify refuses it)."""
+        if self.exact_phat is not None and \
+                phat_is_member(self.description, self.exact_b, self.exact_phat):
+            return None
+        return member_point(self.description, self.exact_b)
+
+    def proved_member(self, stored: Any) -> bool:
+        """Whether ``stored`` (a record's ``member``: rationals as strings, one per column of
+        the data) is proved a point of the set in rationals."""
+        try:
+            x = [Fraction(str(value)) for value in stored]
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        return is_member(self.description, self.exact_b, x)
 
     def membership(self, p: cp.Expression) -> list[Any]:
         """``b - A x in K`` with ``x[columns] = p``: the data as cvxpy constraints."""
@@ -179,7 +201,7 @@ def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
     exact = [Fraction(float(p)) for p in np.ravel(phat)] if flat is None else \
         [Fraction(int(c), int(flat.sum())) for c in flat]
     return ConicSet(phat, data.description(phat), name, radius, declaration,
-                    exact_b=data.exact_b(exact))
+                    exact_b=data.exact_b(exact), exact_phat=None if flat is None else exact)
 
 
 def _part_data(part: UncertaintySet) -> tuple[ConicDescription, list[Fraction]]:
@@ -236,5 +258,6 @@ def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
     declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
                    "alpha": None, "coverage": NOT_CLAIMED}
     description, exact_b = _stacked(_part_data(first), _part_data(second))
+    counted = [getattr(part, "exact_phat", None) for part in (first, second)]
     return ConicSet(first.phat, description, name, first.radius, declaration,
-                    (first, second), exact_b)
+                    (first, second), exact_b, next((p for p in counted if p is not None), None))

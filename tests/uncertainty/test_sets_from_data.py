@@ -230,3 +230,53 @@ def test_an_intersection_whose_part_ties_a_plan_to_phat_is_proved_non_empty() ->
                                                  *parts[1].membership(p)])
         direct.solve(solver="CLARABEL")
         assert both.support(v) == pytest.approx(direct.value, abs=1e-7)
+
+
+def _excluding_phat(crosstab: Crosstab):
+    """``P_0 >= Phat_0 + 0.05`` within L1 distance 0.3 of Phat: non-empty, without Phat."""
+    from rldp_models.uncertainty.conic_set import from_membership
+
+    return from_membership(crosstab, lambda P, phat: [P[0] >= phat[0] + 0.05,
+                                                      cp.norm1(P - phat) <= 0.3], "shifted")
+
+
+def test_a_set_that_excludes_phat_is_proved_non_empty_by_its_stored_member() -> None:
+    """The declaration stores a member (every column of the data, in rationals); it is a
+    distribution meeting the membership (checked here in floats, from the constraints as
+    written), verify's rebuild accepts it, and without it, or with Phat put in its place,
+    the set is refused."""
+    from fractions import Fraction
+
+    from rldp_models.errors import InputError
+    from rldp_models.uncertainty.declared import build_set, set_declaration
+
+    crosstab = Crosstab.from_array(COUNTS)
+    shifted = _excluding_phat(crosstab)
+    phat = (COUNTS / COUNTS.sum()).ravel()
+    assert not shifted.proved_nonempty(COUNTS)
+    declaration = set_declaration(shifted)
+    member = [Fraction(x) for x in declaration["member"]]
+    P = np.array([float(member[int(c)]) for c in shifted.description.columns])
+    assert sum(member[int(c)] for c in shifted.description.columns) == 1
+    assert P.min() >= 0 and P[0] >= phat[0] + 0.05 - 1e-12
+    assert np.abs(P - phat).sum() <= 0.3 + 1e-12
+    assert build_set(declaration, crosstab).name == "shifted"
+    moved = list(declaration["member"])
+    for c, value in zip(shifted.description.columns, COUNTS.ravel()):
+        moved[int(c)] = str(Fraction(int(value), int(COUNTS.sum())))
+    for tampered in ({k: v for k, v in declaration.items() if k != "member"},
+                     {**declaration, "member": moved}, {**declaration, "member": ["x"]}):
+        with pytest.raises(InputError, match="not proved non-empty"):
+            build_set(tampered, crosstab)
+
+
+def test_a_program_over_a_set_without_phat_verifies_from_its_record(tmp_path) -> None:
+    from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
+
+    crosstab = Crosstab.from_array(COUNTS)
+    program = ProtocolProgram(crosstab, RobustDistortion(), [RobustSecretPrivacy(EPS)],
+                              uncertainty=_excluding_phat(crosstab), name="shifted RURP")
+    path = tmp_path / "record.json"
+    write_result(solution_result(program.solve()), path)
+    assert "member" in json.loads(path.read_text())["declaration"]["uncertainty"]
+    assert main(["verify", str(path)]) == 0
