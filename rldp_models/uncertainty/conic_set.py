@@ -207,9 +207,8 @@ def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
 def _part_data(part: UncertaintySet) -> tuple[ConicDescription, list[Fraction]]:
     """A part's conic data and its ``b`` in rationals: a set from data's own (exact at
     ``counts / n``), else cvxpy's form of its membership and the doubles as they are."""
-    description = getattr(part, "description", None)
-    if isinstance(description, ConicDescription):
-        return description, list(part.exact_b)
+    if isinstance(part, AnsweredByData):
+        return part.description, list(part.exact_b)
     description = conic_description(part)
     return description, [Fraction(float(x)) for x in description.b_vector]
 
