@@ -170,10 +170,11 @@ def exact_declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
 
 
 def declared_program(record: dict, crosstab: Crosstab):
-    """The program a record declares, rebuilt around ``crosstab``, with its constraint blocks.
+    """The program a record declares, rebuilt around ``crosstab``, with its blocks' sources.
 
     The distortion is rebuilt from its declared name and the declared outputs (a user's
-    matrix is the one recorded). Returns the program and ``(block, source)`` per constraint.
+    matrix is the one recorded). Returns the program and ``(block, source)`` per constraint,
+    then the objective's.
 
     Raises
     ------
@@ -182,7 +183,8 @@ def declared_program(record: dict, crosstab: Crosstab):
     """
     declaration = record["declaration"]
     built = [(spec, *build_block(spec, crosstab)) for spec in declaration["blocks"]]
-    objectives = [block for spec, block, _ in built if spec["role"] == "objective"]
+    objectives = [(block, source) for spec, block, source in built
+                  if spec["role"] == "objective"]
     constraints = [(block, source) for spec, block, source in built
                    if spec["role"] == "constraint"]
     if len(objectives) != 1:
@@ -194,11 +196,11 @@ def declared_program(record: dict, crosstab: Crosstab):
     distortion = np.asarray(details["distortion_matrix"], dtype=float) if named == "matrix" \
         else str(named)
     outputs = declaration["parameters"].get("outputs") or details["labels"]["Y"]
-    program = ProtocolProgram(crosstab, objectives[0], [block for block, _ in constraints],
+    program = ProtocolProgram(crosstab, objectives[0][0], [block for block, _ in constraints],
                               uncertainty=uncertainty, distortion=distortion,
                               outputs=[str(y) for y in outputs],
                               name=str(declaration["name"]))
-    return program, constraints
+    return program, [*constraints, *objectives]
 
 
 def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
@@ -210,7 +212,8 @@ def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     the declared set rebuilt around these counts. Library privacy blocks are
     checked by the same exact checks as the presets (:func:`_library_block_verdict`);
     any other block by its own ``check(protocol, program, {})``, and its verdict
-    is marked as coming from plug-in code.
+    is marked as coming from plug-in code, as is an objective from plug-in code (it
+    re-evaluates the stated value).
     """
     declaration = record["declaration"]
     protocol = solve_protocol(record, crosstab)
@@ -221,6 +224,8 @@ def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     verdicts, plugins = [], []
     for family, source in constraints:
         if not isinstance(family, GuaranteeFamily):
+            if source != "library" and family is program.objective:
+                plugins.append(f"objective {block_label(family)} ({source}) [plug-in code]")
             continue
         found = family.certify(protocol, program)
         if source != "library":

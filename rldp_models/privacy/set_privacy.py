@@ -39,11 +39,14 @@ NUDGES = (1e-10, 1e-8)
 
 
 def certified_conditional_sup(uncertainty: UncertaintySet, v: np.ndarray, s: int,
-                              candidate: float | None = None) -> float:
-    """A proved upper bound on ``sup_{R in C_s} v.R``: the set's own (``CONDITIONAL_DUAL``),
-    else trying ``candidate`` first."""
+                              candidate: float | None = None,
+                              proof: np.ndarray | None = None) -> float:
+    """A proved upper bound on ``sup_{R in C_s} v.R``: the set's own (``CONDITIONAL_DUAL``,
+    trying ``candidate`` with its ``proof``, the solver's ``y``, first), else trying
+    ``candidate`` first."""
     if Capability.CONDITIONAL_DUAL in uncertainty.capabilities:
-        return float(cast(ConditionalDualSet, uncertainty).conditional_bound(v, s).kappa)
+        start = None if candidate is None or proof is None else (candidate, proof)
+        return float(cast(ConditionalDualSet, uncertainty).conditional_bound(v, s, start).kappa)
     top = float(np.max(v))
     if candidate is not None and np.isfinite(candidate):
         scale = max(float(np.abs(v).max()), 1e-300)
@@ -59,7 +62,12 @@ def certified_conditional_sup(uncertainty: UncertaintySet, v: np.ndarray, s: int
 def conditional_bounds(protocol: np.ndarray, uncertainty: UncertaintySet,
                        candidates: dict[tuple[str, int], Any] | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Proved ``hi[s, y] >= sup_{C_s} P(y|s,.).R`` and ``lo[s, y] <= inf_{C_s} P(y|s,.).R``."""
+    """Proved ``hi[s, y] >= sup_{C_s} P(y|s,.).R`` and ``lo[s, y] <= inf_{C_s} P(y|s,.).R``.
+
+    ``candidates``: the solver's ``{("sup", s): hi[s, :], ("inf", s): lo[s, :]}`` and, for a
+    ``CONDITIONAL_DUAL`` set, ``{("sup proof", s): Y, ("inf proof", s): Y}``, the derived
+    dual's ``y`` of each bound (one column per output).
+    """
     candidates = candidates or {}
     n_s, n_u = uncertainty.phat.shape
     blocks = protocol.reshape(n_s, n_u, -1)
@@ -67,13 +75,22 @@ def conditional_bounds(protocol: np.ndarray, uncertainty: UncertaintySet,
     hi, lo = np.empty((n_s, n_y)), np.empty((n_s, n_y))
     for s, y in itertools.product(range(n_s), range(n_y)):
         q = blocks[s, :, y]
-        sup_guess = candidates.get(("sup", s))
-        inf_guess = candidates.get(("inf", s))
-        hi[s, y] = certified_conditional_sup(
-            uncertainty, q, s, None if sup_guess is None else float(np.ravel(sup_guess)[y]))
-        lo[s, y] = -certified_conditional_sup(
-            uncertainty, -q, s, None if inf_guess is None else -float(np.ravel(inf_guess)[y]))
+        hi[s, y] = certified_conditional_sup(uncertainty, q, s,
+                                             *_candidate(candidates, "sup", s, y, 1.0))
+        lo[s, y] = -certified_conditional_sup(uncertainty, -q, s,
+                                              *_candidate(candidates, "inf", s, y, -1.0))
     return hi, lo
+
+
+def _candidate(candidates: dict[tuple[str, int], Any], side: str, s: int, y: int,
+               sign: float) -> tuple[float | None, np.ndarray | None]:
+    """The solver's bound of output ``y`` as a supremum's (``sign`` times it) and its proof."""
+    guess, proof = candidates.get((side, s)), candidates.get((f"{side} proof", s))
+    kappa = None if guess is None else sign * float(np.ravel(guess)[y])
+    column = None
+    if proof is not None and np.ndim(proof) == 2 and y < np.shape(proof)[1]:
+        column = np.asarray(proof, dtype=float)[:, y]
+    return kappa, column
 
 
 def check_product_privacy(protocol: np.ndarray, uncertainty: UncertaintySet, eps: float,

@@ -247,13 +247,18 @@ def conditional_expectation_bounds(context: BuildContext,
 
 
 def solver_bounds(multipliers: dict[str, Any], name: str) -> dict[tuple[str, int], Any]:
-    """The solver's ``hi[s]`` and ``lo[s]`` of :func:`conditional_expectation_bounds`."""
+    """The solver's ``hi[s]`` and ``lo[s]`` of :func:`conditional_expectation_bounds`, and the
+    derived dual's ``y`` proving them where the set's counterpart has one (``(side + " proof",
+    s)``, :func:`~rldp_models.privacy.set_privacy.conditional_bounds`)."""
     found = {}
     for group, values in multipliers.items():
         for side in ("sup", "inf"):
             prefix = f"{name}/{side}["
             if group.startswith(prefix) and "bound" in values:
-                found[side, int(group[len(prefix):-1])] = values["bound"]
+                s = int(group[len(prefix):-1])
+                found[side, s] = values["bound"]
+                if "y" in values:
+                    found[f"{side} proof", s] = values["y"]
     return found
 
 
@@ -262,9 +267,12 @@ def mixed_bounds(multipliers: dict[str, Any], name: str, weight: float,
     """Bounds on expectations of ``(1 - weight) P + weight U`` from those of ``P``.
 
     Every expectation of a column of the uniform protocol is ``1/|Y|``, and the
-    bounds are of linear functions of the protocol, so they mix the same way.
+    bounds are of linear functions of the protocol, so they mix the same way; a derived
+    dual's ``y`` proving a bound (``A^T y = E e_s(q - kappa)``, ``b.y <= 0``) proves the
+    mixed one scaled by ``1 - weight``, as ``q - kappa`` is.
     """
-    return {group: {"bound": (1 - weight) * np.asarray(values["bound"]) + weight / n_outputs}
+    return {group: {"bound": (1 - weight) * np.asarray(values["bound"]) + weight / n_outputs,
+                    **({"y": (1 - weight) * np.asarray(values["y"])} if "y" in values else {})}
             for group, values in multipliers.items()
             if group.startswith(name + "/") and "bound" in values}
 

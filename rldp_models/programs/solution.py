@@ -55,7 +55,9 @@ from rldp_models.finish import (
 )
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
-from rldp_models.programs.contract import Block, Multipliers
+from rldp_models.errors import InputError
+from rldp_models.programs.contract import Block, Multipliers, robust_set
+from rldp_models.uncertainty.base import Capability
 from rldp_models.programs.lp_values import load_cvxpy_values
 from solvers import SolveResult, Status
 
@@ -178,7 +180,9 @@ def _mixed(program: "ProtocolProgram", multipliers: Multipliers, weight: float) 
 
 
 def _first_weight(program: "ProtocolProgram", checks: list[GuaranteeCheck]) -> float | None:
-    """Twice the weight on the uniform protocol that each failed check needs; None if one can't."""
+    """:data:`PREDICTION_SAFETY` times the weight on the uniform protocol that each failed check
+    needs (the margins mix linearly; a weight that falls short is doubled by the finish loop;
+    twice it cost V3 on a wide 5x14 table 1.5e-5 of the objective); None if one cannot."""
     weight = 0.0
     n_y = len(program.output_labels)
     for family, check in zip(program.guarantees, checks):
@@ -187,7 +191,7 @@ def _first_weight(program: "ProtocolProgram", checks: list[GuaranteeCheck]) -> f
         needed = _needed_weight(check.worst_margin, family.uniform_margin(n_y))
         if needed is None:
             return None
-        weight = max(weight, min(1.0, 2.0 * needed))
+        weight = max(weight, min(1.0, PREDICTION_SAFETY * needed))
     return weight
 
 
@@ -272,7 +276,8 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
                       first_weight=predicted or (lambda checks: _first_weight(program, checks)),
                       check_unmixed=not predicted,
                       fallback=lambda: _best_constant_protocol(program))
-    tightened = None if not _worth_tightening(finished) else \
+    tightened = None if _proved_by_conditional_duals(program) or \
+        not _worth_tightening(finished) else \
         _tightened_repair(program, raw, finished, solver or result.solver,
                           solution.multipliers, options or {})
     repair = finished.repair
@@ -396,6 +401,30 @@ def _worth_tightening(finished: Finished) -> bool:
     cost = repair.value_after - repair.value_before
     above = TIGHTEN_LARGE_ABOVE if finished.matrix.size > LARGE_PROGRAM_CELLS else TIGHTEN_ABOVE
     return cost > above * max(abs(repair.value_after), 1e-300)
+
+
+def _proved_by_conditional_duals(program: "ProtocolProgram") -> bool:
+    """Whether a guarantee is proved through a set's conditional duals (product form over a
+    set with ``CONDITIONAL_DUAL``: a set from data).
+
+    Such a guarantee's uniform repair is already cheap, and the tightened reference does
+    not beat it: the repair's margin is the solver's residual on the derived dual's
+    ``b.y <= 0`` divided by ``P(s)`` (V6 at 5x11: ``b.y`` about 1.7e-9, margin 1e-8,
+    uniform weight 1.2e-7, cost 1.9e-7 of the objective), which the tightened program's
+    solve has as well; and each mix it tries is proved afresh, one Charnes-Cooper solve per
+    term. Measured on V6 at 5x11: the extra solve and its six mixes took 165 of 286 s and
+    the uniform repair stood.
+    """
+    for family in program.guarantees:
+        if not getattr(family, "robust", False):
+            continue
+        try:
+            found = robust_set(getattr(family, "over", None), program.uncertainty)
+        except InputError:
+            continue
+        if Capability.CONDITIONAL_DUAL in found.capabilities:
+            return True
+    return False
 
 
 def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finished,

@@ -88,8 +88,12 @@ class AnsweredByData:
         """The derived certificate at ``multipliers["y"]`` (an upper bound on ``delta*(v)``)."""
         return self.certifier().bound(v, np.asarray(multipliers["y"], dtype=float))
 
-    def conditional_bound(self, v: np.ndarray, s: int) -> ConditionalCertificate:
-        """A proved ``kappa >= sup_{R in C_s} v.R`` in one solve (:mod:`.conditional_dual`).
+    def conditional_bound(self, v: np.ndarray, s: int,
+                          start: tuple[float, np.ndarray] | None = None
+                          ) -> ConditionalCertificate:
+        """A proved ``kappa >= sup_{R in C_s} v.R`` in at most one solve
+        (:mod:`.conditional_dual`; none when ``start``, a ``(kappa, y)`` the caller has,
+        proves).
 
         Kept: the same term asked again (a record's multipliers after the check) is
         not solved again.
@@ -101,5 +105,5 @@ class AnsweredByData:
             if state["conditional"] is None:
                 state["conditional"] = ConditionalDual(cast(UncertaintySet, self),
                                                        state["primal"])
-            state["proved"][key] = state["conditional"].bound(v, s)
+            state["proved"][key] = state["conditional"].bound(v, s, start)
         return state["proved"][key]

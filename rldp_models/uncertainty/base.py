@@ -149,9 +149,10 @@ class UncertaintySet(Protocol):
 class ConditionalDualSet(UncertaintySet, Protocol):
     """A set with the ``CONDITIONAL_DUAL`` capability: it proves its conditional bounds."""
 
-    def conditional_bound(self, v: np.ndarray, s: int) -> Any:
+    def conditional_bound(self, v: np.ndarray, s: int,
+                          start: tuple[float, np.ndarray] | None = None) -> Any:
         """A proved ``kappa >= sup_{R in C_s} v.R`` (``.kappa``) and its ``.multipliers``
-        (None when ``kappa = max v``)."""
+        (None when ``kappa = max v``); ``start`` a ``(kappa, y)`` to try first."""
 
 
 @dataclass(frozen=True)

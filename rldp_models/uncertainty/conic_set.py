@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import warnings
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import mpmath
 import numpy as np
+import scipy.sparse as sparse
 
 from rldp_models.exact import ExactVector, exact_entries
 from rldp_models.uncertainty.base import Capability, UncertaintySet
@@ -43,7 +44,7 @@ from rldp_models.uncertainty.derived_form import (
     cone_constraints,
     conic_description,
 )
-from rldp_models.uncertainty.nonempty import phat_is_member
+from rldp_models.uncertainty.nonempty import is_member, member_point, phat_is_member
 from rldp_models.uncertainty.set_data import Membership, SetData, compile_membership
 
 if TYPE_CHECKING:
@@ -80,6 +81,9 @@ class ConicSet(AnsweredByData):
     exact_b : list of Fraction, optional
         ``b`` in rationals (data at ``Phat = counts / n`` exactly); default the doubles of
         ``description``. The set certified and proved non-empty is the one of ``exact_b``.
+    exact_phat : list of Fraction, optional
+        ``counts / n`` when the counts are known: the member tried first
+        (:meth:`stored_member`).
     """
 
     capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.CONDITIONAL_DUAL})
@@ -88,8 +92,9 @@ class ConicSet(AnsweredByData):
     def __init__(self, phat: np.ndarray, description: ConicDescription, name: str,
                  radius: float, declaration: dict[str, Any],
                  parts: tuple[UncertaintySet, ...] = (),
-                 exact_b: list[Fraction] | None = None) -> None:
-        self.phat = np.asarray(phat, dtype=float)
+                 exact_b: list[Fraction] | None = None,
+                 exact_phat: list[Fraction] | None = None) -> None:
+        self.phat, self.exact_phat = np.asarray(phat, dtype=float), exact_phat
         self.exact_b = [Fraction(float(x)) for x in description.b_vector] \
             if exact_b is None else exact_b
         self.description, self.name, self.radius = description, name, float(radius)
@@ -110,6 +115,24 @@ class ConicSet(AnsweredByData):
         return phat_is_member(self.description, self.exact_b,
                               [Fraction(int(c), total) for c in flat])
 
+    def stored_member(self) -> list[Fraction] | None:
+        """The member a record stores (:mod:`.nonempty`): None when ``Phat = counts / n`` is
+        proved one, else a rational point ``x`` of the data proved in the set (None if none
+        is found: the record then cannot prove the set non-empty, and verify refuses it)."""
+        if self.exact_phat is not None and \
+                phat_is_member(self.description, self.exact_b, self.exact_phat):
+            return None
+        return member_point(self.description, self.exact_b)
+
+    def proved_member(self, stored: Any) -> bool:
+        """Whether ``stored`` (a record's ``member``: rationals as strings, one per column of
+        the data) is proved a point of the set in rationals."""
+        try:
+            x = [Fraction(str(value)) for value in stored]
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        return is_member(self.description, self.exact_b, x)
+
     def membership(self, p: cp.Expression) -> list[Any]:
         """``b - A x in K`` with ``x[columns] = p``: the data as cvxpy constraints."""
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
@@ -120,8 +143,13 @@ class ConicSet(AnsweredByData):
 
     def support_at_most(self, v: cp.Expression, rhs: Any,
                         value: Callable[[str], Any] | None = None) -> ConicSupport:
-        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`)."""
-        return derived_support_at_most(self.description, v, rhs)
+        """The derived dual's counterpart (:func:`~.derived.derived_support_at_most`), with no
+        margin inside ``K*``: nothing proves this set's bounds with the solver's ``y`` alone
+        (conditional bounds are proved from (CC), a worst case also from the primal's cone
+        duals, :meth:`support_multipliers`, strictly inside ``K*``), so the margin would only
+        make the protocol conservative (V3 at 5x11: ``1e-9 b.1_K`` per term, 2e-6 of the
+        objective at Clarabel's 1e-10 tolerances)."""
+        return derived_support_at_most(self.description, v, rhs, margin=0.0)
 
     def certified_support_bound(self, v: ExactVector,
                                 multipliers: Mapping[str, Any]) -> mpmath.mpf:
@@ -173,21 +201,49 @@ def from_data(phat: np.ndarray, data: SetData, name: str, radius: float,
     exact = [Fraction(float(p)) for p in np.ravel(phat)] if flat is None else \
         [Fraction(int(c), int(flat.sum())) for c in flat]
     return ConicSet(phat, data.description(phat), name, radius, declaration,
-                    exact_b=data.exact_b(exact))
+                    exact_b=data.exact_b(exact), exact_phat=None if flat is None else exact)
 
 
-class _Both:
-    """Two sets' memberships together (what :func:`intersection` compiles)."""
+def _part_data(part: UncertaintySet) -> tuple[ConicDescription, list[Fraction]]:
+    """A part's conic data and its ``b`` in rationals: a set from data's own (exact at
+    ``counts / n``), else cvxpy's form of its membership and the doubles as they are."""
+    if isinstance(part, AnsweredByData):
+        return part.description, list(part.exact_b)
+    description = conic_description(part)
+    return description, [Fraction(float(x)) for x in description.b_vector]
 
-    def __init__(self, first: UncertaintySet, second: UncertaintySet) -> None:
-        self.first, self.second, self.phat = first, second, first.phat
 
-    def membership(self, p: cp.Expression) -> list[Any]:
-        return [*self.first.membership(p), *self.second.membership(p)]
+def _stacked(first: tuple[ConicDescription, list[Fraction]],
+             second: tuple[ConicDescription, list[Fraction]]
+             ) -> tuple[ConicDescription, list[Fraction]]:
+    """The data of both sets together: the second's rows below the first's, its ``P``
+    columns mapped onto the first's, its other columns appended; ``b`` stacked exactly.
+
+    Stacking, not compiling both memberships again, keeps each part's ``b`` exact: a
+    transport plan's marginal rows tie the plan to ``Phat``, and with ``Phat``'s doubles
+    (not ``counts / n``) they disagree with an exact ``P = Phat`` in the last bit, so no
+    member could be proved.
+    """
+    (one, one_b), (two, two_b) = first, second
+    rows, n_one = one.a_matrix.shape
+    n_two = two.a_matrix.shape[1]
+    mapping = np.empty(n_two, dtype=int)
+    others = np.setdiff1d(np.arange(n_two), two.columns)
+    mapping[two.columns] = one.columns
+    mapping[others] = n_one + np.arange(others.size)
+    upper, lower = sparse.coo_matrix(one.a_matrix), sparse.coo_matrix(two.a_matrix)
+    a = sparse.csc_matrix((np.concatenate([upper.data, lower.data]),
+                           (np.concatenate([upper.row, rows + lower.row]),
+                            np.concatenate([upper.col, mapping[lower.col]]))),
+                          shape=(rows + lower.shape[0], n_one + others.size))
+    cones = (*one.cones, *((kind, block + rows) for kind, block in two.cones))
+    description = ConicDescription(a, np.concatenate([one.b_vector, two.b_vector]),
+                                   one.columns, cones, (*one.alphas, *two.alphas))
+    return description, [*one_b, *two_b]
 
 
 def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
-    """``first & second`` as a set from data (module docstring).
+    """``first & second`` as a set from data (module docstring; data by :func:`_stacked`).
 
     Raises
     ------
@@ -200,6 +256,7 @@ def intersection(first: UncertaintySet, second: UncertaintySet) -> ConicSet:
     name = f"{first.name} & {second.name}"
     declaration = {"set": INTERSECTION, "name": name, "radius": float(first.radius),
                    "alpha": None, "coverage": NOT_CLAIMED}
-    both = cast(UncertaintySet, _Both(first, second))  # what conic_description reads of a set
-    return ConicSet(first.phat, conic_description(both), name, first.radius,
-                    declaration, (first, second))
+    description, exact_b = _stacked(_part_data(first), _part_data(second))
+    counted = [getattr(part, "exact_phat", None) for part in (first, second)]
+    return ConicSet(first.phat, description, name, first.radius, declaration,
+                    (first, second), exact_b, next((p for p in counted if p is not None), None))

@@ -43,7 +43,9 @@ def set_declaration(uncertainty: Any, radius_from: str | None = None) -> dict[st
     if isinstance(uncertainty, ConicSet):
         parts = [set_declaration(part, "given" if part.alpha is None else "alpha")
                  for part in uncertainty.parts]
-        return {**uncertainty.declaration, **({"parts": parts} if parts else {})}
+        member = uncertainty.stored_member()
+        return {**uncertainty.declaration, **({"parts": parts} if parts else {}),
+                **({} if member is None else {"member": [str(x) for x in member]})}
     if isinstance(uncertainty, DerivedSet):
         return {**(set_declaration(uncertainty.wrapped, radius_from) or {}), "set": DERIVED,
                 "wraps": str(uncertainty.wrapped.name)}
@@ -147,14 +149,16 @@ def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
     at the counts' ``Phat``; ``intersection``: its two parts, each rebuilt by
     :func:`build_set`. Either way the set is built on the record's own counts, and
     it must be proved non-empty (``Phat`` a member, in rationals:
-    :meth:`~rldp_models.uncertainty.conic_set.ConicSet.proved_nonempty`), so that a
+    :meth:`~rldp_models.uncertainty.conic_set.ConicSet.proved_nonempty`; else the
+    declaration's stored ``member``, every column of the data as a rational:
+    :meth:`~rldp_models.uncertainty.conic_set.ConicSet.proved_member`), so that a
     vacuous set cannot make a guarantee hold.
 
     Raises
     ------
     InputError
         If the data or the parts do not make a set, the set claims a coverage, or
-        ``Phat`` is not proved a member.
+        neither ``Phat`` nor the stored member is proved a member.
     """
     name, radius = str(declaration.get("name", declaration["set"])), declaration.get("radius")
     radius = 0.0 if radius is None else float(radius)
@@ -170,7 +174,10 @@ def declared_data_set(declaration: dict[str, Any], crosstab: Any) -> ConicSet:
                 not all(isinstance(part, dict) and "set" in part for part in parts):
             raise InputError("an intersection declares its two sets under 'parts'")
         built = intersection(build_set(parts[0], crosstab), build_set(parts[1], crosstab))
-    if not built.proved_nonempty(crosstab.counts):
-        raise InputError(f"the declared set {name!r} is not proved non-empty: Phat of these "
-                         "counts is not shown to be a member of its data (checked in rationals)")
+    member = declaration.get("member")
+    if not built.proved_nonempty(crosstab.counts) and \
+            not (isinstance(member, list) and built.proved_member(member)):
+        raise InputError(f"the declared set {name!r} is not proved non-empty: neither Phat of "
+                         "these counts nor a stored member is shown to be a member of its data "
+                         "(checked in rationals)")
     return built

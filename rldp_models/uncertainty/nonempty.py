@@ -1,8 +1,12 @@
-"""Proof that a set from conic data is not empty: ``Phat`` is a member, checked in rationals.
+"""Proof that a set from conic data is not empty: ``Phat`` or a stored member, checked in
+rationals.
 
 An empty set makes every robust constraint vacuous (its dual is unbounded, so
 stored multipliers could "prove" anything), so ``rldp verify`` proves
-``Phat in F`` before it trusts a set from data. The data are
+``Phat in F`` before it trusts a set from data, or, for a set that excludes ``Phat``
+(or where it is not provable), a member the record stores: the whole point ``x``
+(``P`` and the auxiliary variables) as rationals (:func:`member_point` finds one,
+:func:`is_member` checks it by step 3). The data are
 ``b - A x in K`` with ``P = x[columns]`` (:mod:`.derived_form`), ``b`` exact
 rationals (:meth:`~.set_data.SetData.exact_b`, or the doubles as they are).
 
@@ -53,13 +57,30 @@ def phat_is_member(description: ConicDescription, exact_b: Sequence[Fraction],
     return x is not None and in_cones(description, slack(description, exact_b, x))
 
 
-def float_point(description: ConicDescription, phat: np.ndarray) -> np.ndarray | None:
-    """Step 1: a float ``x`` with ``x[columns] = phat`` in the set, or None."""
+def member_point(description: ConicDescription,
+                 exact_b: Sequence[Fraction]) -> list[Fraction] | None:
+    """A rational member ``x`` of the data's set (steps 1-3 with ``P`` free), or None."""
+    point = float_point(description, None)
+    if point is None:
+        return None
+    x = exact_point(description, exact_b, point, None)
+    return x if x is not None and is_member(description, exact_b, x) else None
+
+
+def is_member(description: ConicDescription, exact_b: Sequence[Fraction],
+              x: Sequence[Fraction]) -> bool:
+    """Whether the rational point ``x`` (every column) is proved in the set (step 3)."""
+    return len(x) == description.a_matrix.shape[1] and \
+        in_cones(description, slack(description, exact_b, list(x)))
+
+
+def float_point(description: ConicDescription, phat: np.ndarray | None) -> np.ndarray | None:
+    """Step 1: a float ``x`` with ``x[columns] = phat`` (any ``P`` if None) in the set, or None."""
     import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
     x = cp.Variable(description.a_matrix.shape[1])
-    problem = cp.Problem(cp.Minimize(0), [x[description.columns] == phat,
-                                          *cone_constraints(description, x)])
+    fixed = [] if phat is None else [x[description.columns] == phat]
+    problem = cp.Problem(cp.Minimize(0), [*fixed, *cone_constraints(description, x)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
@@ -70,14 +91,15 @@ def float_point(description: ConicDescription, phat: np.ndarray) -> np.ndarray |
 
 
 def exact_point(description: ConicDescription, exact_b: Sequence[Fraction], point: np.ndarray,
-                phat: Sequence[Fraction]) -> list[Fraction] | None:
-    """Step 2: rational ``x`` meeting every zero row exactly, or None if the rows disagree."""
+                phat: Sequence[Fraction] | None) -> list[Fraction] | None:
+    """Step 2: rational ``x`` meeting every zero row exactly, or None if the rows disagree
+    (``P = phat`` fixed; with None, ``P``'s entries are corrected like the auxiliaries)."""
     x = [Fraction(float(v)) for v in point]
     cutoff = SNAP * max(float(np.abs(point).max(initial=0.0)), 1.0)
     for j in range(len(x)):
         if abs(point[j]) < cutoff:
             x[j] = Fraction(0)
-    for column, value in zip(description.columns, phat):
+    for column, value in zip(description.columns, phat or ()):
         x[int(column)] = Fraction(value)
     zero = [int(i) for kind, rows in description.cones if kind == "zero" for i in rows]
     if not zero:
@@ -86,7 +108,7 @@ def exact_point(description: ConicDescription, exact_b: Sequence[Fraction], poin
     residual = [exact_b[i] - _row_dot(rows, k, x) for k, i in enumerate(zero)]
     if not any(residual):
         return x
-    fixed = set(int(c) for c in description.columns)
+    fixed = set() if phat is None else set(int(c) for c in description.columns)
     free = [j for j in range(len(x)) if j not in fixed and x[j] != 0]
     if not free:
         return None

@@ -1,5 +1,6 @@
 """Plain-cvxpy models of the variants, written from the paper's formulas and Lagrange duality
-without the toolkit's blocks, sets or conic rows: the values the variants' records must reach.
+without the toolkit's blocks, sets or conic rows: the values the variants' records must reach
+(V3 and V6, in product form, by :func:`independent_optimum`).
 
 Every robust term is its dual (weak duality bounds the worst case; strong duality holds, the
 sets having interior points):
@@ -24,6 +25,9 @@ import numpy as np
 from scipy.stats import chi2
 
 K = 2.0 ** (-2.0 / 3.0) + 2.0 ** (1.0 / 3.0)
+
+TIGHT = {"tol_feas": 1e-10, "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10}
+"""Clarabel's tolerances for the optimum (its defaults miss it by up to 1e-5 relative)."""
 
 
 def radii(counts: np.ndarray) -> tuple[float, float]:
@@ -100,11 +104,14 @@ def optimum(counts: np.ndarray, variant: str, distortion: np.ndarray | None = No
 
     Theorem 4's power term is tried as a power cone, then as second-order cones: Clarabel
     stalls on one form or the other on some 5x11 tables (V2 on the first, V5 on the second).
+    Each at tolerances 1e-10 first: at Clarabel's defaults the optimum of V1 on the 4x4
+    eye x hair table (n = 592) is 3.4e-6 too high (V2 7.8e-6), more than the window a
+    record's value is held to.
     """
-    for power_cone in (True, False):
+    for options, power_cone in itertools.product((TIGHT, {}), (True, False)):
         problem = _problem(counts, variant, distortion, power_cone)
         try:
-            problem.solve(solver="CLARABEL")
+            problem.solve(solver="CLARABEL", **options)
         except cp.SolverError:
             continue
         if problem.status == cp.OPTIMAL:
@@ -133,3 +140,69 @@ def _problem(counts: np.ndarray, variant: str, distortion: np.ndarray | None,
     objective = 0.5 * (phat @ v) + 0.5 * worst if variant == "V4" else worst
     return cp.Problem(cp.Minimize(objective), constraints)
 # --8<-- [end:program]
+
+
+# V3 and V6: product-form privacy over chi2 & box and the Wasserstein-1 ball
+def chi2_box_support(w: cp.Expression, phat: np.ndarray, radius: float):
+    """``delta*(w | chi2 & box)`` by its Lagrangian dual: a convex expression and constraints.
+
+    ``sup_P w.P`` over ``P >= 0, sum P = 1, sum Phat^2 / P <= B + 1, Phat/2 <= P <= 3 Phat/2``;
+    per cell with ``Phat_x > 0`` the inner supremum of ``(w_x - mu - a_x + b_x) P_x - c Phat_x^2
+    / P_x`` is ``-2 Phat_x sqrt(c g_x)`` with ``g_x = mu + a_x - b_x - w_x >= 0``; cells with
+    ``Phat_x = 0`` are pinned to 0 by the box.
+    """
+    cells = np.flatnonzero(phat > 0)
+    mu, c = cp.Variable(), cp.Variable(nonneg=True)
+    a, b = cp.Variable(cells.size, nonneg=True), cp.Variable(cells.size, nonneg=True)
+    gap = mu + a - b - w[cells]
+    value = mu + c * (radius + 1) + 1.5 * phat[cells] @ a - 0.5 * phat[cells] @ b \
+        - 2 * cp.sum(cp.hstack([phat[x] * cp.geo_mean(cp.hstack([c, gap[k]]))
+                                for k, x in enumerate(cells)]))
+    return value, [gap >= 0]
+
+
+def wasserstein_support(w: cp.Expression, phat: np.ndarray, cost: np.ndarray, radius: float):
+    """``delta*(w | W1 ball)``: ``min phat.alpha + lam r`` s.t. ``alpha_x + lam c_xx' >= w_x'``."""
+    alpha, lam = cp.Variable(phat.size), cp.Variable(nonneg=True)
+    ones = np.ones(phat.size)
+    return phat @ alpha + lam * radius, [cp.reshape(alpha, (phat.size, 1), order="C") @ ones[None]
+                                         + lam * cost >= ones[:, None] @ cp.reshape(
+                                             w, (1, phat.size), order="C")]
+
+
+def independent_optimum(counts: np.ndarray, support) -> float:
+    """RURP in product form (V3, V6) over the set whose support dual is ``support``:
+    ``sup_{C_s} q.R <= kappa`` iff ``delta*(e_s(q - kappa) | F) <= 0``, the same dual at an
+    argument affine in ``(Q, kappa)``."""
+    n_s, n_u = counts.shape
+    positions = np.arange(n_u)
+    distortion = (positions[:, None] - positions[None, :]) ** 2.0
+    q = cp.Variable((n_s * n_u, n_u), nonneg=True)
+    per_cell = cp.sum(cp.multiply(q, np.tile(distortion, (n_s, 1))), axis=1)
+    worst, constraints = support(per_cell)
+    constraints = [*constraints, cp.sum(q, axis=1) == 1]
+    hi, lo = cp.Variable((n_s, n_u)), cp.Variable((n_s, n_u))
+    for s, y in itertools.product(range(n_s), range(n_u)):
+        rows = q[s * n_u:(s + 1) * n_u, y]
+        for shifted in (rows - hi[s, y], lo[s, y] - rows):
+            embedded = cp.hstack([shifted if t == s else np.zeros(n_u) for t in range(n_s)])
+            value, dual = support(embedded)
+            constraints += [value <= 0, *dual]
+    constraints += [hi[s1] <= np.exp(1.0) * lo[s2]
+                    for s1, s2 in itertools.permutations(range(n_s), 2)]
+    problem = cp.Problem(cp.Minimize(worst), constraints)
+    problem.solve(solver="CLARABEL", **TIGHT)
+    return float(problem.value)
+
+
+def v3_support(counts: np.ndarray):
+    phat = (counts / counts.sum()).ravel()
+    radius = chi2.ppf(0.95, counts.size - 1) / counts.sum()
+    return lambda w: chi2_box_support(w, phat, radius)
+
+
+def v6_support(counts: np.ndarray):
+    phat = (counts / counts.sum()).ravel()
+    s, u = np.indices(counts.shape).reshape(2, -1)
+    cost = np.abs(u[:, None] - u[None, :]) + (s[:, None] != s[None, :])
+    return lambda w: wasserstein_support(w, phat, cost, 0.1)
