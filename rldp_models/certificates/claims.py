@@ -119,6 +119,42 @@ def check_shapes(record: dict[str, Any]) -> None:
             isinstance(outputs, list) and len(declared) != len(outputs):
         raise InputError(f"the record's declaration.parameters.outputs name {len(declared)} "
                          f"outputs, its matrix has {len(outputs)}")
+    for where, named, labelled, size in labelled_lengths(record):
+        if named is not None and size is not None and named != size:
+            raise InputError(f"the record's {where} names {named} labels, its {labelled} "
+                             f"has {size}")
+
+
+def labelled_lengths(record: dict[str, Any]) -> list[tuple[str, int | None, str, int | None]]:
+    """``(where, how many labels, what they label, its length)`` for every list of labels
+    in ``details``: ``labels.X``/``labels.Y`` name the matrix's inputs and outputs,
+    ``labels.S`` the rows of ``joint`` (else the counts' S labels), ``labels.U`` the counts'
+    U labels, and a closed-form mechanism's ``S`` and ``U`` the table whose pairs are the
+    inputs (labels of another length are not these labels: bad input, not a false claim).
+    A length is None where the record has no such list."""
+    details, matrix = record["details"], record["matrix"]
+    labels = details.get("labels") if isinstance(details.get("labels"), dict) else {}
+    counted = (record.get("counts") or {}).get("labels")
+    counted = counted if isinstance(counted, dict) else {}
+    joint_rows = _length(details.get("joint"))
+    found = [("details.labels.X", _length(labels.get("X")), "matrix.inputs",
+              _length(matrix.get("inputs"))),
+             ("details.labels.Y", _length(labels.get("Y")), "matrix.outputs",
+              _length(matrix.get("outputs"))),
+             ("details.labels.S", _length(labels.get("S")),
+              "details.joint" if joint_rows is not None else "counts.labels.S",
+              joint_rows if joint_rows is not None else _length(counted.get("S"))),
+             ("details.labels.U", _length(labels.get("U")), "counts.labels.U",
+              _length(counted.get("U")))]
+    s_count, u_count = _length(details.get("S")), _length(details.get("U"))
+    if record["result_type"] == "mechanism" and s_count is not None and u_count is not None:
+        found.append(("details.S x details.U", s_count * u_count, "matrix.inputs",
+                      _length(matrix.get("inputs"))))
+    return found
+
+
+def _length(value: Any) -> int | None:
+    return len(value) if isinstance(value, list) else None
 
 
 def distortion_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
@@ -155,9 +191,6 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
     if outputs is not None and labels.get("Y") is not None and \
             _strings(outputs) != _strings(labels["Y"]):
         problems.append("matrix.outputs are not the output labels details.labels.Y states")
-    joint = details.get("joint")
-    if labels.get("S") is not None and isinstance(joint, list) and len(joint) != len(labels["S"]):
-        problems.append("details.labels.S are not one label per row of details.joint")
     if labels.get("X") is not None and _strings(matrix["inputs"]) != _strings(labels["X"]):
         problems.append("matrix.inputs are not the input labels details.labels.X states")
     if crosstab is not None and details.get("n") is not None and \
