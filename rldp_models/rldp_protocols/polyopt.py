@@ -26,6 +26,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from solvers import deadline
+
 from rldp_models.conelp import ConeLP, ConeLPSolution, DualCertificate, extreme_rays, inner_ratio
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
@@ -237,13 +239,20 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         stops at :data:`PRICING_SHARE` of it and the pricing proof at
         :data:`PROOF_SHARE`, both cooperatively, and the best protocol found
         is returned, exactly certified, with its proven gap
-        (``certificate.proven_gap``, ``stopped_early``). None: no limit.
+        (``certificate.proven_gap``, ``stopped_early``). None: no limit. Under
+        a cooperative deadline (:func:`solvers.deadline.limited`) the seconds it
+        leaves are the limit when they are fewer.
 
     Raises
     ------
     InputError
         On a table with one secret, ``eps <= 0``, ``alpha`` outside (0, 1),
         an unknown ``method`` or a nonpositive ``time_limit``.
+    solvers.deadline.TimeLimitReached
+        If the deadline passes all the same: before ``Q^1`` is certified with
+        ``best`` None; after, with ``best`` the result for ``Q^1`` as it
+        stands (its proven gap when it has one; ``Q2`` is ``Q`` and
+        ``lower_bound`` the trivially valid 0, the second stage not having run).
     """
     eps = as_epsilon(eps)
     if eps <= 0:
@@ -252,6 +261,9 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         raise InputError("PolyOpt needs at least two secret values")
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time_limit must be a positive number of seconds, got {time_limit}")
+    left = deadline.remaining()
+    if left is not None:
+        time_limit = left if time_limit is None else min(time_limit, left)
     watch = RoundWatch("polyopt", progress,
                        None if time_limit is None else PRICING_SHARE * time_limit)
     uncertainty = ChiSquareSet.from_counts(crosstab.counts, alpha)
@@ -283,18 +295,30 @@ def polyopt_protocol(crosstab: Crosstab, eps: float, alpha: float = 0.05, *,
         utility = MutualInformation(phat).total(Q)
         if stopped or pricing_proof is not None:
             certificate = _with_gap(certificate, utility, stopped)
-        lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
-        robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
-        second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
-        Q2, level2, weight2 = _certified(second.columns, crosstab.counts, uncertainty, eps,
-                                         vertices)
-    return PolyOptResult(
-        Q=Q, utility_hat=utility,
-        lower_bound=second.value if weight2 == 0.0 else 0.0, Q2=Q2,
-        certificate=certificate, rldp_certified_eps=level, rldp_certified_eps_q2=level2,
-        labels=_labels(crosstab, first.columns.shape[1]), rays=rays.count,
-        exact_rays=rays.exact, mixing_weight=weight, method=method,
-        pricing_proof=pricing_proof, stopped_early=stopped)
+        first_only = PolyOptResult(
+            Q=Q, utility_hat=utility, lower_bound=0.0, Q2=Q, certificate=certificate,
+            rldp_certified_eps=level, rldp_certified_eps_q2=level,
+            labels=_labels(crosstab, first.columns.shape[1]), rays=rays.count,
+            exact_rays=rays.exact, mixing_weight=weight, method=method,
+            pricing_proof=pricing_proof, stopped_early=stopped)
+        try:
+            return _second_stage(first_only, rays, phat, uncertainty, crosstab.counts, eps,
+                                 vertices, solver)
+        except deadline.TimeLimitReached as exc:
+            raise deadline.TimeLimitReached(exc.limit, exc.phase, first_only) from None
+
+
+def _second_stage(first: PolyOptResult, rays: ExplicitRays, phat: np.ndarray,
+                  uncertainty: ChiSquareSet, counts: np.ndarray, eps: float,
+                  vertices: list, solver: str) -> PolyOptResult:
+    """``first`` with ``Q^2`` (LP (47) with the robust utility lower bounds, Theorem 12(2))
+    and its lower bound ``L`` (0 when ``Q^2`` had to be mixed)."""
+    lower, upper = safe_coordinate_bounds(phat, uncertainty.radius)
+    robust = robust_utility_lower_bounds(rays.matrix, lower, upper)
+    second = ConeLP(rays, robust, np.ones(phat.size)).solve(solver)
+    Q2, level2, weight2 = _certified(second.columns, counts, uncertainty, eps, vertices)
+    return replace(first, Q2=Q2, rldp_certified_eps_q2=level2,
+                   lower_bound=second.value if weight2 == 0.0 else 0.0)
 
 
 def _block_bounds(uncertainty: ChiSquareSet, finer: bool) -> np.ndarray | None:
