@@ -184,7 +184,30 @@ INPUTS = {
                           "{tmp}/e.csv"],
     "estimate --target": ["estimate", "{released}", "--result", "{a}", "--target", "{input}",
                           "--out", "{tmp}/e.csv"],
+    "verify --plugins": ["verify", "{a}", "--plugins", "{input}"],
+    "verify --counts": ["verify", "{a}", "--counts", "{input}"],
+    "mechanism --prior": ["mechanism", "rr", "--prior", "{input}", "--eps", "1", "--out",
+                          "{tmp}/m.json"],
 }
+
+
+def test_every_file_option_is_checked_as_an_input_or_an_output() -> None:
+    """Each option or positional whose metavar names a file or folder is one the preflight
+    checks (an input: a regular file within --max-memory; an output: not an input)."""
+    import argparse
+
+    from rldp_models.cli import build_parser
+    from rldp_models.cli.preflight import INPUT_OPTIONS, OUTPUT_OPTIONS
+
+    commands = next(action for action in build_parser()._actions
+                    if isinstance(action, argparse._SubParsersAction)).choices
+    named = [(command, action.dest) for command, parser in commands.items()
+             for action in parser._actions
+             if any(word in str(action.metavar) for word in
+                    ("FILE", "PATH", "DIR", ".json", ".csv", ".py", ".png"))]
+    assert len(named) > 40  # every command's data, results and outputs were found
+    assert [(command, dest) for command, dest in named
+            if dest not in INPUT_OPTIONS + OUTPUT_OPTIONS] == []
 
 
 @pytest.mark.parametrize("name", INPUTS)
@@ -267,3 +290,14 @@ def test_check_input_and_same_file(tmp_path: Path) -> None:
     assert same_file(tmp_path / "f", tmp_path / "g")
     assert same_file(tmp_path / "new", tmp_path / "." / "new")
     assert not same_file(tmp_path / "f", tmp_path / "new")
+
+
+def test_a_pricing_proof_that_is_a_fifo_or_device_is_refused_unread(tmp_path: Path) -> None:
+    # a record names its proof file: a FIFO would block np.load for ever, /dev/zero is no npz
+    from rldp_models.results.files import load_pricing_proof
+
+    fifo = tmp_path / "proof.npz"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero"), tmp_path):
+        with pytest.raises(InputError, match="not a regular file|is a directory"):
+            load_pricing_proof(path)
