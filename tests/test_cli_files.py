@@ -301,3 +301,71 @@ def test_a_pricing_proof_that_is_a_fifo_or_device_is_refused_unread(tmp_path: Pa
     for path in (fifo, Path("/dev/zero"), tmp_path):
         with pytest.raises(InputError, match="not a regular file|is a directory"):
             load_pricing_proof(path)
+
+
+def test_a_table_interrupted_while_written_keeps_the_old_file(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    # Crosstab.to_csv (rldp demo's counts.csv) went straight to the target: an interrupt
+    # between rows left it cut short
+    import csv as csv_module
+
+    from rldp_models.data import Crosstab
+
+    target = tmp_path / "counts.csv"
+    target.write_text("old")
+    rows, original = [], csv_module.writer
+
+    class Interrupted:
+        def __init__(self, handle, **kwargs) -> None:
+            self.inner = original(handle, **kwargs)
+
+        def writerow(self, row) -> None:
+            rows.append(row)
+            if len(rows) == 2:
+                raise KeyboardInterrupt
+            self.inner.writerow(row)
+
+    monkeypatch.setattr(csv_module, "writer", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Crosstab.from_array([[1, 2], [3, 4]]).to_csv(target)
+    assert target.read_text() == "old" and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("writer", ["plot_curve", "scatter", "experiment outputs"])
+def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
+                                                    monkeypatch) -> None:
+    # savefig writing straight to the target left half a PNG when the disk filled up
+    import matplotlib.figure
+
+    def full(self, fname, **kwargs) -> None:
+        fname.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    target = tmp_path / "figure.png"
+    with pytest.raises(InputError, match="cannot write"):
+        if writer == "plot_curve":
+            import pandas as pd
+
+            from rldp_models.experiments.curve import Curve, plot_curve
+
+            frame = pd.DataFrame({"family": ["protocol"], "method": ["ir"], "eps": [1.0],
+                                  "value": [0.1], "measure": ["I"]})
+            plot_curve(Curve(frame, pd.DataFrame()), str(target))
+        elif writer == "scatter":
+            from rldp_models.safe_io import atomic_output
+            from rldp_models.plotting import scatter_eps_distortion
+
+            with atomic_output(target, "wb") as handle:
+                scatter_eps_distortion([("NUNP", 0.1, 0.5)], 1.0, handle)
+        else:
+            from types import SimpleNamespace
+
+            import pandas as pd
+
+            from rldp_models.experiments.outputs import save_figure
+
+            result = SimpleNamespace(experiment=SimpleNamespace(
+                id="x", plot=lambda table: matplotlib.figure.Figure()), table=pd.DataFrame())
+            save_figure(result, target, tmp_path / "figure.svg")
+    assert list(tmp_path.iterdir()) == []
