@@ -37,7 +37,8 @@ class TimeLimitReached(Exception):
         :class:`~rldp_models.rldp_protocols.polyopt.PolyOptResult` (with its
         proven gap; PolyOpt otherwise stops itself before the deadline and
         returns that result). A solve refused at the deadline (a solver's
-        iterate is not certified), the exact checks of
+        iterate is not certified; an optimal mechanism's cone LP is written
+        only with its proof of optimality), the exact checks of
         :func:`rldp_models.finish.finish` (nothing has passed before the one
         that returns) and the loops of :func:`rldp_models.progress.iterate`
         (a partial curve or coverage table is no result) carry None.
