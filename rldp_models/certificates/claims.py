@@ -411,6 +411,20 @@ def bound_problems(record: dict[str, Any]) -> list[str]:
     return problems
 
 
+def proven_bound_problems(certificate: dict[str, Any], proven: float) -> list[str]:
+    """An LP dual's stated ``upper_bound`` against the bound ``proven`` from the dual over
+    every ray (or its pricing proof): a stated bound below it is a claim nothing proves
+    (within :data:`VALUE_TOLERANCE`, the exact bound's rounding to a double)."""
+    stated = certificate.get("upper_bound")
+    if not isinstance(stated, (int, float)) or isinstance(stated, bool) or \
+            not math.isfinite(proven):
+        return []
+    if float(stated) < proven - VALUE_TOLERANCE * (1.0 + abs(proven)):
+        return [f"certificate.upper_bound = {float(stated):.12g} is below the bound the LP "
+                f"dual proves ({proven:.12g})"]
+    return []
+
+
 def _gap_problems(optimality: dict[str, Any]) -> list[str]:
     """An optimality certificate's ``lower <= upper`` and its stated ``gap`` no smaller
     than ``upper - lower`` (``relative_gap`` is informational: near 0 the writer's

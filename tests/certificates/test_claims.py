@@ -227,3 +227,21 @@ def test_a_label_list_of_the_wrong_length_is_bad_input(work: Path, producer: str
     assert verify_exit(record, work / "labels-as-written.json")[0] == 0
     code, text = verify_exit(edited(record, _delete((*path, 0))), work / "labels-short.json")
     assert code == 2 and ".".join(path[1:]) in text, text
+
+
+def test_a_polyopt_bound_below_what_its_proof_gives_fails(work: Path) -> None:
+    # a PolyOpt run stopped at its time limit states a bound well above U(Q); lowered by
+    # 0.1% it was still above U(Q), and verify, which checked only the gap, passed it
+    out = work / "polyopt-stopped.json"
+    code, err = run_cli(["protocol", "polyopt", "--counts", str(work / "table.csv"), "--eps",
+                         "1", "--method", "column-generation", "--time-limit", "2", "--out",
+                         str(out), "-q"])
+    assert code == 0, err
+    record = json.loads(out.read_text())
+    assert verify_exit(record, out)[0] == 0
+
+    def lower(r: dict) -> None:
+        r["certificate"]["upper_bound"] *= 1 - 1e-3
+
+    code, text = verify_exit(edited(record, lower), out)
+    assert code == 1 and "bound the LP dual proves" in text, text
