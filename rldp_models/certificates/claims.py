@@ -20,10 +20,14 @@ import numpy as np
 
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
+from rldp_models.conelp.polyopt_gamma import safe_coordinate_bounds
 from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
+from rldp_models.exact import is_exactly_stochastic
+from rldp_models.rldp_protocols.polyopt_robust import robust_utility_lower_bounds
 from rldp_models.rldp_protocols.product_form import ProductProtocol
+from rldp_models.uncertainty.chi_square import chi_square_radius
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
@@ -422,6 +426,32 @@ def proven_bound_problems(certificate: dict[str, Any], proven: float) -> list[st
     if float(stated) < proven - VALUE_TOLERANCE * (1.0 + abs(proven)):
         return [f"certificate.upper_bound = {float(stated):.12g} is below the bound the LP "
                 f"dual proves ({proven:.12g})"]
+    return []
+
+
+def robust_lower_bound_problems(fields: dict[str, Any], crosstab: Crosstab) -> list[str]:
+    """PolyOpt's ``lower_bound`` ``L`` against ``Q^2`` (``Q2``; the protocol's fields, as
+    verify reads them from ``details``): at most the sum over its columns of the robust lower
+    bounds ``mu^2`` over ``F``'s safe box (Theorem 12(2), eq. 46,
+    :func:`~rldp_models.rldp_protocols.polyopt_robust.robust_utility_lower_bounds`, within
+    :data:`VALUE_TOLERANCE`); a larger ``L`` is not what ``Q^2`` gives."""
+    stated, Q2 = fields.get("lower_bound"), fields.get("Q2")
+    if not isinstance(stated, (int, float)) or isinstance(stated, bool) or \
+            not isinstance(Q2, list):
+        return []
+    radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(fields["alpha"]))
+    lower, upper = safe_coordinate_bounds(crosstab.phat.ravel(), radius)
+    Q2 = np.asarray(Q2, dtype=float)
+    if Q2.ndim != 2 or Q2.shape[0] != crosstab.counts.size:
+        raise InputError(f"the record's details.Q2 is not one row per input "
+                         f"({crosstab.counts.size})")
+    if not is_exactly_stochastic(Q2)[0]:
+        return ["details.Q2 is not a protocol (rows of exact dyadic rationals summing to 1), "
+                "so no lower_bound is proven for it"]
+    given = float(robust_utility_lower_bounds(Q2, lower, upper).sum())
+    if float(stated) > given + VALUE_TOLERANCE * (1.0 + abs(given)):
+        return [f"details.lower_bound = {float(stated):.12g} exceeds the robust utility Q2 is "
+                f"proven to keep over F ({given:.12g})"]
     return []
 
 

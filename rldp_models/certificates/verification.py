@@ -478,6 +478,9 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     if certificate.kind != "lp-dual" or not isinstance(utility, dict):
         return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
                        "re-run rldp protocol polyopt to write one that does")
+    overstated = claims.robust_lower_bound_problems(record, crosstab)
+    if overstated:
+        return Verdict(False, f"the record states what Q2 does not give: {overstated[0]}")
     ratio = outer_ratio(float(record["eps"]))
     if crosstab.counts.size > MAX_GAMMA_DIMENSION:
         if not certificate.fields.get("pricing_proof"):

@@ -229,7 +229,7 @@ def test_a_label_list_of_the_wrong_length_is_bad_input(work: Path, producer: str
     assert code == 2 and ".".join(path[1:]) in text, text
 
 
-def test_a_polyopt_bound_below_what_its_proof_gives_fails(work: Path) -> None:
+def test_polyopt_bounds_beyond_what_is_proven_fail(work: Path) -> None:
     # a PolyOpt run stopped at its time limit states a bound well above U(Q); lowered by
     # 0.1% it was still above U(Q), and verify, which checked only the gap, passed it
     out = work / "polyopt-stopped.json"
@@ -245,3 +245,12 @@ def test_a_polyopt_bound_below_what_its_proof_gives_fails(work: Path) -> None:
 
     code, text = verify_exit(edited(record, lower), out)
     assert code == 1 and "bound the LP dual proves" in text, text
+
+    def raise_l(r: dict) -> None:  # L of Theorem 12(2), a bound from below, raised by 0.1%
+        r["details"]["lower_bound"] *= 1 + 1e-3
+
+    record = produce(work, ["protocol", "polyopt"], "polyopt")  # Gamma enumerated: Q2 unmixed
+    assert record["details"]["lower_bound"] > 0
+    assert verify_exit(record, work / "polyopt.json")[0] == 0
+    code, text = verify_exit(edited(record, raise_l), work / "polyopt.json")
+    assert code == 1 and "details.lower_bound" in text, text
