@@ -25,7 +25,7 @@ from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
 from rldp_models.exact import is_exactly_stochastic
-from rldp_models.rldp_protocols.polyopt_robust import robust_utility_lower_bounds
+from rldp_models.conelp.polyopt_robust import robust_utility_lower_bounds
 from rldp_models.rldp_protocols.product_form import ProductProtocol
 from rldp_models.uncertainty.chi_square import chi_square_radius
 
@@ -433,7 +433,7 @@ def robust_lower_bound_problems(fields: dict[str, Any], crosstab: Crosstab) -> l
     """PolyOpt's ``lower_bound`` ``L`` against ``Q^2`` (``Q2``; the protocol's fields, as
     verify reads them from ``details``): at most the sum over its columns of the robust lower
     bounds ``mu^2`` over ``F``'s safe box (Theorem 12(2), eq. 46,
-    :func:`~rldp_models.rldp_protocols.polyopt_robust.robust_utility_lower_bounds`, within
+    :func:`~rldp_models.conelp.polyopt_robust.robust_utility_lower_bounds`, within
     :data:`VALUE_TOLERANCE`); a larger ``L`` is not what ``Q^2`` gives."""
     stated, Q2 = fields.get("lower_bound"), fields.get("Q2")
     if not isinstance(stated, (int, float)) or isinstance(stated, bool) or \
