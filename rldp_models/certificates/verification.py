@@ -478,6 +478,10 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     if certificate.kind != "lp-dual" or not isinstance(utility, dict):
         return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
                        "re-run rldp protocol polyopt to write one that does")
+    cone = certificate.fields.get("cone", "polyopt-gamma")
+    if cone != "polyopt-gamma":
+        return Verdict(False, f"the certificate's LP is over the {cone} cone; PolyOpt's is "
+                       "Gamma (polyopt-gamma)")
     overstated = claims.robust_lower_bound_problems(record, crosstab)
     if overstated:
         return Verdict(False, f"the record states what Q2 does not give: {overstated[0]}")

@@ -254,3 +254,10 @@ def test_polyopt_bounds_beyond_what_is_proven_fail(work: Path) -> None:
     assert verify_exit(record, work / "polyopt.json")[0] == 0
     code, text = verify_exit(edited(record, raise_l), work / "polyopt.json")
     assert code == 1 and "details.lower_bound" in text, text
+
+
+    def other_cone(r: dict) -> None:  # the dual claimed over another cone than Gamma
+        r["certificate"]["cone"] = "lip"
+
+    code, text = verify_exit(edited(record, other_cone), work / "polyopt.json")
+    assert code == 1 and "lip cone" in text, text
