@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from rldp_models.errors import InputError
+from rldp_models.safe_io import atomic_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -257,7 +258,7 @@ class Crosstab:
 
     def to_csv(self, path: str | Path) -> None:
         """Write the crosstab in the format :meth:`from_csv` reads."""
-        with open(path, "w", newline="") as handle:
+        with atomic_output(path, newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["s", *self.u_labels])
             for label, row in zip(self.s_labels, self.counts):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import IO, Sequence
 
 import matplotlib
 
@@ -15,13 +15,15 @@ PROGRAM_STYLE = {"NUNP": ("tab:red", "o"), "NURP": ("tab:blue", "s"),
 
 
 def scatter_eps_distortion(points: Sequence[tuple[str, float, float]], eps: float,
-                           path: str | Path, title: str = "") -> None:
+                           path: str | Path | IO[bytes], title: str = "") -> None:
     """Scatter ``eps*`` (y) against ``D*`` (x), one colour per program, a line at ``eps``.
 
     Parameters
     ----------
     points : sequence of (program, D*, eps*)
         Points with ``eps* = inf`` are left out, as in the paper.
+    path : str, Path or binary file
+        Where the PNG goes (a file object: :func:`rldp_models.safe_io.atomic_output`'s).
     """
     figure, axes = plt.subplots(figsize=(5.5, 4))
     for program, (colour, marker) in PROGRAM_STYLE.items():
@@ -35,5 +37,5 @@ def scatter_eps_distortion(points: Sequence[tuple[str, float, float]], eps: floa
     axes.set_title(title)
     axes.legend()
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    figure.savefig(path, dpi=120, format="png")
     plt.close(figure)

@@ -6,7 +6,7 @@ backend the seconds left (Clarabel ``time_limit``, HiGHS ``time_limit``, SCS
 ``time_limit_secs``, MOSEK ``MSK_DPAR_OPTIMIZER_MAX_TIME``; ECOS has only an
 iteration limit) and refuses to start once the deadline has passed; long loops call
 :func:`check` between steps. Nothing kills the process: a caller gets
-:class:`TimeLimitReached`, carrying the best result the raising phase held.
+:class:`TimeLimitReached`, carrying the best certified result the run held (or None).
 """
 
 from __future__ import annotations
@@ -32,8 +32,16 @@ class TimeLimitReached(Exception):
     phase : str
         What was running (``"solve"``, a loop's description, ...).
     best : Any
-        The best result the phase held (a solver's last iterate, a protocol
-        certified so far), or None.
+        The best certified result the raising run held, or None where it held
+        none: PolyOpt past the exact certification of ``Q^1`` carries its
+        :class:`~rldp_models.rldp_protocols.polyopt.PolyOptResult` (with its
+        proven gap; PolyOpt otherwise stops itself before the deadline and
+        returns that result). A solve refused at the deadline (a solver's
+        iterate is not certified; an optimal mechanism's cone LP is written
+        only with its proof of optimality), the exact checks of
+        :func:`rldp_models.finish.finish` (nothing has passed before the one
+        that returns) and the loops of :func:`rldp_models.progress.iterate`
+        (a partial curve or coverage table is no result) carry None.
     """
 
     def __init__(self, limit: float, phase: str, best: Any = None) -> None:

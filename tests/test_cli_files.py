@@ -184,7 +184,30 @@ INPUTS = {
                           "{tmp}/e.csv"],
     "estimate --target": ["estimate", "{released}", "--result", "{a}", "--target", "{input}",
                           "--out", "{tmp}/e.csv"],
+    "verify --plugins": ["verify", "{a}", "--plugins", "{input}"],
+    "verify --counts": ["verify", "{a}", "--counts", "{input}"],
+    "mechanism --prior": ["mechanism", "rr", "--prior", "{input}", "--eps", "1", "--out",
+                          "{tmp}/m.json"],
 }
+
+
+def test_every_file_option_is_checked_as_an_input_or_an_output() -> None:
+    """Each option or positional whose metavar names a file or folder is one the preflight
+    checks (an input: a regular file within --max-memory; an output: not an input)."""
+    import argparse
+
+    from rldp_models.cli import build_parser
+    from rldp_models.cli.preflight import INPUT_OPTIONS, OUTPUT_OPTIONS
+
+    commands = next(action for action in build_parser()._actions
+                    if isinstance(action, argparse._SubParsersAction)).choices
+    named = [(command, action.dest) for command, parser in commands.items()
+             for action in parser._actions
+             if any(word in str(action.metavar) for word in
+                    ("FILE", "PATH", "DIR", ".json", ".csv", ".py", ".png"))]
+    assert len(named) > 40  # every command's data, results and outputs were found
+    assert [(command, dest) for command, dest in named
+            if dest not in INPUT_OPTIONS + OUTPUT_OPTIONS] == []
 
 
 @pytest.mark.parametrize("name", INPUTS)
@@ -267,3 +290,82 @@ def test_check_input_and_same_file(tmp_path: Path) -> None:
     assert same_file(tmp_path / "f", tmp_path / "g")
     assert same_file(tmp_path / "new", tmp_path / "." / "new")
     assert not same_file(tmp_path / "f", tmp_path / "new")
+
+
+def test_a_pricing_proof_that_is_a_fifo_or_device_is_refused_unread(tmp_path: Path) -> None:
+    # a record names its proof file: a FIFO would block np.load for ever, /dev/zero is no npz
+    from rldp_models.results.files import load_pricing_proof
+
+    fifo = tmp_path / "proof.npz"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero"), tmp_path):
+        with pytest.raises(InputError, match="not a regular file|is a directory"):
+            load_pricing_proof(path)
+
+
+def test_a_table_interrupted_while_written_keeps_the_old_file(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    # Crosstab.to_csv (rldp demo's counts.csv) went straight to the target: an interrupt
+    # between rows left it cut short
+    import csv as csv_module
+
+    from rldp_models.data import Crosstab
+
+    target = tmp_path / "counts.csv"
+    target.write_text("old")
+    rows, original = [], csv_module.writer
+
+    class Interrupted:
+        def __init__(self, handle, **kwargs) -> None:
+            self.inner = original(handle, **kwargs)
+
+        def writerow(self, row) -> None:
+            rows.append(row)
+            if len(rows) == 2:
+                raise KeyboardInterrupt
+            self.inner.writerow(row)
+
+    monkeypatch.setattr(csv_module, "writer", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Crosstab.from_array([[1, 2], [3, 4]]).to_csv(target)
+    assert target.read_text() == "old" and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("writer", ["plot_curve", "scatter", "experiment outputs"])
+def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
+                                                    monkeypatch) -> None:
+    # savefig writing straight to the target left half a PNG when the disk filled up
+    import matplotlib.figure
+
+    def full(self, fname, **kwargs) -> None:
+        fname.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    target = tmp_path / "figure.png"
+    with pytest.raises(InputError, match="cannot write"):
+        if writer == "plot_curve":
+            import pandas as pd
+
+            from rldp_models.experiments.curve import Curve, plot_curve
+
+            frame = pd.DataFrame({"family": ["protocol"], "method": ["ir"], "eps": [1.0],
+                                  "value": [0.1], "measure": ["I"]})
+            plot_curve(Curve(frame, pd.DataFrame()), str(target))
+        elif writer == "scatter":
+            from rldp_models.safe_io import atomic_output
+            from rldp_models.plotting import scatter_eps_distortion
+
+            with atomic_output(target, "wb") as handle:
+                scatter_eps_distortion([("NUNP", 0.1, 0.5)], 1.0, handle)
+        else:
+            from types import SimpleNamespace
+
+            import pandas as pd
+
+            from rldp_models.experiments.outputs import save_figure
+
+            result = SimpleNamespace(experiment=SimpleNamespace(
+                id="x", plot=lambda table: matplotlib.figure.Figure()), table=pd.DataFrame())
+            save_figure(result, target, tmp_path / "figure.svg")
+    assert list(tmp_path.iterdir()) == []

@@ -195,3 +195,24 @@ def test_from_array_takes_integers_exactly() -> None:
         Crosstab.from_array([[10**19, 0], [1, 1]])
     with pytest.raises(InputError, match="integers"):
         Crosstab.from_array([[0.5, 1.0], [1.0, 1.0]])
+
+
+@BUDGET
+@given(st.one_of(st.integers(-2**130, 2**130), st.sampled_from([0, 1, 2**128 - 1, 2**128])),
+       st.sampled_from([("seed", 0, 2**128 - 1), ("positive_count", 1, None),
+                        ("bootstrap_draws", 0, 10**8)]))
+def test_integer_arguments_are_their_range_and_nothing_else(value: int, typed: tuple) -> None:
+    import argparse
+
+    from rldp_models.cli import common, radius_option
+
+    name, low, high = typed
+    parse = getattr(common, name, None) or getattr(radius_option, name)
+    inside = value >= low and (high is None or value <= high)
+    if inside:
+        assert parse(str(value)) == value
+    else:
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse(str(value))
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse(f"{value}.5")

@@ -38,8 +38,13 @@ PRODUCERS = (
     [["solve", name] for name in ("NUNP", "NURP", "RUNP", "RURP")]
     + [["protocol", name] for name in ("ir", "grr-cr", "ue-cr", "srr", "grr")]
     + [["mechanism", name] for name in ("binary", "rr", "geometric", "srr", "ue", "urr", "urap",
-                                         "quaternary")]
+                                         "quaternary", "lip", "ldp-s", "srlip", "staircase")]
 )
+"""Every producer that reads a table: the optimal mechanisms read it as an S x X joint
+(``lip``, ``ldp-s``, ``srlip``, one attribute) or its column sums as a prior
+(``staircase``)."""
+
+JOINT_READERS = ("lip", "ldp-s", "srlip")
 
 
 def run_cli(argv: list[str]) -> tuple[int, str]:
@@ -75,7 +80,8 @@ def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str,
     (the record is written beside ``table``)."""
     out = table.parent / f"{stem}.json"
     out.unlink(missing_ok=True)
-    argv = [*producer, "--counts", str(table), "--eps", repr(eps), "--out", str(out), "-q"]
+    argv = [*producer, *_table_option(producer[1], table), "--eps", repr(eps), "--out",
+            str(out), "-q"]
     if producer[0] == "solve":
         argv += ["--distortion", distortion]
     if producer[1] in ("urr", "urap"):
@@ -92,6 +98,23 @@ def produce_and_verify(producer: list[str], table: Path, eps: float, stem: str,
         return
     verified, report = run_cli(["verify", str(out), "-q"])
     assert verified == 0, (producer, table.read_text(), eps, report)
+
+
+def _table_option(name: str, table: Path) -> list[str]:
+    """How producer ``name`` is given the table: ``--counts``, ``--joint`` or a prior of its
+    column sums."""
+    with open(table, newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    if name in JOINT_READERS:
+        sizes = ["--attribute-sizes", str(len(header) - 1)] if name == "srlip" else []
+        return ["--joint", str(table), *sizes]
+    if name == "staircase":
+        prior = table.with_suffix(".prior.csv")
+        sums = [sum(int(row[j]) for row in rows) for j in range(1, len(header))]
+        prior.write_text("x,p\n" + "".join(f"{label},{total}\n"
+                                           for label, total in zip(header[1:], sums)))
+        return ["--prior", str(prior)]
+    return ["--counts", str(table)]
 
 
 def _first_secret(table: Path) -> str:

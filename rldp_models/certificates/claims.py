@@ -20,10 +20,14 @@ import numpy as np
 
 from rldp_models.certificates.verdict import Verdict
 from rldp_models.conelp.exact_lp_dual import interval_utility, utility_lower_bound
+from rldp_models.conelp.polyopt_gamma import safe_coordinate_bounds
 from rldp_models.data import Crosstab
 from rldp_models.distortion import distortion_matrix
 from rldp_models.errors import InputError
+from rldp_models.exact import is_exactly_stochastic
+from rldp_models.conelp.polyopt_robust import robust_utility_lower_bounds
 from rldp_models.rldp_protocols.factored_form import FactoredProtocol
+from rldp_models.uncertainty.chi_square import chi_square_radius
 
 VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
@@ -119,6 +123,42 @@ def check_shapes(record: dict[str, Any]) -> None:
             isinstance(outputs, list) and len(declared) != len(outputs):
         raise InputError(f"the record's declaration.parameters.outputs name {len(declared)} "
                          f"outputs, its matrix has {len(outputs)}")
+    for where, named, labelled, size in labelled_lengths(record):
+        if named is not None and size is not None and named != size:
+            raise InputError(f"the record's {where} names {named} labels, its {labelled} "
+                             f"has {size}")
+
+
+def labelled_lengths(record: dict[str, Any]) -> list[tuple[str, int | None, str, int | None]]:
+    """``(where, how many labels, what they label, its length)`` for every list of labels
+    in ``details``: ``labels.X``/``labels.Y`` name the matrix's inputs and outputs,
+    ``labels.S`` the rows of ``joint`` (else the counts' S labels), ``labels.U`` the counts'
+    U labels, and a closed-form mechanism's ``S`` and ``U`` the table whose pairs are the
+    inputs (labels of another length are not these labels: bad input, not a false claim).
+    A length is None where the record has no such list."""
+    details, matrix = record["details"], record["matrix"]
+    labels = details.get("labels") if isinstance(details.get("labels"), dict) else {}
+    counted = (record.get("counts") or {}).get("labels")
+    counted = counted if isinstance(counted, dict) else {}
+    joint_rows = _length(details.get("joint"))
+    found = [("details.labels.X", _length(labels.get("X")), "matrix.inputs",
+              _length(matrix.get("inputs"))),
+             ("details.labels.Y", _length(labels.get("Y")), "matrix.outputs",
+              _length(matrix.get("outputs"))),
+             ("details.labels.S", _length(labels.get("S")),
+              "details.joint" if joint_rows is not None else "counts.labels.S",
+              joint_rows if joint_rows is not None else _length(counted.get("S"))),
+             ("details.labels.U", _length(labels.get("U")), "counts.labels.U",
+              _length(counted.get("U")))]
+    s_count, u_count = _length(details.get("S")), _length(details.get("U"))
+    if record["result_type"] == "mechanism" and s_count is not None and u_count is not None:
+        found.append(("details.S x details.U", s_count * u_count, "matrix.inputs",
+                      _length(matrix.get("inputs"))))
+    return found
+
+
+def _length(value: Any) -> int | None:
+    return len(value) if isinstance(value, list) else None
 
 
 def distortion_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[str]:
@@ -155,9 +195,6 @@ def label_problems(record: dict[str, Any], crosstab: Crosstab | None) -> list[st
     if outputs is not None and labels.get("Y") is not None and \
             _strings(outputs) != _strings(labels["Y"]):
         problems.append("matrix.outputs are not the output labels details.labels.Y states")
-    joint = details.get("joint")
-    if labels.get("S") is not None and isinstance(joint, list) and len(joint) != len(labels["S"]):
-        problems.append("details.labels.S are not one label per row of details.joint")
     if labels.get("X") is not None and _strings(matrix["inputs"]) != _strings(labels["X"]):
         problems.append("matrix.inputs are not the input labels details.labels.X states")
     if crosstab is not None and details.get("n") is not None and \
@@ -376,6 +413,46 @@ def bound_problems(record: dict[str, Any]) -> list[str]:
                             f"value {stated}")
         problems += _gap_problems(optimality)
     return problems
+
+
+def proven_bound_problems(certificate: dict[str, Any], proven: float) -> list[str]:
+    """An LP dual's stated ``upper_bound`` against the bound ``proven`` from the dual over
+    every ray (or its pricing proof): a stated bound below it is a claim nothing proves
+    (within :data:`VALUE_TOLERANCE`, the exact bound's rounding to a double)."""
+    stated = certificate.get("upper_bound")
+    if not isinstance(stated, (int, float)) or isinstance(stated, bool) or \
+            not math.isfinite(proven):
+        return []
+    if float(stated) < proven - VALUE_TOLERANCE * (1.0 + abs(proven)):
+        return [f"certificate.upper_bound = {float(stated):.12g} is below the bound the LP "
+                f"dual proves ({proven:.12g})"]
+    return []
+
+
+def robust_lower_bound_problems(fields: dict[str, Any], crosstab: Crosstab) -> list[str]:
+    """PolyOpt's ``lower_bound`` ``L`` against ``Q^2`` (``Q2``; the protocol's fields, as
+    verify reads them from ``details``): at most the sum over its columns of the robust lower
+    bounds ``mu^2`` over ``F``'s safe box (Theorem 12(2), eq. 46,
+    :func:`~rldp_models.conelp.polyopt_robust.robust_utility_lower_bounds`, within
+    :data:`VALUE_TOLERANCE`); a larger ``L`` is not what ``Q^2`` gives."""
+    stated, Q2 = fields.get("lower_bound"), fields.get("Q2")
+    if not isinstance(stated, (int, float)) or isinstance(stated, bool) or \
+            not isinstance(Q2, list):
+        return []
+    radius = chi_square_radius(crosstab.n, crosstab.counts.size, float(fields["alpha"]))
+    lower, upper = safe_coordinate_bounds(crosstab.phat.ravel(), radius)
+    Q2 = np.asarray(Q2, dtype=float)
+    if Q2.ndim != 2 or Q2.shape[0] != crosstab.counts.size:
+        raise InputError(f"the record's details.Q2 is not one row per input "
+                         f"({crosstab.counts.size})")
+    if not is_exactly_stochastic(Q2)[0]:
+        return ["details.Q2 is not a protocol (rows of exact dyadic rationals summing to 1), "
+                "so no lower_bound is proven for it"]
+    given = float(robust_utility_lower_bounds(Q2, lower, upper).sum())
+    if float(stated) > given + VALUE_TOLERANCE * (1.0 + abs(given)):
+        return [f"details.lower_bound = {float(stated):.12g} exceeds the robust utility Q2 is "
+                f"proven to keep over F ({given:.12g})"]
+    return []
 
 
 def _gap_problems(optimality: dict[str, Any]) -> list[str]:

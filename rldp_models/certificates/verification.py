@@ -41,6 +41,7 @@ from rldp_models.certificates.verdict import Verdict, VerificationReport
 from rldp_models.conelp.exact_lp_dual import (
     MAX_GAMMA_DIMENSION,
     MAX_RAYS,
+    LPCheck,
     attribute_cone_rays,
     check_lp_dual,
     cone_rays,
@@ -350,7 +351,7 @@ def mechanism_certificate(record: dict) -> Verdict:
         return large_staircase_verdict(certificate.fields, Q, float(record["eps"]))
     return _lp_verdict(cone, certificate.fields["dual"], Q, utility,
                        lambda: cone_rays(cone, Q.shape[0], outer_ratio(float(record["eps"])),
-                                         joint))
+                                         joint), stated=certificate.fields)
 
 
 def _claimed_gap(fields: dict) -> float | None:
@@ -364,8 +365,10 @@ def _claimed_gap(fields: dict) -> float | None:
 
 
 def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
-                label: str = "", claimed_gap: float | None = None) -> Verdict:
-    """One cone LP's dual checked over every ray of the outer cone at ``R >= e^eps``."""
+                label: str = "", claimed_gap: float | None = None,
+                stated: dict | None = None) -> Verdict:
+    """One cone LP's dual checked over every ray of the outer cone at ``R >= e^eps``; the
+    certificate's ``stated`` fields' ``upper_bound`` must be at least the bound proven."""
     dual = np.asarray(dual, dtype=float)
     if dual.shape != (Q.shape[0],):
         raise InputError(f"the certificate's dual has shape {dual.shape}, expected "
@@ -378,6 +381,10 @@ def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
         return Verdict(False, f"{label}the LP dual cannot be re-checked: {exc}")
     mu = interval_utility(str(utility["measure"]), utility["parameters"])
     check = check_lp_dual(dual, rays, mu, np.ones(Q.shape[0]), Q, claimed_gap)
+    unproven = _unproven_bound(stated, check)
+    if unproven:
+        return Verdict(False, f"{label}the record states a bound its LP dual does not give: "
+                       f"{unproven[0]}", (), {"lp": check})
     return Verdict(check.holds, f"{label}LP dual checked over all {check.rays} rays of the "
                    f"{cone} cone at ratio >= e^eps, in exact rationals",
                    (f"dual infeasibility per unit ray mass: {digits_text(check.violation, 6)} "
@@ -385,6 +392,11 @@ def _lp_verdict(cone: str, dual, Q: np.ndarray, utility: dict, rays_of_cone,
                     f"utility bound {digits_text(check.bound, 15)}; U(Q) >= "
                     f"{digits_text(check.attained, 15)}; gap {digits_text(check.gap, 6)}"),
                    {"lp": check})
+
+
+def _unproven_bound(stated: dict | None, check: LPCheck) -> list[str]:
+    """What is wrong with the stated ``upper_bound`` given the proven one (none stated: nothing)."""
+    return [] if stated is None else claims.proven_bound_problems(stated, float(check.bound))
 
 
 def _srlip_certificate(record: dict, fields: dict) -> Verdict:
@@ -466,6 +478,13 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     if certificate.kind != "lp-dual" or not isinstance(utility, dict):
         return Verdict(False, "the PolyOpt LP dual does not record its cone and utility; "
                        "re-run rldp protocol polyopt to write one that does")
+    cone = certificate.fields.get("cone", "polyopt-gamma")
+    if cone != "polyopt-gamma":
+        return Verdict(False, f"the certificate's LP is over the {cone} cone; PolyOpt's is "
+                       "Gamma (polyopt-gamma)")
+    overstated = claims.robust_lower_bound_problems(record, crosstab)
+    if overstated:
+        return Verdict(False, f"the record states what Q2 does not give: {overstated[0]}")
     ratio = outer_ratio(float(record["eps"]))
     if crosstab.counts.size > MAX_GAMMA_DIMENSION:
         if not certificate.fields.get("pricing_proof"):
@@ -476,7 +495,8 @@ def _polyopt_certificate(record: dict, crosstab: Crosstab) -> Verdict:
     rays = partial(gamma_cone_rays, crosstab.counts, float(record["alpha"]), ratio,
                    bool(certificate.fields.get("finer", False)))
     return _lp_verdict("polyopt-gamma", certificate.fields["dual"], guarantee.matrix(record),
-                       utility, rays, claimed_gap=_claimed_gap(certificate.fields))
+                       utility, rays, claimed_gap=_claimed_gap(certificate.fields),
+                       stated=certificate.fields)
 
 
 def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: CertificateRecord,
@@ -503,6 +523,10 @@ def _pricing_proof_verdict(record: dict, crosstab: Crosstab, certificate: Certif
     lp = lp_check_at(fields["dual"], check.per_mass, check.leaves,
                      interval_utility(str(utility["measure"]), utility["parameters"]),
                      np.ones(Q.shape[0]), Q, _claimed_gap(fields))
+    unproven = _unproven_bound(fields, lp)
+    if unproven:
+        return Verdict(False, f"the record states a bound its pricing proof does not give: "
+                       f"{unproven[0]}", (), {"lp": lp})
     if lp.claimed_gap is not None:
         return Verdict(lp.holds, f"PolyOpt protocol proven within {digits_text(lp.gap, 6)} "
                        f"nats of LP (47)'s optimum over Gamma (record claims "

@@ -11,7 +11,7 @@ import argparse
 import math
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from rldp_models.errors import InputError
 from rldp_models.validation import MAX_EPSILON
@@ -39,7 +39,7 @@ def load_crosstab(args: argparse.Namespace) -> Crosstab:
     Read once per process and file version (the preflight check and the
     command share it); when first read, Cochran's-rule warning is printed as
     one ``rldp: warning:`` line on stderr if the table is sparse
-    (:func:`rldp_models.cli.radius_option.warn_if_sparse`).
+    (:func:`warn_if_sparse`).
 
     Raises
     ------
@@ -49,11 +49,19 @@ def load_crosstab(args: argparse.Namespace) -> Crosstab:
     """
     key = _data_key(args)
     if key not in _loaded:
-        from rldp_models.cli.radius_option import warn_if_sparse
-
         _loaded[key] = _read_crosstab(args)
         warn_if_sparse(_loaded[key])
     return _loaded[key]
+
+
+def warn_if_sparse(crosstab: Crosstab, stream: IO[str] | None = None) -> str | None:
+    """Print Cochran's-rule warning as one ``rldp: warning:`` line when it applies; return it."""
+    from rldp_models.uncertainty.sparsity import sparsity_warning
+
+    warning = sparsity_warning(crosstab)
+    if warning is not None:
+        (stream or sys.stderr).write(f"rldp: warning: {warning}\n")
+    return warning
 
 
 def _data_key(args: argparse.Namespace) -> tuple:
@@ -134,26 +142,30 @@ def significance(text: str) -> float:
     return value
 
 
-def seed(text: str) -> int:
-    """An argparse type: a seed numpy's generators take (an integer in [0, 2**128))."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2**128:
-        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**128), got {text!r}")
-    return value
-
-
-def positive_count(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (draws, tables)."""
+def whole_number(text: str, low: int, high: int | None = None) -> int:
+    """An argparse type's core: an integer in ``[low, high]`` (``high`` None: no upper end)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    if value < low or (high is not None and value > high):
+        within = f"at least {low:,}" if high is None else f"from {low:,} to {high:,}"
+        raise argparse.ArgumentTypeError(f"must be a whole number {within}, got {text}")
     return value
+
+
+SEED_LIMIT = 2**128 - 1
+"""The largest seed numpy's generators take as one integer in this CLI (128 bits)."""
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed numpy's generators take (an integer in [0, 2**128))."""
+    return whole_number(text, 0, SEED_LIMIT)
+
+
+def positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (draws, tables)."""
+    return whole_number(text, 1)
 
 
 def write_result(result: "CertifiedResult", out: str, name: str,

@@ -21,6 +21,7 @@ from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, 
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.reproduce import EXECUTOR_SPECS
 from rldp_models.errors import InputError
+from rldp_models.safe_io import atomic_output
 
 DEFAULT_EPS = "0.25,0.5,1,2,4"
 DEFAULT_METHODS = "NUNP,NURP,RUNP,RURP,ir,grr-cr,ue-cr"
@@ -66,10 +67,8 @@ def run(args: argparse.Namespace) -> int:
     result = curve(crosstab, eps, args.alpha, methods, args.distortion, executor,
                    args.coverage_draws, args.seed)
     print(result.summary())
-    try:
-        result.frame.to_csv(args.out, index=False)
-    except OSError as exc:
-        raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+    with atomic_output(args.out, newline="") as handle:
+        result.frame.to_csv(handle, index=False)
     plot_curve(result, str(png), f"{crosstab.shape[0]}x{crosstab.shape[1]} table")
     failed = result.frame[result.frame["error"] != ""]
     if len(failed):

@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from rldp_models.plotting import scatter_eps_distortion
     from rldp_models.results.files import GuaranteeFailed, write_result
     from rldp_models.results.program_result import solution_result
+    from rldp_models.safe_io import atomic_output
 
     if args.solver is not None:
         solvers.get(args.solver)
@@ -54,9 +55,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{row.solution.repair.weight:.1e})"
         print(f"{row.problem:8s} {row.solution.objective:10.4f} {row.d_star:8.4f} "
               f"{row.eps_star:8.4f} {row.seconds:9.2f}  {verdict}")
-    scatter_eps_distortion([(r.problem, r.d_star, r.eps_star) for r in rows],
-                           DEMO_SETTING["eps"], out / "scatter.png",
-                           title=f"n = {DEMO_SETTING['n']}, seed {args.seed}")
+    with atomic_output(out / "scatter.png", "wb") as handle:  # whole, or not at all
+        scatter_eps_distortion([(r.problem, r.d_star, r.eps_star) for r in rows],
+                               DEMO_SETTING["eps"], handle,
+                               title=f"n = {DEMO_SETTING['n']}, seed {args.seed}")
     print(f"wrote {out}/{{NUNP,NURP,RUNP,RURP}}.json, {counts_path}, {out / 'scatter.png'}")
     print(f"check a result: rldp verify {out / 'NURP.json'} --counts {counts_path}")
     return 0 if all(r.solution.guarantee_holds for r in rows) else 1

@@ -42,7 +42,7 @@ OUTPUT_OPTIONS = ("out", "report", "plot")
 """Arguments naming a file a command writes."""
 
 INPUT_OPTIONS = ("counts", "data", "prior", "prior0", "prior1", "joint", "result", "results",
-                 "released", "truth", "target")
+                 "released", "truth", "target", "plugins")
 """Arguments naming a file a command reads (a list for ``compare``'s results)."""
 
 NAMED_TARGETS = ("U", "S", "X")

@@ -37,6 +37,7 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 from rldp_models.executors import Executor, executor_from_spec
 from rldp_models.progress import progress as bar
+from rldp_models.safe_io import save_figure
 
 PROGRAMS = ("NUNP", "NURP", "RUNP", "RURP")
 PROTOCOLS = ("ir", "grr-cr", "ue-cr")
@@ -214,5 +215,7 @@ def plot_curve(result: Curve, path: str, title: str = "") -> None:
                   f"{row['coverage']:.2f}, target {row['target']:.2f})")
     figure.suptitle(title.strip())
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    try:  # written whole or not at all (a full disk, an interrupt)
+        save_figure(figure, path, dpi=100)
+    finally:
+        plt.close(figure)

@@ -15,6 +15,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rldp_models import safe_io
+
 if TYPE_CHECKING:
     from rldp_models.experiments.base import Finding, RunResult
 
@@ -31,9 +33,10 @@ def write_outputs(result: "RunResult", out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     stem = out / result.experiment.id
     paths = {suffix: stem.with_suffix(f".{suffix}") for suffix in ("csv", "png", "svg", "md")}
-    result.table.to_csv(paths["csv"], index=False)
+    with safe_io.atomic_output(paths["csv"], newline="") as handle:
+        result.table.to_csv(handle, index=False)
     save_figure(result, paths["png"], paths["svg"])
-    paths["md"].write_text(summary_markdown(result), encoding="utf-8")
+    safe_io.write_text(paths["md"], summary_markdown(result))
     return paths
 
 
@@ -47,8 +50,8 @@ def save_figure(result: "RunResult", png: Path, svg: Path) -> None:
     with plt.rc_context({"svg.hashsalt": result.experiment.id}):
         figure = result.experiment.plot(result.table)
         try:
-            figure.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
-            figure.savefig(svg, metadata={"Date": None})
+            safe_io.save_figure(figure, png, dpi=PNG_DPI, metadata={"Software": None})
+            safe_io.save_figure(figure, svg, metadata={"Date": None})
         finally:
             plt.close(figure)
 

@@ -32,7 +32,7 @@ import numpy as np
 from rldp_models.errors import InputError
 from rldp_models.results.json_ready import jsonable
 from rldp_models.results.record import to_record
-from rldp_models.safe_io import atomic_output, write_text
+from rldp_models.safe_io import atomic_output, check_input, write_text
 
 if TYPE_CHECKING:
     from rldp_models.results.certified import CertifiedResult
@@ -199,7 +199,10 @@ def _write_proof(proof: dict, out: Path) -> str:
 
 
 def load_pricing_proof(path: str | Path) -> dict[str, np.ndarray]:
-    """The arrays of a proof saved by :func:`save_pricing_proof`."""
+    """The arrays of a proof saved by :func:`save_pricing_proof` (a regular file of at most
+    the size a record may have: a record naming a device or a FIFO is refused unread)."""
+    check_input(path, f"the pricing proof {path}", _max_bytes(),
+                f"{_max_bytes()} bytes (RLDP_MAX_RECORD_BYTES)")
     try:
         with np.load(path, allow_pickle=False) as data:
             return {key: data[key] for key in data.files}

@@ -197,3 +197,67 @@ def test_inputs_relabelled_with_their_copy_fail(work: Path, producer: str) -> No
 
     code, text = verify_exit(edited(record, relabel), work / "relabelled.json")
     assert code == 1 and "matrix.inputs" in text, text
+
+
+SHORT_LABELS = [("protocol ir", ("details", "labels", "S")),
+                ("protocol ir", ("details", "labels", "U")),
+                ("protocol srr", ("details", "labels", "X")),
+                ("solve RURP", ("details", "labels", "Y")),
+                ("mechanism binary", ("details", "S")),
+                ("mechanism rr", ("details", "U")),
+                ("mechanism lip", ("details", "labels", "S")),
+                ("mechanism ldp-s", ("details", "labels", "S"))]
+"""A list of labels in ``details`` and where its first entry is deleted."""
+
+
+@pytest.mark.parametrize("producer, path", SHORT_LABELS, ids=str)
+def test_a_label_list_of_the_wrong_length_is_bad_input(work: Path, producer: str,
+                                                        path: tuple) -> None:
+    # deleting a name leaves a list that no longer names the array it labels (a lip
+    # record's labels.S were its joint's rows and gave "the guarantee check failed")
+    if producer.endswith(("lip", "ldp-s")):
+        (work / "joint.csv").write_text("s,a,b,c\nx,10,5,3\ny,4,8,1\n")
+        out = work / f"{producer.split()[1]}.json"
+        code, err = run_cli([*producer.split(), "--joint", str(work / "joint.csv"), "--eps",
+                             "1", "--out", str(out), "-q"])
+        assert code == 0, err
+        record = json.loads(out.read_text())
+    else:
+        record = produce(work, producer.split(), producer.replace(" ", "-"))
+    assert verify_exit(record, work / "labels-as-written.json")[0] == 0
+    code, text = verify_exit(edited(record, _delete((*path, 0))), work / "labels-short.json")
+    assert code == 2 and ".".join(path[1:]) in text, text
+
+
+def test_polyopt_bounds_beyond_what_is_proven_fail(work: Path) -> None:
+    # a PolyOpt run stopped at its time limit states a bound well above U(Q); lowered by
+    # 0.1% it was still above U(Q), and verify, which checked only the gap, passed it
+    out = work / "polyopt-stopped.json"
+    code, err = run_cli(["protocol", "polyopt", "--counts", str(work / "table.csv"), "--eps",
+                         "1", "--method", "column-generation", "--time-limit", "2", "--out",
+                         str(out), "-q"])
+    assert code == 0, err
+    record = json.loads(out.read_text())
+    assert verify_exit(record, out)[0] == 0
+
+    def lower(r: dict) -> None:
+        r["certificate"]["upper_bound"] *= 1 - 1e-3
+
+    code, text = verify_exit(edited(record, lower), out)
+    assert code == 1 and "bound the LP dual proves" in text, text
+
+    def raise_l(r: dict) -> None:  # L of Theorem 12(2), a bound from below, raised by 0.1%
+        r["details"]["lower_bound"] *= 1 + 1e-3
+
+    record = produce(work, ["protocol", "polyopt"], "polyopt")  # Gamma enumerated: Q2 unmixed
+    assert record["details"]["lower_bound"] > 0
+    assert verify_exit(record, work / "polyopt.json")[0] == 0
+    code, text = verify_exit(edited(record, raise_l), work / "polyopt.json")
+    assert code == 1 and "details.lower_bound" in text, text
+
+
+    def other_cone(r: dict) -> None:  # the dual claimed over another cone than Gamma
+        r["certificate"]["cone"] = "lip"
+
+    code, text = verify_exit(edited(record, other_cone), work / "polyopt.json")
+    assert code == 1 and "lip cone" in text, text

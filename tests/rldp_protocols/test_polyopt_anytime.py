@@ -11,7 +11,7 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
-from rldp_models.rldp_protocols.polyopt import polyopt_protocol
+from rldp_models.rldp_protocols.polyopt import PolyOptResult, polyopt_protocol
 from rldp_models.utility import MutualInformation
 
 COUNTS = Crosstab.from_array([[30, 5, 12], [4, 25, 9], [11, 14, 20]], ["a", "b", "c"],
@@ -38,8 +38,14 @@ def test_a_stopped_run_returns_a_private_protocol_and_a_valid_gap(optimum: float
     assert gap >= optimum - utility - 1e-12
 
 
-def test_an_unlimited_run_claims_the_optimum(optimum: float) -> None:
-    result = polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True)
+@pytest.fixture(scope="module")
+def unlimited() -> PolyOptResult:
+    """Column generation with the pricing proof, without a time limit."""
+    return polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True)
+
+
+def test_an_unlimited_run_claims_the_optimum(optimum: float, unlimited: PolyOptResult) -> None:
+    result = unlimited
     assert not result.stopped_early
     assert result.utility_hat == pytest.approx(optimum, abs=1e-7)
     assert result.certificate.upper_bound - result.utility_hat <= 1e-6
@@ -103,3 +109,49 @@ def test_cli_says_unknown_beyond_its_estimates(tmp_path: Path, capsys) -> None:
                  "--time-limit", "0.05", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "time unknown: may take hours" in err and "round 1" in err
+
+
+def test_an_outer_deadline_is_the_anytime_limit(monkeypatch) -> None:
+    # a Python caller's deadline (solvers.deadline.limited) is PolyOpt's time limit:
+    # column generation gets its share of the seconds the deadline leaves
+    from rldp_models.rldp_protocols import polyopt
+    from solvers import deadline
+
+    given = []
+
+    class Recording(polyopt.RoundWatch):
+        def __init__(self, label, shown, seconds=None, **kwargs) -> None:
+            given.append(seconds)
+            super().__init__(label, shown, seconds, **kwargs)
+
+    monkeypatch.setattr(polyopt, "RoundWatch", Recording)
+    with deadline.limited(60.0):
+        result = polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True)
+    assert given[0] is not None and given[0] <= polyopt.PRICING_SHARE * 60.0
+    assert all(seconds is not None and seconds <= 60.0 for seconds in given)
+    assert result.rldp_certified_eps <= EPS
+
+
+def test_a_deadline_after_the_first_protocol_raises_with_it(
+        optimum: float, unlimited: PolyOptResult, monkeypatch) -> None:
+    # the deadline passes in the second stage (Q^2): the exception carries Q^1, certified,
+    # with its claim (optimal, or its proven gap), not None
+    from rldp_models.rldp_protocols import polyopt
+    from solvers import deadline
+
+    def late(*args, **kwargs):
+        raise deadline.TimeLimitReached(1.0, "highspy solve")
+
+    monkeypatch.setattr(polyopt, "_second_stage", late)
+    with pytest.raises(deadline.TimeLimitReached) as raised:
+        polyopt_protocol(COUNTS, EPS, method="column-generation", proof=True)
+    best = raised.value.best
+    assert isinstance(best, polyopt.PolyOptResult)
+    assert np.array_equal(best.Q, unlimited.Q) and np.array_equal(best.Q2, best.Q)
+    assert best.lower_bound == 0.0 and best.rldp_certified_eps <= EPS
+    assert np.array_equal(best.certificate.dual, unlimited.certificate.dual)
+    assert best.certificate.proven_gap == unlimited.certificate.proven_gap  # Q^1's claim
+    utility = MutualInformation(COUNTS.phat.ravel()).total(best.Q)
+    assert utility <= optimum + 1e-9 <= best.certificate.upper_bound + 2e-9
+    claimed = best.certificate.proven_gap
+    assert (claimed if claimed is not None else 1e-6) >= optimum - utility - 1e-12
