@@ -369,3 +369,20 @@ def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
                 id="x", plot=lambda table: matplotlib.figure.Figure()), table=pd.DataFrame())
             save_figure(result, target, tmp_path / "figure.svg")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["coverage", "estimate", "compare"])
+def test_a_figure_that_fails_leaves_no_table_either(files: dict[str, Path], tmp_path: Path,
+                                                     name: str, monkeypatch) -> None:
+    # the table was renamed into place before the figure was drawn: a full disk at the PNG
+    # left a complete CSV behind a failed command
+    import matplotlib.figure
+
+    def full(self, fname, **kwargs) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    out = tmp_path / "table.csv"
+    code, _, err = rldp(*command(name, files, tmp_path), str(out))
+    assert code != ExitCode.OK and len(err.splitlines()) == 1, err
+    assert sorted(os.listdir(tmp_path)) == [], os.listdir(tmp_path)

@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     print(outcome.title)
     print(format_table(outcome.table, wide=args.wide))
     if args.out and png:
-        with atomic_output(args.out, newline="") as handle:
-            outcome.table.to_csv(handle, index=False)
-        outcome.plot(png)
+        with atomic_output(args.out, newline="") as handle:  # renamed once the figure is
+            outcome.table.to_csv(handle, index=False)          # written: both, or neither
+            outcome.plot(png)
         sys.stdout.write(f"  wrote {args.out}, {png}\n")
     return ExitCode.OK

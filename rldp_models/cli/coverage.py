@@ -12,10 +12,12 @@ and, beside it (or at ``--plot``), the figure as PNG.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
-from rldp_models.cli.common import add_data_arguments, load_crosstab, positive_count, seed
+from rldp_models.cli.common import (add_data_arguments, load_crosstab, positive_count, seed,
+                                     whole_number)
 from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.executors import SPECS
@@ -30,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="significance level(s) of the sets (default 0.05)")
     parser.add_argument("--uncertainty", default="chi2,kl,tv,box", metavar="SET[,SET...]",
                         help="sets to study (default chi2,kl,tv,box)")
-    parser.add_argument("--draws", type=int, default=10_000, metavar="N",
-                        help="simulated tables per n and reference (default 10000)")
+    parser.add_argument("--draws", type=draw_count, default=10_000, metavar="N",
+                        help="simulated tables per n and reference (default 10000, at most "
+                             f"{MAX_DRAWS:,})")
     parser.add_argument("--seed", type=seed, default=0, metavar="S", help="seed (default 0)")
     parser.add_argument("--reference", default="phat,dirichlet", metavar="R[,R...]",
                         help="phat, dirichlet (Jeffreys posterior) and/or jeffreys (the prior, "
@@ -67,15 +70,25 @@ def run(args: argparse.Namespace) -> int:
                        confidence=args.confidence, executor=args.executor,
                        workers=args.workers)
     print(outcome.text)
-    if args.out:
-        with atomic_output(args.out, newline="") as handle:
-            outcome.table.to_csv(handle, index=False)
-        sys.stderr.write(f"rldp: wrote {args.out}\n")
     png = args.plot or (str(Path(args.out).with_suffix(".png")) if args.out else None)
-    if png:
-        write_plot(outcome.table, png)
-        sys.stderr.write(f"rldp: wrote {png}\n")
+    with atomic_output(args.out, newline="") if args.out else contextlib.nullcontext() as handle:
+        if handle is not None:
+            outcome.table.to_csv(handle, index=False)
+        if png:  # written before the CSV is renamed into place: both, or neither
+            write_plot(outcome.table, png)
+    for path in (args.out, png):
+        if path:
+            sys.stderr.write(f"rldp: wrote {path}\n")
     return ExitCode.OK
+
+
+MAX_DRAWS = 10_000_000
+"""The most simulated tables ``--draws`` takes (a larger count runs for days)."""
+
+
+def draw_count(text: str) -> int:
+    """An argparse type: ``--draws``, a whole number from 1 to :data:`MAX_DRAWS`."""
+    return whole_number(text, 1, MAX_DRAWS)
 
 
 def number_list(text: str, kind: type, option: str) -> list:

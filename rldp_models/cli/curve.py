@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
     result = curve(crosstab, eps, args.alpha, methods, args.distortion, executor,
                    args.coverage_draws, args.seed)
     print(result.summary())
-    with atomic_output(args.out, newline="") as handle:
+    with atomic_output(args.out, newline="") as handle:  # renamed once the figure is written
         result.frame.to_csv(handle, index=False)
-    plot_curve(result, str(png), f"{crosstab.shape[0]}x{crosstab.shape[1]} table")
+        plot_curve(result, str(png), f"{crosstab.shape[0]}x{crosstab.shape[1]} table")
     failed = result.frame[result.frame["error"] != ""]
     if len(failed):
         sys.stderr.write(f"rldp: warning: {len(failed)} points failed (first: "

@@ -75,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"rldp: note: {note}\n")
     if estimated.table_text():
         print(estimated.table_text())
-    with atomic_output(args.out, newline="") as handle:
+    with atomic_output(args.out, newline="") as handle:  # renamed once the figure is written
         estimated.frame.to_csv(handle, index=False)
-    estimated.plot(png)
+        estimated.plot(png)
     print(f"  wrote {args.out}, {png}")
     return ExitCode.OK if estimated.estimable else ExitCode.FAILED
 
