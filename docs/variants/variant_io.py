@@ -62,7 +62,7 @@ def record(program: ProtocolProgram, out: str,
     except GuaranteeError as exc:
         return None, f"no protocol passed its exact check: {exc}"
     if solution.protocol is None:
-        return solution, f"{solution.status.value}: {solution.result.log[:100]}"
+        return solution, f"{solution.status.value}: {' '.join(solution.result.log.split())}"
     write_result(solution_result(solution), out)
     return solution, None
 
