@@ -33,6 +33,9 @@ VALUE_TOLERANCE = 1e-9
 """Accepted relative disagreement of a stated value with its re-evaluation (the certificate's
 objective tolerance, :data:`rldp_models.privacy.stored_bounds.OBJECTIVE_TOLERANCE`)."""
 
+ROUND1_ROW_TOLERANCE = 1e-9
+"""How far a round-1 record's ``Q2`` rows (floats, written before exact rows) may sum from 1."""
+
 VALUE_COPIES = {"solve": "objective", "mechanism": "utility", "protocol": "utility_hat"}
 """Where a record written before the value lived once keeps its copy among the details."""
 
@@ -445,7 +448,11 @@ def robust_lower_bound_problems(fields: dict[str, Any], crosstab: Crosstab) -> l
     if Q2.ndim != 2 or Q2.shape[0] != crosstab.counts.size:
         raise InputError(f"the record's details.Q2 is not one row per input "
                          f"({crosstab.counts.size})")
-    if not is_exactly_stochastic(Q2)[0]:
+    if fields.get("migrated_from") is not None:  # a round-1 file's rows are floats
+        if Q2.min() < 0 or np.abs(Q2.sum(axis=1) - 1.0).max() > ROUND1_ROW_TOLERANCE:
+            return [f"details.Q2 is not a protocol (rows nonnegative and summing to 1 within "
+                    f"{ROUND1_ROW_TOLERANCE:g}), so no lower_bound is proven for it"]
+    elif not is_exactly_stochastic(Q2)[0]:
         return ["details.Q2 is not a protocol (rows of exact dyadic rationals summing to 1), "
                 "so no lower_bound is proven for it"]
     given = float(robust_utility_lower_bounds(Q2, lower, upper).sum())

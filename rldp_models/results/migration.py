@@ -198,6 +198,8 @@ def producer_fields(record: dict[str, Any]) -> dict[str, Any]:
               if isinstance(b.get("parameters"), dict) and b["parameters"].get("eps") is not None]
     if fields.get("eps") is None and levels:
         fields["eps"] = min(levels)
+    if record.get("migrated_from") is not None:  # round-1 numbers: held to round-1 tolerance
+        fields["migrated_from"] = record["migrated_from"]
     matrix = record["matrix"]
     if matrix["representation"] == "product":
         fields["product"] = {key: value for key, value in matrix.items()
