@@ -9,7 +9,10 @@ exit code 2), before any recursion or big-number arithmetic can hurt:
 * integers of more than :data:`MAX_INTEGER_DIGITS` digits (``parse_int``);
 * ``NaN``, ``Infinity``, ``-Infinity`` (``parse_constant``) and numbers that
   overflow to an infinite double (``parse_float``);
-* text that is not UTF-8 JSON, or whose top level is not an object.
+* text that is not UTF-8 JSON, or whose top level is not an object;
+* a current-schema record carrying ``migrated_from``: only
+  :func:`~rldp_models.results.record.migrate` sets it, on a round-1 file as it is
+  read, and it relaxes the row checks to the round-1 tolerance.
 
 Writing goes through :func:`write_result`, which refuses a result whose
 guarantee fails: no file is written then. PolyOpt's pricing proof is written
@@ -117,6 +120,9 @@ def parse_record_text(text: str, where: str = "the record") -> dict[str, Any]:
         raise InputError(f"{where}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(value, dict):
         raise InputError(f"{where}: a result record must be a JSON object")
+    if "schema_version" in value and "migrated_from" in value:
+        raise InputError(f"{where}: 'migrated_from' marks a round-1 file converted on read; "
+                         "a stored record may not carry it")
     return value
 
 

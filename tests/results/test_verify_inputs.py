@@ -210,6 +210,7 @@ def test_records_with_a_field_replaced_by_junk_are_refused_not_crashed(capsys, t
     from rldp_models.results.record import migrate
 
     base = migrate(json.loads((FIXTURES / fixture).read_text()))
+    base.pop("migrated_from")  # a file may not carry it (tested below)
     rng = random.Random(fixture)
     path = tmp_path / "mutated.json"
     for _ in range(15):
@@ -222,3 +223,17 @@ def test_records_with_a_field_replaced_by_junk_are_refused_not_crashed(capsys, t
         assert code in (ExitCode.OK, ExitCode.FAILED, ExitCode.BAD_INPUT), err
         if code == ExitCode.BAD_INPUT:
             assert err.count("\n") == 1
+
+
+def test_a_stored_record_may_not_claim_to_be_a_converted_round1_file(capsys, tmp_path) -> None:
+    """``migrated_from`` relaxes the row checks, so only the reader of a round-1 file sets it:
+    a current-schema file carrying it is refused, while its round-1 original verifies."""
+    from rldp_models.results.record import migrate
+
+    original = FIXTURES / "solve_RURP.json"
+    claimed = tmp_path / "claimed.json"
+    claimed.write_text(json.dumps(migrate(json.loads(original.read_text()))))
+    code, _, err = rldp(capsys, "verify", claimed, *_counts_of("solve_RURP.json"))
+    assert code == ExitCode.BAD_INPUT and "migrated_from" in err and err.count("\n") == 1
+    code, out, err = rldp(capsys, "verify", original, *_counts_of("solve_RURP.json"))
+    assert code == ExitCode.OK, out + err
