@@ -94,7 +94,7 @@ def weak_verdict(stored: dict, program: ProtocolProgram, value: float) -> Verdic
                     "arithmetic)",
                     f"upper bound on the returned protocol's objective {upper:.12g} (the "
                     "value, as the certificate check accepts it)",
-                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative to max(1, |upper|)"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
 
 
@@ -124,7 +124,7 @@ def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
                     f"{dual.weights.size} privacy terms, members of the sets proved "
                     f"{_proof_kind(instance)})",
                     f"upper bound on the returned protocol's objective {upper:.12g}",
-                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative to max(1, |upper|)"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
 
 

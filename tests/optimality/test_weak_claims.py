@@ -13,6 +13,7 @@ value (the upper end) is at least it. Every edit of the stored bound or dual fai
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -91,9 +92,12 @@ def test_the_claim_brackets_the_independent_optimum(records, variant: str, capsy
     expected = optimum(counts_of("4x4"), variant, None)
     assert claim["lower"] <= expected * (1 + 1e-9) <= claim["upper"] * (1 + 1e-6)
     assert claim["relative_gap"] <= TARGET
+    exact = Fraction(claim["gap"]) / max(1, abs(Fraction(claim["upper"])))  # issue 34's measure
+    assert exact <= claim["relative_gap"] <= exact * (1 + Fraction(1, 2**50))
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "optimal within" in out and ": proved" in out and "weak duality" in out
+    assert "relative to max(1, |upper|)" in out
 
 
 def _tampered(path: Path, change: Callable[[dict[str, Any]], None]) -> Path:
