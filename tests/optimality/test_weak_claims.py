@@ -194,6 +194,22 @@ def test_the_cvxpy_backend_keeps_clarabels_dual_of_the_compiled_rows() -> None:
     assert other.compiled_dual is None
 
 
+def test_the_dual_keeping_clarabel_is_named_clarabel_in_what_users_read() -> None:
+    """The subclass's name is what cvxpy prints (its log line and "Solver '...' failed"):
+    a stopped solve's log names ``clarabel``, not the subclass."""
+    import cvxpy as cp
+
+    import solvers
+
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.norm(x - np.array([1.0, 2.0]))), [cp.sum(x) == 1])
+    stopped = solvers.solve(solvers.CvxpyModel(problem, {"x": x}), solver="clarabel",
+                            max_iter=0)
+    assert stopped.status is solvers.Status.ITERATION_LIMIT
+    assert "; clarabel" in stopped.log and "KEEPING" not in stopped.log.upper()
+    assert problem.solver_stats.solver_name == "clarabel"
+
+
 HAIR = np.array([[20, 68, 5, 15], [94, 7, 16, 10], [84, 119, 29, 54], [17, 26, 14, 14]])
 """Hair x eye colour (Snee 1974, n = 592): a large n, so a small chi-square radius, where
 cvxpy's default Clarabel dual costs 1e-6 in the simplex term."""
