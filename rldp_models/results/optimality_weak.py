@@ -25,6 +25,7 @@ the record's ``model`` says.
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from typing import Any
 
 import flint
@@ -76,9 +77,35 @@ def model_of(program: ProtocolProgram, form: str) -> str:
     return f"{program.name} as compiled to {FORMS[form]}{privacy}"
 
 
+def bound_model(program: ProtocolProgram, form: str, bound: LowerBound) -> str:
+    """The program ``bound`` bounds, in words: :func:`model_of`, and the columns it holds
+    at 0 along a lineality of the data read as ``counts / n``
+    (:mod:`~rldp_models.optimality.lineality`)."""
+    model = model_of(program, form)
+    if bound.fixed is None:
+        return model
+    return f"{model}; {bound.fixed} held at 0 along a direction that leaves the program " \
+        "with Phat = counts / n exactly unchanged (free there, not in Phat's doubles)"
+
+
+def data_rationals(program: ProtocolProgram) -> dict[float, Fraction]:
+    """Each double of ``Phat`` and of its marginals to the rational ``counts / n`` it
+    rounds (a double two rationals round to is left out: it is read as itself)."""
+    counts = np.asarray(program.crosstab.counts, dtype=np.int64)
+    n = int(counts.sum())
+    values = {Fraction(int(k), n) for k in (*counts.ravel(), *counts.sum(axis=0),
+                                           *counts.sum(axis=1))}
+    by_double: dict[float, set[Fraction]] = {}
+    for value in values:
+        by_double.setdefault(float(value), set()).add(value)
+    return {double: next(iter(found)) for double, found in by_double.items()
+            if len(found) == 1}
+
+
 def program_lower_bound(program: ProtocolProgram, form: str, z: np.ndarray) -> LowerBound:
     """The proven lower bound on ``program``'s compiled optimum from the dual ``z`` of the
-    rows of its ``form`` (``"direct"`` or ``"cvxpy"``).
+    rows of its ``form`` (``"direct"`` or ``"cvxpy"``), with the data's rationals
+    (:func:`data_rationals`) for its linealities.
 
     Raises
     ------
@@ -88,7 +115,8 @@ def program_lower_bound(program: ProtocolProgram, form: str, z: np.ndarray) -> L
     if form == "direct":
         conic = program.to_conic()
         _check_rows(z, conic.b.size)
-        return conic_lower_bound(conic, z, simplices=(PROTOCOL,))
+        return conic_lower_bound(conic, z, simplices=(PROTOCOL,),
+                                 exact=data_rationals(program))
     import cvxpy
 
     from cvxpy.reductions.cvx_attr2constr import CvxAttr2Constr
@@ -102,7 +130,8 @@ def program_lower_bound(program: ProtocolProgram, form: str, z: np.ndarray) -> L
             ids = {name: inverted[0][i].id if i in inverted[0] else i for name, i in ids.items()}
     names = {name: cvxpy_columns(data, ids[name], model.variables[name].shape)
              for name in ids if ids[name] in data["param_prob"].var_id_to_col}
-    return cvxpy_lower_bound(data, z, names=names, simplices=names[PROTOCOL])
+    return cvxpy_lower_bound(data, z, names=names, simplices=names[PROTOCOL],
+                             exact=data_rationals(program))
 
 
 def _check_rows(z: np.ndarray, rows: int) -> None:
@@ -140,7 +169,7 @@ def weak_claim(solution: ProtocolSolution) -> dict[str, Any]:
             second = program_lower_bound(program, form, sharper)
             if second.lower > bound.lower:
                 bound, z = second, sharper
-    return claim_of(bound, solution.objective, model_of(program, form), form, z,
+    return claim_of(bound, solution.objective, bound_model(program, form, bound), form, z,
                     time.perf_counter() - start)
 
 

@@ -230,3 +230,24 @@ def test_a_loose_default_dual_is_replaced_by_a_sharper_one() -> None:
     assert claim["claimed"] and claim["lower"] > first.lower
     assert claim["gap"] / max(1.0, abs(claim["upper"])) <= TARGET
     assert claim["lower"] <= optimum(HAIR, "V1", None) * (1 + 1e-9)
+
+
+@pytest.mark.slow
+def test_v3_on_the_demo_table_is_proved_through_its_sign_rows(demo_crosstab: Crosstab,
+                                                              tmp_path: Path) -> None:
+    """V3 (chi-square & box) on the 3x5 demo table: cvxpy writes its multipliers'
+    ``>= 0`` as rows of one entry, whose tiny duals left the dual outside ``K*`` (not
+    proved before :mod:`rldp_models.optimality.simple_bounds`). Now proved, below the
+    independent product-form optimum, and re-proved by verify (47 s; the quick form is
+    tests/optimality/test_simple_bounds.py)."""
+    from tests.variant_scripts import variant_script
+    from tests.variants.independent import independent_optimum, v3_support
+
+    program = variant_script("v3_chi2_box.py")["program"](demo_crosstab)
+    path = tmp_path / "V3.json"
+    write_result(solution_result(program.solve()), path)
+    claim = json.loads(path.read_text())["certificate"]["optimality"]
+    assert claim["claimed"] and claim["bound"] == "weak duality", claim.get("reason")
+    counts = np.asarray(demo_crosstab.counts)
+    assert claim["lower"] <= independent_optimum(counts, v3_support(counts)) * (1 + 1e-9)
+    assert main(["verify", str(path)]) == 0
