@@ -171,9 +171,9 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
                          f"cones cover {cones.rows} rows, y {np.shape(y)}")
     blocks = ConeBlocks.of(cones)
     tight_lower, tight_upper, held = implied_box(A, b, blocks, lower, upper)
-    attempts = [(tight_lower, tight_upper, held)]
-    if held.any():  # else the same attempt; the rows' own duals are the fallback
-        attempts.append((lower, upper, np.zeros(b.size, dtype=bool)))
+    attempts = [(lower, upper, np.zeros(b.size, dtype=bool))]
+    if held.any():  # the rows of one entry as a box, where the rows' own duals fail
+        attempts.append((tight_lower, tight_upper, held))
     for box_lower, box_upper, rows in attempts:
         domain = _Domain(box_lower, box_upper, groups)
         bound = _attempt(A, c, b, blocks, np.asarray(y, float), domain, rows, offset, names,

@@ -70,16 +70,16 @@ def test_another_instances_dual_is_refused_or_below(demo_crosstab: Crosstab) -> 
     assert not bound.proved or bound.lower <= _finished_objective(demo_crosstab, "RURP")
 
 
-def test_without_the_protocol_box_the_rows_give_it_back(demo_crosstab: Crosstab) -> None:
-    """NUNP's protocol entries are its only columns. Unboxed, their box comes from the
-    rows themselves (``P >= 0`` rows of one entry, rows summing to 1:
-    :mod:`rldp_models.optimality.simple_bounds`), so none is left free, and the bound
+def test_without_the_protocol_box_the_bound_stays_valid(demo_crosstab: Crosstab) -> None:
+    """NUNP's protocol entries are its only columns. Unboxed, each is cancelled exactly
+    (or, where that fails, boxed by its own rows: ``P >= 0`` rows of one entry and rows
+    summing to 1, :mod:`rldp_models.optimality.simple_bounds`); the bound is proved and
     stays below the finished protocol's objective."""
     conic = conic_program(preset("NUNP", demo_crosstab, EPS, ALPHA))
     z = _clarabel_default_dual(conic)
     boxed = conic_lower_bound(conic, z, simplices=("protocol",))
     unboxed = conic_lower_bound(conic, z)
-    assert boxed.free == 0 and unboxed.free == 0
+    assert boxed.free == 0
     upper = _finished_objective(demo_crosstab, "NUNP")
     assert unboxed.proved and unboxed.lower <= upper
 
