@@ -29,7 +29,8 @@ offending cones along an interior direction of ``K*`` and starts the correction 
 (the next round's least change takes the move's effect on the free columns back from
 the moves with room).
 Every quantity is enclosed (:mod:`~rldp_models.optimality.enclosure`); the last sums
-are python-flint ``arb`` balls. The bound is for the program with exactly the given
+are python-flint ``arb`` balls. Each round checks the caller's time limit
+(:func:`solvers.deadline.check`). The bound is for the program with exactly the given
 floating point data.
 """
 
@@ -52,6 +53,7 @@ from rldp_models.optimality.least_change import least_change
 from rldp_models.optimality.lineality import implied_columns
 from rldp_models.optimality.moves import moves
 from rldp_models.optimality.simple_bounds import implied_box
+from solvers import deadline
 
 MOVES = 12
 """Rounds of moving offending cones inward before giving up (each at least doubles)."""
@@ -271,6 +273,7 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
     scale = np.maximum.reduceat(np.maximum(np.abs(y), 1.0), blocks.starts) \
         if blocks.starts.size else np.zeros(0)
     for round_ in range(MOVES + 1):
+        deadline.check("the weak-duality bound")
         for _ in range(REFINEMENTS):
             y = _refined(A, c, blocks, y, free, frozen)
         residual = Enclosure.exact(c) + transpose_product(A, Enclosure.exact(y))

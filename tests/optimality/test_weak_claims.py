@@ -251,3 +251,22 @@ def test_v3_on_the_demo_table_is_proved_through_its_sign_rows(demo_crosstab: Cro
     counts = np.asarray(demo_crosstab.counts)
     assert claim["lower"] <= independent_optimum(counts, v3_support(counts)) * (1 + 1e-9)
     assert main(["verify", str(path)]) == 0
+
+
+def test_a_bound_past_its_budget_is_not_proved_and_the_callers_limit_is_theirs(
+        monkeypatch) -> None:
+    """With no budget the claim is ``not proved`` and says why (a record is still
+    written); under the caller's own time limit, once passed, the limit is raised to the
+    caller, not turned into a claim."""
+    from rldp_models.results import optimality_weak
+    from solvers import deadline
+
+    solution = pair_restricted(HAIR).solve()
+    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 0.0)
+    monkeypatch.setattr(optimality_weak, "BUDGET_FACTOR", 0.0)
+    claim = weak_claim(solution)
+    assert not claim["claimed"] and "the bound's budget" in claim["reason"]
+    assert claim["reason"].startswith("not proved")
+    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 1e9)
+    with pytest.raises(deadline.TimeLimitReached), deadline.limited(0.0):
+        weak_claim(solution)
