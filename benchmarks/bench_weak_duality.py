@@ -53,7 +53,8 @@ def test_bound_3x5(benchmark, problem: str) -> None:
 
 @pytest.mark.slow
 def test_bound_rurp_10x20(benchmark) -> None:
-    """Issue 34's target: at most 0.5x the solve. Not proved yet (docs/optimality.md:
-    191 s against a 41 s solve, 4.7x, 463 cones outside K*), so the outcome is recorded,
-    not asserted."""
+    """Issue 34's target: at most 0.5x the solve. Not proved yet (docs/optimality.md,
+    profiled: 199 s against a 20.4 s solve, 9.7x, 463 cones outside K*; about 9 s a
+    round, so a first-round proof would be 0.45x), so the outcome is recorded, not
+    asserted."""
     _bound_over_solve(benchmark, "RURP", synthetic_10x20(), 1.0, 1, must_prove=False)

@@ -26,7 +26,7 @@ from rldp_models.results.optimality_bounds import (
     upper_bound,
 )
 from rldp_models.results.optimality_dual import conic_instance
-from rldp_models.results.optimality_weak import WEAK, accepted_upper, model_of, \
+from rldp_models.results.optimality_weak import WEAK, accepted_upper, bound_model, \
     program_lower_bound
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.uncertainty.base import Capability
@@ -72,7 +72,7 @@ def weak_verdict(stored: dict, program: ProtocolProgram, value: float) -> Verdic
         bound = program_lower_bound(program, form, z)
     except ValueError as exc:
         return Verdict(False, "optimality: NOT proved", (str(exc),))
-    model = model_of(program, form)
+    model = bound_model(program, form, bound)
     problems = [] if bound.proved else [f"the stored dual proves no bound ({bound.reason})"]
     if stored.get("model") != model:
         problems.append(f"the claim is of the model {stored.get('model')!r}, the record's "
@@ -94,7 +94,7 @@ def weak_verdict(stored: dict, program: ProtocolProgram, value: float) -> Verdic
                     "arithmetic)",
                     f"upper bound on the returned protocol's objective {upper:.12g} (the "
                     "value, as the certificate check accepts it)",
-                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative to max(1, |upper|)"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
 
 
@@ -124,7 +124,7 @@ def verdict(stored: dict, instance: Instance, protocol: np.ndarray,
                     f"{dual.weights.size} privacy terms, members of the sets proved "
                     f"{_proof_kind(instance)})",
                     f"upper bound on the returned protocol's objective {upper:.12g}",
-                    f"gap {gap:.3g} absolute, {rel:.3g} relative"),
+                    f"gap {gap:.3g} absolute, {rel:.3g} relative to max(1, |upper|)"),
                    {"lower": lower, "upper": upper, "gap": gap, "relative_gap": rel})
 
 

@@ -11,6 +11,7 @@ the floating point inversion affects only how tight it is).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,8 @@ def _block_sizes(size: int, block: int) -> np.ndarray:
 
 def conic_lower_bound(program: ConicProgram, z: np.ndarray,
                       boxes: Mapping[str, tuple[float, float]] | None = None,
-                      simplices: tuple[str, ...] = ()) -> LowerBound:
+                      simplices: tuple[str, ...] = (),
+                      exact: Mapping[float, Fraction] | None = None) -> LowerBound:
     """A proven lower bound on ``min c.x + offset`` of ``program`` (its minimisation form:
     for a maximised program, ``sign = -1``, minus an upper bound on the maximum).
 
@@ -65,6 +67,8 @@ def conic_lower_bound(program: ConicProgram, z: np.ndarray,
     simplices
         Names of 2-d variable blocks each of whose rows lies in the probability simplex
         at every feasible point (``("protocol",)``: ``P >= 0``, rows summing to 1).
+    exact
+        The rationals some data round (:func:`~rldp_models.optimality.proven_lower_bound`).
     """
     n = program.c.size
     lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
@@ -78,13 +82,14 @@ def conic_lower_bound(program: ConicProgram, z: np.ndarray,
         raise ValueError(f"simplices {simplices} must name 2-d variable blocks")
     return proven_lower_bound(program.c, program.A, program.b, cones, z, lower, upper,
                               program.offset, names=program.variable_blocks,
-                              simplices=np.vstack(groups) if groups else None)
+                              simplices=np.vstack(groups) if groups else None, exact=exact)
 
 
 def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray | None = None,
                       upper: np.ndarray | None = None,
                       names: dict[str, np.ndarray] | None = None,
-                      simplices: np.ndarray | None = None) -> LowerBound:
+                      simplices: np.ndarray | None = None,
+                      exact: Mapping[float, Fraction] | None = None) -> LowerBound:
     """A proven lower bound from cvxpy's problem data for Clarabel and its dual ``z``.
 
     ``data`` is the first item of ``problem.get_problem_data(cvxpy.CLARABEL)``; ``z`` the
@@ -93,8 +98,8 @@ def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray 
     on cvxpy's compiled minimisation, offset included; ``lower``, ``upper`` box its
     variable vector, ``names`` and ``simplices`` as for
     :func:`~rldp_models.optimality.weak_duality.proven_lower_bound` (columns of the
-    variable vector: :func:`cvxpy_columns`). PSD and n-dimensional power cones are not
-    handled.
+    variable vector: :func:`cvxpy_columns`), as is ``exact``. PSD and n-dimensional power
+    cones are not handled.
     """
     dims = data["dims"]
     if list(dims.psd) or list(getattr(dims, "pnd", [])):
@@ -103,7 +108,8 @@ def cvxpy_lower_bound(data: Mapping[str, Any], z: np.ndarray, lower: np.ndarray 
     cones = DualCones(int(dims.zero), int(dims.nonneg), tuple(int(d) for d in dims.soc),
                       int(dims.exp), tuple(float(a) for a in dims.p3d))
     return proven_lower_bound(np.asarray(data["c"]), data["A"], np.asarray(data["b"]), cones,
-                              z, lower, upper, offset, names=names, simplices=simplices)
+                              z, lower, upper, offset, names=names, simplices=simplices,
+                              exact=exact)
 
 
 def cvxpy_columns(data: Mapping[str, Any], variable_id: int,

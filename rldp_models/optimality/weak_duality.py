@@ -29,13 +29,16 @@ offending cones along an interior direction of ``K*`` and starts the correction 
 (the next round's least change takes the move's effect on the free columns back from
 the moves with room).
 Every quantity is enclosed (:mod:`~rldp_models.optimality.enclosure`); the last sums
-are python-flint ``arb`` balls. The bound is for the program with exactly the given
+are python-flint ``arb`` balls. Each round checks the caller's time limit
+(:func:`solvers.deadline.check`). The bound is for the program with exactly the given
 floating point data.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import flint
 import numpy as np
@@ -49,6 +52,8 @@ from rldp_models.optimality.inactive import AFFORDABLE, zero_inactive
 from rldp_models.optimality.least_change import least_change
 from rldp_models.optimality.lineality import implied_columns
 from rldp_models.optimality.moves import moves
+from rldp_models.optimality.simple_bounds import implied_box
+from solvers import deadline
 
 MOVES = 12
 """Rounds of moving offending cones inward before giving up (each at least doubles)."""
@@ -56,6 +61,9 @@ REFINEMENTS = 2
 """Floating point corrections (:mod:`~rldp_models.optimality.least_change`) per round."""
 STALL = 3
 """Rounds without fewer cones outside ``K*`` after which an attempt gives up."""
+SIGN_ROUNDS = 3
+"""Tries of a domain whose one-sided columns' residual signs fail, each with those columns
+cancelled exactly instead (:func:`_attempt`)."""
 MOVE_FLOOR = 1e-14
 """A move is at least this fraction of the cone's largest dual entry (or of 1)."""
 
@@ -81,6 +89,9 @@ class LowerBound:
     ``moves`` counts the rounds of inward moves; ``free`` and ``core`` the columns
     cancelled exactly and those solved densely; ``details`` the bound's two terms
     (``offset - b.y`` and the box and simplex term) and the largest correction.
+    ``fixed`` names the column blocks held at 0 along a lineality of the data read as
+    their rationals (:mod:`~rldp_models.optimality.lineality`): the bound is then on the
+    program with those columns fixed (None: on the program itself).
     """
 
     value: flint.arb | None
@@ -89,6 +100,7 @@ class LowerBound:
     free: int = 0
     core: int = 0
     details: dict[str, float] = field(default_factory=dict)
+    fixed: str | None = None
 
     @property
     def proved(self) -> bool:
@@ -113,7 +125,8 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
                        y: np.ndarray, lower: np.ndarray | None = None,
                        upper: np.ndarray | None = None, offset: float = 0.0,
                        names: dict[str, np.ndarray] | None = None,
-                       simplices: np.ndarray | None = None) -> LowerBound:
+                       simplices: np.ndarray | None = None,
+                       exact: Mapping[float, Fraction] | None = None) -> LowerBound:
     """A lower bound on ``min c.x + offset, A x + s = b, s in K`` proved from the dual ``y``.
 
     Parameters
@@ -135,6 +148,10 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
         at every feasible point (a protocol's rows). A group contributes ``min_j r_j``
         instead of the box's ``sum_j min(0, r_j)``: the solver's residual costs once
         per row, not once per entry.
+    exact
+        The rationals some data are roundings of (a double to its rational, e.g. each
+        ``counts / n``): a free direction of the data read so is fixed at 0
+        (:mod:`~rldp_models.optimality.lineality`).
 
     Returns
     -------
@@ -155,18 +172,68 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
         raise ValueError(f"inconsistent program: A {A.shape}, c {c.shape}, b {b.shape}, "
                          f"cones cover {cones.rows} rows, y {np.shape(y)}")
     blocks = ConeBlocks.of(cones)
-    free = np.flatnonzero(~(np.isfinite(lower) & np.isfinite(upper)))
+    tight_lower, tight_upper, held = implied_box(A, b, blocks, lower, upper)
+    attempts = [(lower, upper, np.zeros(b.size, dtype=bool))]
+    if held.any():  # the rows of one entry as a box, where the rows' own duals fail
+        attempts.append((tight_lower, tight_upper, held))
+    for box_lower, box_upper, rows in attempts:
+        domain = _Domain(box_lower, box_upper, groups)
+        bound = _attempt(A, c, b, blocks, np.asarray(y, float), domain, rows, offset, names,
+                         exact)
+        if bound.proved:
+            return bound
+    return bound
+
+
+def _attempt(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
+             y: np.ndarray, domain: "_Domain", held: np.ndarray, offset: float,
+             names: dict[str, np.ndarray] | None,
+             exact: Mapping[float, Fraction] | None) -> LowerBound:
+    """The bound over ``domain`` with the duals of the ``held`` rows (its simple bounds)
+    at 0: columns without a finite side cancelled exactly, after zeroing negligible
+    inactive groups at each affordable cost (:data:`AFFORDABLE`) in turn."""
+    wrong = np.zeros(0, dtype=np.int64)
+    for _ in range(SIGN_ROUNDS):
+        try:
+            return _over(A, c, b, blocks, y, domain, held, offset, names, exact)
+        except _WrongSign as error:  # cancel those columns' residual exactly instead
+            wrong = error.columns
+            lower, upper = domain.lower.copy(), domain.upper.copy()
+            lower[wrong], upper[wrong] = -np.inf, np.inf
+            domain = _Domain(lower, upper, domain.simplices)
+    return _not_proved(f"{_label(wrong, names)}: bounded on one side, with a residual of "
+                       "the sign that leaves them unbounded below", 0)
+
+
+class _WrongSign(ValueError):
+    """Columns bounded on one side whose residual is not proved of the sign the bound
+    needs: their box is dropped (a relaxation, so any bound stands) and their residual
+    cancelled exactly."""
+
+    def __init__(self, columns: np.ndarray) -> None:
+        super().__init__(f"{columns.size} columns with a residual of the wrong sign")
+        self.columns = columns
+
+
+def _over(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks, y: np.ndarray,
+          domain: "_Domain", held: np.ndarray, offset: float,
+          names: dict[str, np.ndarray] | None,
+          exact: Mapping[float, Fraction] | None) -> LowerBound:
+    """One try of :func:`_attempt` over a fixed ``domain``."""
+    lower, upper = domain.lower, domain.upper
+    free = np.flatnonzero(~np.isfinite(lower) & ~np.isfinite(upper))
     free, unreachable = _split_empty(A, c, free)
     if unreachable.size:
         return _not_proved(f"{_label(unreachable, names)}: an unbounded column with a cost "
                            f"and no constraint", free.size)
-    projected, domain = project(blocks, np.asarray(y, float)), _Domain(lower, upper, groups)
+    projected = np.where(held, 0.0, project(blocks, y))
     reach = np.where(np.isfinite(lower) & np.isfinite(upper),
                      np.maximum(np.abs(lower), np.abs(upper)), 0.0)
     for affordable in AFFORDABLE:
         start, cancel, frozen = zero_inactive(A, b, c, blocks, projected, free, reach,
                                               affordable)
-        bound = _cancelled(A, c, b, blocks, start, cancel, frozen, domain, offset, names)
+        bound = _cancelled(A, c, b, blocks, start, cancel, frozen | held, domain, offset,
+                           names, exact)
         if bound.proved:
             return bound
     return bound
@@ -174,18 +241,27 @@ def proven_lower_bound(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Dual
 
 def _cancelled(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
                y: np.ndarray, cancel: np.ndarray, frozen: np.ndarray, domain: "_Domain",
-               offset: float, names: dict[str, np.ndarray] | None) -> LowerBound:
+               offset: float, names: dict[str, np.ndarray] | None,
+               exact: Mapping[float, Fraction] | None) -> LowerBound:
     """:func:`_moved_until_inside`; where the free columns admit no square system, again
-    without the columns whose residual the others' implies
-    (:mod:`~rldp_models.optimality.lineality`), while there are such columns."""
+    without the columns whose residual the others' implies, or that a lineality of the
+    data read as ``exact``'s rationals fixes at 0
+    (:mod:`~rldp_models.optimality.lineality`), while there are such columns. The
+    lineality is of the rows not frozen: the dual is 0 on the frozen ones, so they add
+    nothing to any residual (two multipliers that differ only in their own sign rows)."""
+    fixed = np.zeros(0, dtype=np.int64)
     while True:
         try:
-            return _moved_until_inside(A, c, b, blocks, y, cancel, frozen, domain, offset)
+            bound = _moved_until_inside(A, c, b, blocks, y, cancel, frozen, domain, offset)
+            return replace(bound, fixed=_label(fixed, names)) if fixed.size else bound
         except NoPivots as error:
-            implied = implied_columns(A, c, error.columns)
-            if implied.size == 0:
+            active = sp.csc_matrix(sp.diags((~frozen).astype(float)) @ A)  # y is 0 on frozen
+            active.eliminate_zeros()
+            implied, held = implied_columns(active, c, error.columns, exact)
+            if implied.size + held.size == 0:
                 return _not_proved(f"{_label(error.columns, names)}: {error}", cancel.size)
-            cancel = np.setdiff1d(cancel, implied)
+            cancel, fixed = np.setdiff1d(cancel, np.union1d(implied, held)), \
+                np.union1d(fixed, held)
 
 
 def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
@@ -197,6 +273,7 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
     scale = np.maximum.reduceat(np.maximum(np.abs(y), 1.0), blocks.starts) \
         if blocks.starts.size else np.zeros(0)
     for round_ in range(MOVES + 1):
+        deadline.check("the weak-duality bound")
         for _ in range(REFINEMENTS):
             y = _refined(A, c, blocks, y, free, frozen)
         residual = Enclosure.exact(c) + transpose_product(A, Enclosure.exact(y))
@@ -207,7 +284,10 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
         dual = Enclosure.exact(y) + delta
         outside = violations(blocks, dual)
         if not outside.any():
-            bound, terms = _bound(A, b, domain, residual, delta, dual, offset)
+            found = _bound(A, b, domain, residual, delta, dual, offset)
+            if isinstance(found, np.ndarray):
+                raise _WrongSign(found)
+            bound, terms = found
             terms["largest correction"] = float(np.abs(delta.mid).max(initial=0.0))
             return LowerBound(bound, moves=round_, free=free.size,
                               core=pivots.core_columns.size, details=terms)
@@ -235,16 +315,24 @@ def _refined(A: sp.csc_matrix, c: np.ndarray, blocks: ConeBlocks, y: np.ndarray,
 
 def _bound(A: sp.csc_matrix, b: np.ndarray, domain: "_Domain", residual: Enclosure,
            delta: Enclosure, dual: Enclosure, offset: float
-           ) -> tuple[flint.arb, dict[str, float]]:
+           ) -> tuple[flint.arb, dict[str, float]] | np.ndarray:
     """``offset - b.y + sum_{j boxed} min_box r_j x_j + sum_{simplices} min_j r_j``, as
-    an ``arb`` ball (module docstring), and its two terms as floats."""
+    an ``arb`` ball (module docstring), and its two terms as floats. A column bounded on
+    one side only (:mod:`~rldp_models.optimality.simple_bounds`) contributes ``r_j l_j``
+    when ``r_j >= 0`` is proved (``r_j u_j`` when ``r_j <= 0``); where that sign is not
+    proved those columns are returned instead of a bound."""
     lower, upper = domain.lower, domain.upper
-    bounded = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
+    bounded = np.flatnonzero(np.isfinite(lower) | np.isfinite(upper))
     moved = np.flatnonzero((delta.mid != 0) | (delta.rad != 0))
     r = residual[bounded] + transpose_product(A[moved][:, bounded], delta[moved])
     low, high = r.lower(), r.upper()
-    products = np.stack([low * lower[bounded], low * upper[bounded], high * lower[bounded],
-                         high * upper[bounded]])
+    below, above = lower[bounded], upper[bounded]
+    wrong = (~np.isfinite(below) & (high > 0)) | (~np.isfinite(above) & (low < 0))
+    if wrong.any():
+        return bounded[wrong]
+    below, above = np.where(np.isfinite(below), below, above), \
+        np.where(np.isfinite(above), above, below)
+    products = np.stack([low * below, low * above, high * below, high * above])
     smallest = np.nextafter(products.min(axis=0), -np.inf)
     boxed = ~np.isin(bounded, domain.simplices)
     at = np.searchsorted(bounded, domain.simplices)  # simplex columns are all bounded

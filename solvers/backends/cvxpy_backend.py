@@ -196,9 +196,11 @@ def _dual_keeping(cvxpy_solver: str) -> Any:
     ``z`` of the compiled rows (cvxpy's inversion keeps only the duals of the user's
     constraints) for Clarabel; the name itself for any other solver.
 
-    The subclass changes nothing but its name (cvxpy requires a custom solver's name to be
-    its own) and what ``invert`` keeps: the same reductions compile the same data, the
-    data ``problem.get_problem_data(cvxpy.CLARABEL)`` returns.
+    The subclass changes nothing but its name and what ``invert`` keeps. cvxpy requires a
+    custom solver's name to differ from its own solvers' and prints it in its messages and
+    ``solver_stats`` ("Solver '...' failed"), so the name is the registry's ``clarabel``
+    (cvxpy's is ``CLARABEL``), the name a user chose it by. Otherwise the same reductions
+    compile the same data, the data ``problem.get_problem_data(cvxpy.CLARABEL)`` returns.
     """
     if cvxpy_solver != "CLARABEL":
         return cvxpy_solver
@@ -207,7 +209,7 @@ def _dual_keeping(cvxpy_solver: str) -> Any:
 
     class DualKeepingClarabel(CLARABEL):
         def name(self) -> str:
-            return "CLARABEL_KEEPING_DUAL"
+            return "clarabel"
 
         def invert(self, solution: Any, inverse_data: Any) -> Any:
             inverted = super().invert(solution, inverse_data)

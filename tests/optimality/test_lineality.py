@@ -10,6 +10,8 @@ epigraph of a support function with a free constant as cvxpy writes it). Its opt
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -55,8 +57,9 @@ def _brute_force(g: np.ndarray, a: np.ndarray) -> float:
 def test_the_lineality_is_found_exactly() -> None:
     c, A, _, _, _ = _program(np.array([1.0, 2.0, 0.5]), np.array([1.0, 3.0, 2.0]))
     free = np.arange(5)  # t, u, w
-    implied = implied_columns(A, c, free)
+    implied, fixed = implied_columns(A, c, free)
     assert implied.size == 1 and implied[0] in range(1, 5)  # one of u, w; never t (cost)
+    assert fixed.size == 0
 
 
 def _bound() -> tuple:
@@ -81,6 +84,23 @@ def test_without_the_lineality_the_moves_are_rank_deficient(monkeypatch) -> None
     """The same program is not proved when no implied column is dropped: the lineality
     is what makes it provable."""
     monkeypatch.setattr(weak_duality, "implied_columns",
-                        lambda A, c, columns: np.zeros(0, dtype=np.int64))
+                        lambda A, c, columns, exact: (np.zeros(0, dtype=np.int64),) * 2)
     bound, _ = _bound()
     assert not bound.proved and "rank deficient" in str(bound.reason)
+
+
+def test_a_lineality_of_the_rationals_is_fixed_not_implied() -> None:
+    """Potentials ``u_1 = u_2 = u_3`` and an epigraph row ``sum_i p_i u_i - w`` with
+    ``p_i = 1/3``: shifting ``u`` and ``w`` together is free for the rationals
+    (``sum p_i = 1``), not for the doubles of ``1/3`` (their sum is not 1). So the
+    direction is not implied on the doubles, and is found to be fixed when told the
+    doubles round ``1/3``."""
+    third = 1.0 / 3.0
+    A = sp.csc_matrix(np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 1.0, -1.0, 0.0],
+                                [third, third, third, -1.0]]))
+    c, columns = np.zeros(4), np.arange(4)
+    assert 3 * Fraction(third) != 1  # the premise: the doubles do not sum to 1
+    implied, fixed = implied_columns(A, c, columns)
+    assert implied.size == 0 and fixed.size == 0
+    implied, fixed = implied_columns(A, c, columns, {third: Fraction(1, 3)})
+    assert implied.size == 0 and fixed.size == 1

@@ -13,6 +13,7 @@ value (the upper end) is at least it. Every edit of the stored bound or dual fai
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -91,9 +92,12 @@ def test_the_claim_brackets_the_independent_optimum(records, variant: str, capsy
     expected = optimum(counts_of("4x4"), variant, None)
     assert claim["lower"] <= expected * (1 + 1e-9) <= claim["upper"] * (1 + 1e-6)
     assert claim["relative_gap"] <= TARGET
+    exact = Fraction(claim["gap"]) / max(1, abs(Fraction(claim["upper"])))  # issue 34's measure
+    assert exact <= claim["relative_gap"] <= exact * (1 + Fraction(1, 2**50))
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "optimal within" in out and ": proved" in out and "weak duality" in out
+    assert "relative to max(1, |upper|)" in out
 
 
 def _tampered(path: Path, change: Callable[[dict[str, Any]], None]) -> Path:
@@ -190,6 +194,22 @@ def test_the_cvxpy_backend_keeps_clarabels_dual_of_the_compiled_rows() -> None:
     assert other.compiled_dual is None
 
 
+def test_the_dual_keeping_clarabel_is_named_clarabel_in_what_users_read() -> None:
+    """The subclass's name is what cvxpy prints (its log line and "Solver '...' failed"):
+    a stopped solve's log names ``clarabel``, not the subclass."""
+    import cvxpy as cp
+
+    import solvers
+
+    x = cp.Variable(2, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.norm(x - np.array([1.0, 2.0]))), [cp.sum(x) == 1])
+    stopped = solvers.solve(solvers.CvxpyModel(problem, {"x": x}), solver="clarabel",
+                            max_iter=0)
+    assert stopped.status is solvers.Status.ITERATION_LIMIT
+    assert "; clarabel" in stopped.log and "KEEPING" not in stopped.log.upper()
+    assert problem.solver_stats.solver_name == "clarabel"
+
+
 HAIR = np.array([[20, 68, 5, 15], [94, 7, 16, 10], [84, 119, 29, 54], [17, 26, 14, 14]])
 """Hair x eye colour (Snee 1974, n = 592): a large n, so a small chi-square radius, where
 cvxpy's default Clarabel dual costs 1e-6 in the simplex term."""
@@ -210,3 +230,43 @@ def test_a_loose_default_dual_is_replaced_by_a_sharper_one() -> None:
     assert claim["claimed"] and claim["lower"] > first.lower
     assert claim["gap"] / max(1.0, abs(claim["upper"])) <= TARGET
     assert claim["lower"] <= optimum(HAIR, "V1", None) * (1 + 1e-9)
+
+
+@pytest.mark.slow
+def test_v3_on_the_demo_table_is_proved_through_its_sign_rows(demo_crosstab: Crosstab,
+                                                              tmp_path: Path) -> None:
+    """V3 (chi-square & box) on the 3x5 demo table: cvxpy writes its multipliers'
+    ``>= 0`` as rows of one entry, whose tiny duals left the dual outside ``K*`` (not
+    proved before :mod:`rldp_models.optimality.simple_bounds`). Now proved, below the
+    independent product-form optimum, and re-proved by verify (47 s; the quick form is
+    tests/optimality/test_simple_bounds.py)."""
+    from tests.variant_scripts import variant_script
+    from tests.variants.independent import independent_optimum, v3_support
+
+    program = variant_script("v3_chi2_box.py")["program"](demo_crosstab)
+    path = tmp_path / "V3.json"
+    write_result(solution_result(program.solve()), path)
+    claim = json.loads(path.read_text())["certificate"]["optimality"]
+    assert claim["claimed"] and claim["bound"] == "weak duality", claim.get("reason")
+    counts = np.asarray(demo_crosstab.counts)
+    assert claim["lower"] <= independent_optimum(counts, v3_support(counts)) * (1 + 1e-9)
+    assert main(["verify", str(path)]) == 0
+
+
+def test_a_bound_past_its_budget_is_not_proved_and_the_callers_limit_is_theirs(
+        monkeypatch) -> None:
+    """With no budget the claim is ``not proved`` and says why (a record is still
+    written); under the caller's own time limit, once passed, the limit is raised to the
+    caller, not turned into a claim."""
+    from rldp_models.results import optimality_weak
+    from solvers import deadline
+
+    solution = pair_restricted(HAIR).solve()
+    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 0.0)
+    monkeypatch.setattr(optimality_weak, "BUDGET_FACTOR", 0.0)
+    claim = weak_claim(solution)
+    assert not claim["claimed"] and "the bound's budget" in claim["reason"]
+    assert claim["reason"].startswith("not proved")
+    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 1e9)
+    with pytest.raises(deadline.TimeLimitReached), deadline.limited(0.0):
+        weak_claim(solution)
