@@ -12,14 +12,16 @@ import pytest
 from rldp_models.results.optimality_bounds import relative
 
 
-def test_a_subnormal_upper_bound_states_the_absolute_gap() -> None:
-    assert relative(5.58e-9, 5e-324) == 5.58e-9
-    assert relative(5.58e-9, 0.0) == 5.58e-9
+def test_an_upper_bound_of_size_at_most_one_states_the_absolute_gap() -> None:
+    """Issue 34's measure ``gap / max(1, |UB|)``: subnormal, zero and small objectives alike."""
+    for upper in (5e-324, 0.0, 0.25, -1.0):
+        assert 5.58e-9 <= relative(5.58e-9, upper) <= 5.58e-9 * (1 + 1e-15)
 
 
-def test_a_normal_upper_bound_gives_the_ratio_rounded_up() -> None:
-    ratio = relative(1e-9, 0.25)
-    assert 4e-9 <= ratio <= 4e-9 * (1 + 1e-15)
+def test_a_larger_upper_bound_gives_the_ratio_rounded_up() -> None:
+    ratio = relative(1e-9, 4.0)
+    assert 2.5e-10 <= ratio <= 2.5e-10 * (1 + 1e-15)
+    assert relative(1e-9, -4.0) == ratio
 
 
 @pytest.mark.parametrize("problem", ["NUNP", "RUNP"])
