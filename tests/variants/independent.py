@@ -197,7 +197,9 @@ def independent_optimum(counts: np.ndarray, support) -> float:
                     for s1, s2 in itertools.permutations(range(n_s), 2)]
     problem = cp.Problem(cp.Minimize(worst), constraints)
     problem.solve(solver="CLARABEL", **TIGHT)
-    return float(problem.value)
+    # the solver's optimum: the objective re-evaluated at its point is NaN where a geo_mean's
+    # argument is a rounding below 0 (V3 on a 4x4 table with an empty column of U)
+    return float(problem.solution.opt_val)
 
 
 def v3_support(counts: np.ndarray):
