@@ -42,6 +42,15 @@ if TYPE_CHECKING:
     import cvxpy as cp
 
 
+CLARABEL_SHORTER_STEPS = {"max_step_fraction": 0.9}
+"""Clarabel's options for one more solve when its default settings stop without a solution:
+steps to 90% of the way to the cone boundary, not 99%. With few records the sets' radii are
+large and the exponential cones of a KL ball's dual (V2 on a 5x14 table of 43 records,
+KL radius 1.04, chi-square B = 2.07) are met near their boundary, where Clarabel's step
+length fell to 0 ("insufficient progress" at iteration 15); at 0.9 it solves in 41
+iterations. The same table with ten times the counts solves at the defaults."""
+
+
 def _check_contract(objective: Any, constraints: Sequence[Any]) -> None:
     """Reject blocks that do not derive from the contract's classes (one-line input error)."""
     if not isinstance(objective, Objective):
@@ -240,10 +249,14 @@ class ProtocolProgram:
             (:func:`~rldp_models.programs.backend_choice.default_solver`; a
             one-line note on stderr when that is not the fastest path).
         **options
-            Passed to the solver.
+            Passed to the solver. Clarabel given none that stops without a solution is
+            asked once more with :data:`CLARABEL_SHORTER_STEPS`.
         """
         solver = solver or default_solver(self)
         result = solvers.solve(self, solver=solver, **options)
+        if not result.status.has_solution and solver == "clarabel" and not options:
+            options = dict(CLARABEL_SHORTER_STEPS)
+            result = solvers.solve(self, solver=solver, **options)
         return finish_solution(self, result, solver, options)
 
     def to_conic(self) -> solvers.ConicProgram:

@@ -110,8 +110,10 @@ class ConditionalDual:
             proved = self._raised(v, s, float(kappa), np.asarray(y, dtype=float).ravel(), 1)
             if proved is not None:
                 return proved
+        mass = float(self.uncertainty.phat[s].sum())
         solved = self.primal.conditional(embed(v, s, self.shape),
-                                         embed(np.ones(v.size), s, self.shape))
+                                         embed(np.ones(v.size), s, self.shape),
+                                         mass if mass > 0 else 1.0)
         if solved is None:
             return simplex
         return self._raised(v, s, *solved) or simplex

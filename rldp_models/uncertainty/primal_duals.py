@@ -10,7 +10,8 @@ are read from the primal, solved at tight tolerances, once per term:
 * support: ``max v.x_p  s.t.  b - A x in K``; its duals satisfy
   ``A^T y = E v`` (the derived dual) and ``b.y`` is the support function;
 * conditional (Charnes-Cooper, (CC) of :mod:`.conditional_dual`):
-  ``max v.z_s  s.t.  b t - A z in K, 1.z_s = 1, t >= 0``; its cone duals satisfy
+  ``max v.z_s  s.t.  b t - A z in K, 1.z_s = 1, t >= 0`` (solved at ``1.z_s = Phat(s)``,
+  the same problem scaled); its cone duals satisfy
   ``A^T y = E e_s(v - kappa)``, ``b.y <= 0``, with ``kappa`` the optimum.
 
 cvxpy reports the dual of an equality row with the opposite sign to (CC)'s
@@ -91,20 +92,26 @@ class PrimalDuals:
         return (float(problem.value), np.asarray(x.value)[self.description.columns],
                 self._multipliers(constraints))
 
-    def conditional(self, w_value: np.ndarray,
-                    indicator: np.ndarray) -> tuple[float, np.ndarray] | None:
-        """``(kappa, y)`` of (CC) at ``w = e_s(v)``, ``c = e_s(1)``, or None if the solve fails."""
+    def conditional(self, w_value: np.ndarray, indicator: np.ndarray,
+                    mass: float = 1.0) -> tuple[float, np.ndarray] | None:
+        """``(kappa, y)`` of (CC) at ``w = e_s(v)``, ``c = e_s(1)``, or None if the solve fails.
+
+        Solved with ``1.z_s = mass`` (``Phat(s)``, say) and ``kappa`` the optimum over
+        ``mass``: the same (CC) with ``(z, t)`` scaled by ``mass`` (its cone is homogeneous)
+        and the same ``y``, but ``z`` of the size of ``Phat`` rather than ``1 / Phat(s)``
+        times it (a secret with one record of 7,500 left (CC)'s ``kappa`` 1e-6 high)."""
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy
 
         if self._conditional is None:
             z, t = cp.Variable(self.description.a_matrix.shape[1]), cp.Variable(nonneg=True)
             w, c = (cp.Parameter(self.description.columns.size) for _ in range(2))
+            total = cp.Parameter(pos=True)
             constraints = cone_constraints(self.description, z, t)
             problem = cp.Problem(cp.Maximize(w @ z[self.description.columns]),
-                                 [*constraints, c @ z[self.description.columns] == 1])
-            self._conditional = (problem, w, c, constraints)
-        problem, w, c, constraints = self._conditional
-        w.value, c.value = w_value, indicator
+                                 [*constraints, c @ z[self.description.columns] == total])
+            self._conditional = (problem, w, c, total, constraints)
+        problem, w, c, total, constraints = self._conditional
+        w.value, c.value, total.value = w_value, indicator, float(mass)
         if not self._solve(problem) or problem.value is None or not np.isfinite(problem.value):
             return None
-        return float(problem.value), self._multipliers(constraints)
+        return float(problem.value) / float(mass), self._multipliers(constraints)

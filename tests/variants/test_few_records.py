@@ -1,0 +1,74 @@
+"""V2 on a 5x14 table of 43 records (Poisson(0.6), seed 7, many empty cells): Clarabel at its
+defaults stops with "insufficient progress" (the radii are large: KL 1.04, chi-square 2.07);
+the program asks it once more with shorter steps, and the record is the optimum and verifies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import solvers
+from rldp_models.cli import main
+from rldp_models.programs import protocol_program
+from rldp_models.programs.protocol_program import CLARABEL_SHORTER_STEPS
+from tests.variants.independent import optimum
+from tests.variants.test_variants import HIGH, LOW
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_v2_on_a_wide_sparse_table_solves_and_verifies(tmp_path: Path) -> None:
+    counts = np.random.default_rng(7).poisson(0.6, size=(5, 14))
+    path, out = tmp_path / "wide.csv", tmp_path / "v2.json"
+    pd.DataFrame(counts, index=[f"s{i}" for i in range(5)],
+                 columns=[str(10 * j) for j in range(14)]).to_csv(path)
+    subprocess.run([sys.executable, str(ROOT / "docs" / "variants" / "v2_kl_utility.py"),
+                    "--counts", str(path), "--out", str(out)], check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    value = json.loads(out.read_text())["value"]["value"]
+    expected = optimum(counts, "V2")
+    assert LOW <= (value - expected) / abs(expected) <= HIGH, (value, expected)
+    assert main(["verify", str(out)]) == 0
+
+
+def _program():
+    from rldp_models.data import Crosstab
+    from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
+    from rldp_models.uncertainty import ChiSquareSet
+
+    counts = np.array([[5, 3], [2, 6]])
+    crosstab = Crosstab(counts.astype(object), ("a", "b"), ("0", "1"))
+    return ProtocolProgram(crosstab, RobustDistortion(), [RobustSecretPrivacy(1.0)],
+                           uncertainty=ChiSquareSet.from_counts(counts, 0.05))
+
+
+@pytest.mark.parametrize("given", [{}, {"tol_feas": 1e-9}])
+def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_defaults(
+        monkeypatch, given: dict) -> None:
+    """The first solve is made to fail: with no options the second has the shorter steps and
+    its protocol is finished; with options of the caller's, the failure stands."""
+    calls = []
+    real = solvers.solve
+
+    def failing_first(program, solver, **options):
+        calls.append(options)
+        result = real(program, solver=solver, **options)
+        if len(calls) == 1:
+            result.status = solvers.Status.ERROR
+        return result
+
+    monkeypatch.setattr(protocol_program.solvers, "solve", failing_first)
+    solution = _program().solve("clarabel", **given)
+    if given:
+        assert calls == [given] and solution.protocol is None
+    else:
+        assert calls == [{}, CLARABEL_SHORTER_STEPS] and solution.protocol is not None
