@@ -18,7 +18,7 @@ import pytest
 import solvers
 from rldp_models.cli import main
 from rldp_models.programs import protocol_program
-from rldp_models.programs.protocol_program import CLARABEL_SHORTER_STEPS
+from rldp_models.programs.protocol_program import CLARABEL_ATTEMPTS
 from tests.variants.independent import optimum
 from tests.variants.test_variants import HIGH, LOW
 
@@ -54,8 +54,9 @@ def _program():
 @pytest.mark.parametrize("given", [{}, {"tol_feas": 1e-9}])
 def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_defaults(
         monkeypatch, given: dict) -> None:
-    """The first solve is made to fail: with no options the second has the shorter steps and
-    its protocol is finished; with options of the caller's, the failure stands."""
+    """The first solve is made to fail: with no options the next of the attempts (Clarabel's
+    defaults after the tight tolerances) is made and its protocol finished; with options of
+    the caller's, the failure stands."""
     calls = []
     real = solvers.solve
 
@@ -71,4 +72,4 @@ def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_default
     if given:
         assert calls == [given] and solution.protocol is None
     else:
-        assert calls == [{}, CLARABEL_SHORTER_STEPS] and solution.protocol is not None
+        assert calls == list(CLARABEL_ATTEMPTS[:2]) and solution.protocol is not None
