@@ -57,7 +57,7 @@ and the exponential cones of a KL ball's dual (V2 on a 5x14 table of 43 records,
 0 ("insufficient progress" at iteration 15); at 0.9 it solves in 41 iterations. The same
 table with ten times the counts solves at the defaults."""
 
-CLARABEL_ATTEMPTS = (CLARABEL_TIGHT, {}, CLARABEL_SHORTER_STEPS)
+CLARABEL_ATTEMPTS: tuple[dict[str, float], ...] = (CLARABEL_TIGHT, {}, CLARABEL_SHORTER_STEPS)
 """Clarabel's settings for a program given no options, in order: the first solve that ends
 optimal is kept; if none does, the first with a solution (optimal but inaccurate)."""
 
