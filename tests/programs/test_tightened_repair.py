@@ -29,6 +29,16 @@ from rldp_models.uncertainty import named_set
 from rldp_models.results.record import to_record
 
 EPS, ALPHA, N = 0.5, 0.05, 15_000
+
+
+@pytest.fixture(autouse=True)
+def clarabel_at_its_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Programs solved through cvxpy get Clarabel's default tolerances, not 1e-10 first
+    (:data:`~rldp_models.programs.protocol_program.CLARABEL_ATTEMPTS`): the repairs tested
+    here are those of default-tolerance protocols (at 1e-10 their violations are ~1e-9)."""
+    from rldp_models.programs import protocol_program
+
+    monkeypatch.setattr(protocol_program, "CLARABEL_ATTEMPTS", ({},))
 SEEDS = (2, 7, 10)
 """The three RURP instances of the 20-instance sweep whose gap the uniform repair broke."""
 
