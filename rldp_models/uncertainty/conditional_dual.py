@@ -27,6 +27,18 @@ of ``v - kappa`` included. If none proves, or the solve fails, the bound is the
 simplex bound ``max v`` (always valid: ``C_s``
 holds distributions) -- "not proved" at the solver's bound, which the finish
 path repairs, never a false "violated".
+
+Scale. (CC) is solved at ``unit = (v - min v) / (max v - min v)``, whose values lie in
+``[0, 1]`` whatever the protocol's column, and mapped back (``kappa = min v + spread
+kappa_unit``, ``y = spread y_unit``: (CC) is linear in ``(v, kappa, y)``). On sets with
+cells of very different mass (V3 on Adult race x marital-status, cells 3e-5 to 0.4)
+(CC)'s duals can still miss by 1e-7 of ``P(s)``, and the raise that repairs it is
+2% of the bound, which the mixing repair then pays 200 times over. So when (CC)'s own
+``y`` does not prove, the support problem ``g(k) = delta*(e_s(unit - k) | F)`` is solved at
+(CC)'s ``k`` (its duals are accurate to the solver's tolerance where (CC)'s homogenised
+ones are not), with Dinkelbach's Newton step ``k += g(k) / P*(s)`` while it does not prove
+(:data:`SUPPORT_SOLVES` at most), and the closest is raised along ``d_s``. On that table
+V3's repair cost fell from +212% of the objective to about +1%.
 """
 
 from __future__ import annotations
@@ -50,6 +62,9 @@ GROWTH = 1.25
 needed), so a quarter more than the raise needed proves, and the bound is raised less."""
 
 FIRST_NUDGE = 1e-10
+
+SUPPORT_SOLVES = 3
+"""Support solves after (CC) when its own multipliers do not prove (Newton steps, below)."""
 
 
 @dataclass(frozen=True)
@@ -110,13 +125,45 @@ class ConditionalDual:
             proved = self._raised(v, s, float(kappa), np.asarray(y, dtype=float).ravel(), 1)
             if proved is not None:
                 return proved
+        low, spread = float(v.min()), top - float(v.min())
+        if spread <= 0.0:
+            return simplex
+        unit = (v - low) / spread
         mass = float(self.uncertainty.phat[s].sum())
-        solved = self.primal.conditional(embed(v, s, self.shape),
+        solved = self.primal.conditional(embed(unit, s, self.shape),
                                          embed(np.ones(v.size), s, self.shape),
                                          mass if mass > 0 else 1.0)
         if solved is None:
             return simplex
-        return self._raised(v, s, *solved) or simplex
+        kappa = low + spread * solved[0]
+        proved = self._raised(v, s, kappa, spread * solved[1], 1)
+        if proved is not None:
+            return proved
+        return self._newton(v, s, low, spread, solved[0]) or simplex
+
+    def _newton(self, v: np.ndarray, s: int, low: float, spread: float,
+                kappa: float) -> ConditionalCertificate | None:
+        """The proof from support solves at ``unit = (v - low) / spread`` (module docstring):
+        Dinkelbach's Newton steps ``k += g(k) / P*(s)`` on ``g(k) = delta*(e_s(unit - k) | F)``
+        from (CC)'s ``kappa`` (``unit``'s scale), :data:`SUPPORT_SOLVES` at most; the pair
+        whose proof fell least short is raised along ``d_s``."""
+        best: tuple[float, float, np.ndarray] | None = None  # excess, kappa, y
+        for _ in range(SUPPORT_SOLVES):
+            step = self.primal.support(embed((v - low) / spread - kappa, s, self.shape))
+            if step is None:
+                break
+            value, maximiser, y = step
+            pair = (low + spread * kappa, spread * y)
+            check = certify_conditional(self.uncertainty, v, s, pair[0], {"y": pair[1]})
+            if check <= 0:
+                return ConditionalCertificate(pair[0], {"y": pair[1]}, check)
+            if best is None or check < best[0]:
+                best = (float(check), *pair)
+            mass = float(np.asarray(maximiser).reshape(self.shape)[s].sum())
+            if value <= 0.0 or mass <= 0.0:
+                break
+            kappa += value / mass
+        return None if best is None else self._raised(v, s, best[1], best[2])
 
     def _raised(self, v: np.ndarray, s: int, kappa: float, y: np.ndarray,
                 tries: int = TRIES) -> ConditionalCertificate | None:
