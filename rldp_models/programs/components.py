@@ -60,9 +60,10 @@ from rldp_models.programs.contract import (
     set_capabilities,
 )
 from rldp_models.uncertainty.base import (
-    NO_CAPABILITIES,
     Capability,
+    NO_CAPABILITIES,
     UncertaintySet,
+    stated_support,
 )
 from rldp_models.uncertainty.certifiable import CertifiableSet, ChiSquareCertifiable
 from rldp_models.uncertainty.pair_support_batch import theorem4_expression
@@ -154,7 +155,7 @@ class RobustDistortion(Objective):
         """The worst case over the set by its closed form (Theorem 2 for the chi-square set)."""
         per_cell = np.sum(protocol * np.tile(program.distortion_matrix,
                                              (program.crosstab.shape[0], 1)), axis=1)
-        return robust_set(self.over, program.uncertainty).support(per_cell)
+        return stated_support(robust_set(self.over, program.uncertainty), per_cell)
 
     def certificate_multipliers(self, protocol: np.ndarray, program: "ProtocolProgram",
                                 multipliers: Multipliers) -> Multipliers:

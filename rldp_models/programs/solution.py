@@ -76,6 +76,12 @@ TIGHTEN_LARGE_ABOVE = 1e-6
 whose second solve takes minutes and whose proven gaps are far above 1e-6: on Adult education
 x native-country (16 x 42, 28,224 cells) the uniform repair cost 1.4e-8 of the objective, the
 tightened solve took another 190 s of the 400 and was not kept, and the proven gap is 5.6e-3."""
+TIGHTEN_CONDITIONAL_ABOVE = 1e-5
+""":data:`TIGHTEN_ABOVE` for a guarantee proved through a set's conditional duals
+(:func:`_proved_by_conditional_duals`): there the uniform repair is usually cheap (V6 at 5x11:
+1.9e-7 of the objective) and the tightened one slow, but where the conditional bounds are
+loose by 1e-5 of themselves (V3 on Adult race x marital-status) the uniform repair cost
+1.3e-3 of the objective and the tightened one 5.8e-5, in 9 s in all."""
 TIGHTENING = 1e-4
 """Relative eps reduction of the repair's reference program: its protocol is strictly
 feasible at eps, and mixing toward it costs 5-20x less than toward the uniform protocol
@@ -276,8 +282,7 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
                       first_weight=predicted or (lambda checks: _first_weight(program, checks)),
                       check_unmixed=not predicted,
                       fallback=lambda: _best_constant_protocol(program))
-    tightened = None if _proved_by_conditional_duals(program) or \
-        not _worth_tightening(finished) else \
+    tightened = None if not _worth_tightening(finished, program) else \
         _tightened_repair(program, raw, finished, solver or result.solver,
                           solution.multipliers, options or {})
     repair = finished.repair
@@ -392,14 +397,17 @@ TIGHTENED_TRIES = 6
 one, while the certified objective improves)."""
 
 
-def _worth_tightening(finished: Finished) -> bool:
+def _worth_tightening(finished: Finished, program: "ProtocolProgram") -> bool:
     """Whether a uniform mix cost more than :data:`TIGHTEN_ABOVE` of the objective
-    (:data:`TIGHTEN_LARGE_ABOVE` past :data:`LARGE_PROGRAM_CELLS` protocol cells)."""
+    (:data:`TIGHTEN_LARGE_ABOVE` past :data:`LARGE_PROGRAM_CELLS` protocol cells,
+    :data:`TIGHTEN_CONDITIONAL_ABOVE` for guarantees proved by conditional duals)."""
     repair = finished.repair
     if repair.method != "mix" or repair.value_before is None or repair.value_after is None:
         return False
     cost = repair.value_after - repair.value_before
     above = TIGHTEN_LARGE_ABOVE if finished.matrix.size > LARGE_PROGRAM_CELLS else TIGHTEN_ABOVE
+    if _proved_by_conditional_duals(program):
+        above = max(above, TIGHTEN_CONDITIONAL_ABOVE)
     return cost > above * max(abs(repair.value_after), 1e-300)
 
 
@@ -407,13 +415,13 @@ def _proved_by_conditional_duals(program: "ProtocolProgram") -> bool:
     """Whether a guarantee is proved through a set's conditional duals (product form over a
     set with ``CONDITIONAL_DUAL``: a set from data).
 
-    Such a guarantee's uniform repair is already cheap, and the tightened reference does
-    not beat it: the repair's margin is the solver's residual on the derived dual's
-    ``b.y <= 0`` divided by ``P(s)`` (V6 at 5x11: ``b.y`` about 1.7e-9, margin 1e-8,
-    uniform weight 1.2e-7, cost 1.9e-7 of the objective), which the tightened program's
-    solve has as well; and each mix it tries is proved afresh, one Charnes-Cooper solve per
-    term. Measured on V6 at 5x11: the extra solve and its six mixes took 165 of 286 s and
-    the uniform repair stood.
+    Such a guarantee's uniform repair is usually cheap, and the tightened reference does
+    not beat it (so it is tried only above :data:`TIGHTEN_CONDITIONAL_ABOVE`): the repair's
+    margin is the solver's residual on the derived dual's ``b.y <= 0`` divided by ``P(s)``
+    (V6 at 5x11: ``b.y`` about 1.7e-9, margin 1e-8, uniform weight 1.2e-7, cost 1.9e-7 of
+    the objective), which the tightened program's solve has as well; and each mix it tries
+    is proved afresh, one Charnes-Cooper solve per term. Measured on V6 at 5x11: the extra
+    solve and its six mixes took 165 of 286 s and the uniform repair stood.
     """
     for family in program.guarantees:
         if not getattr(family, "robust", False):

@@ -39,7 +39,7 @@ from rldp_models.privacy.stored_bounds import (
 )
 from rldp_models.programs.components import certifiable_set
 from rldp_models.programs.contract import Multipliers, Objective, Problem, robust_set
-from rldp_models.uncertainty.base import Capability, UncertaintySet
+from rldp_models.uncertainty.base import Capability, UncertaintySet, stated_support
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -132,7 +132,7 @@ class WeightedDistortion(Objective):
         """The nominal term plus each set's closed-form support function at ``v``."""
         v = self._per_cell(protocol, program)
         nominal = self.nominal * float(np.ravel(program.crosstab.phat) @ v)
-        return nominal + sum(w * s.support(v) for (w, _), s in
+        return nominal + sum(w * stated_support(s, v) for (w, _), s in
                              zip(self.worst_case, self._sets(program.uncertainty)))
 
     def certificate_multipliers(self, protocol: np.ndarray, program: "ProtocolProgram",

@@ -212,6 +212,14 @@ def conditional_support(uncertainty: UncertaintySet, v: np.ndarray, s: int,
     return hi
 
 
+def stated_support(uncertainty: UncertaintySet, v: np.ndarray) -> float:
+    """``delta*(v | F)`` as a record states a worst case: the set's ``proved_support`` (an
+    upper bound, for sets answered by a solve) where it has one, else its ``support``
+    (closed forms)."""
+    proved = getattr(uncertainty, "proved_support", None)
+    return float(proved(v)) if callable(proved) else float(uncertainty.support(v))
+
+
 def certify_conditional(uncertainty: UncertaintySet, v: np.ndarray, s: int,
                         kappa: float, multipliers: dict[str, Any] | None = None) -> mpmath.mpf:
     """Certified upper bound on ``delta*(e_s(v - kappa) | F)`` (``<= 0`` proves ``kappa``).

@@ -171,8 +171,9 @@ def test_the_extra_solve_is_tried_only_when_the_uniform_repair_costs_enough(cost
     Adult the extra solve doubles the time for a gain far below the gap's 1e-6)."""
     matrix = np.eye(2)
     mixed = Finished(matrix, True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
-    assert finishing._worth_tightening(mixed) is tried
-    assert not finishing._worth_tightening(Finished(matrix, True, Repair("none", 0.0)))
+    program = _program(1)
+    assert finishing._worth_tightening(mixed, program) is tried
+    assert not finishing._worth_tightening(Finished(matrix, True, Repair("none", 0.0)), program)
 
 
 @pytest.mark.parametrize(("cost", "tried"), [(1.4e-8, False), (2e-6, True)])
@@ -182,5 +183,23 @@ def test_large_programs_try_the_extra_solve_only_past_the_larger_threshold(cost:
     native-country's 1.4e-8 repair no longer buys a second 190 s solve."""
     matrix = np.full((finishing.LARGE_PROGRAM_CELLS // 42 + 1, 42), 1.0 / 42)
     mixed = Finished(matrix, True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
-    assert finishing._worth_tightening(mixed) is tried
-    assert finishing._worth_tightening(Finished(np.eye(2), True, mixed.repair))
+    program = _program(1)
+    assert finishing._worth_tightening(mixed, program) is tried
+    assert finishing._worth_tightening(Finished(np.eye(2), True, mixed.repair), program)
+
+
+@pytest.mark.parametrize(("cost", "tried"), [(2e-6, False), (2e-5, True)])
+def test_conditional_dual_guarantees_try_the_extra_solve_only_past_their_threshold(
+        cost: float, tried: bool) -> None:
+    """Over a set from data (conditional duals) the threshold is TIGHTEN_CONDITIONAL_ABOVE:
+    V6's 1.9e-7 repair keeps its one solve, V3's 1.3e-3 on Adult buys the tightened one."""
+    from rldp_models.programs import ProtocolProgram, RobustDistortion, RobustSecretPrivacy
+    from rldp_models.uncertainty.conic_set import from_membership
+
+    crosstab = jeffreys_instance(3, 5, N, 1).crosstab
+    box = from_membership(crosstab, lambda P, phat: [0.5 * phat <= P, P <= 1.5 * phat], "box")
+    program = ProtocolProgram(crosstab, RobustDistortion(), [RobustSecretPrivacy(EPS)],
+                              uncertainty=box)
+    assert finishing._proved_by_conditional_duals(program)
+    mixed = Finished(np.eye(2), True, Repair("mix", 1e-9, 2.0, 2.0 * (1 + cost), "uniform"))
+    assert finishing._worth_tightening(mixed, program) is tried
