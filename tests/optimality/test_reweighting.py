@@ -1,4 +1,4 @@
-"""The re-weighting LP (:mod:`rldp_models.results.optimality_reweighting`)."""
+"""The re-weighting LP (:mod:`rldp_models.optimality.reweighting`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from rldp_models.results.optimality_reweighting import ReweightingLP
+from rldp_models.optimality.reweighting import ReweightingLP
 
 
 def _random_lp(seed: int, n_x: int = 6, n_y: int = 3, k: int = 9, m: int = 2):
