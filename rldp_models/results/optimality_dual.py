@@ -50,7 +50,7 @@ from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                    claim, normalised, not_claimed)
 from rldp_models.optimality.reweighting import LPMethod, ReweightingLP
-from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
+from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
 from rldp_models.results.optimality_weak import weak_claim
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet

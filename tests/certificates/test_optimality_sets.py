@@ -17,7 +17,7 @@ import pytest
 
 from rldp_models.results import optimality_bounds
 from rldp_models.results.optimality_dual import conic_instance, solution_optimality
-from rldp_models.results.optimality_members import exact_distribution, proved_member
+from rldp_models.optimality.set_members import exact_distribution, proved_member
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
