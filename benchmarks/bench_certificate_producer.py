@@ -26,6 +26,7 @@ from unittest import mock
 import pytest
 
 from rldp_models.data import Crosstab
+from rldp_models.optimality import lagrangian, set_members
 from rldp_models.programs import preset
 from rldp_models.results.optimality_dual import solution_optimality
 
@@ -41,8 +42,11 @@ def _baseline_producer() -> ModuleType:
     """``rldp_models.results.optimality_dual`` as it was at :data:`BASELINE`, with the
     re-weighting LP of that commit (which re-solved its second round from the first basis)."""
     reweighting = _baseline_module("rldp_models/results/optimality_reweighting.py")
+    # its other siblings as they are today, under the names they had at BASELINE
     with mock.patch.dict(sys.modules,
-                         {"rldp_models.results.optimality_reweighting": reweighting}):
+                         {"rldp_models.results.optimality_reweighting": reweighting,
+                          "rldp_models.results.optimality_bounds": lagrangian,
+                          "rldp_models.results.optimality_members": set_members}):
         return _baseline_module("rldp_models/results/optimality_dual.py")
 
 

@@ -1,6 +1,6 @@
 """``rldp verify``'s re-check of a stored optimality claim: both bounds recomputed from the
 stored dual, the counts and the protocol, without the solver (the bounds and their proof:
-:mod:`rldp_models.results.optimality_bounds` for the Lagrangian model of the four programs,
+:mod:`rldp_models.optimality.lagrangian` for the Lagrangian model of the four programs,
 :mod:`rldp_models.results.optimality_weak` for weak duality on any compiled program).
 """
 
@@ -12,7 +12,7 @@ import flint
 import numpy as np
 
 from rldp_models.certificates.verdict import Verdict
-from rldp_models.results.optimality_bounds import (
+from rldp_models.optimality.lagrangian import (
     BITS,
     MATCH_TOLERANCE,
     PRODUCT_QUALIFIER,

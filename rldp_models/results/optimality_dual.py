@@ -47,7 +47,7 @@ import scipy.sparse as sp
 
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
+from rldp_models.optimality.lagrangian import (BITS, Instance, InstanceBalls, LagrangianDual,
                                                    claim, normalised, not_claimed)
 from rldp_models.optimality.reweighting import LPMethod, ReweightingLP
 from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
@@ -806,7 +806,7 @@ def protocol_dual(instance: Instance, protocol: np.ndarray,
 def _float_bound(instance: Instance, cut: "_Cuts", weights: np.ndarray,
                  shares: np.ndarray | None) -> float:
     """The Lagrangian bound of the weights in floating point (only to see the rounds stall;
-    the stored bound is proved by :func:`~.optimality_bounds.lower_bound`)."""
+    the stored bound is proved by :func:`~.lagrangian.lower_bound`)."""
     charges, objective = _float_lagrangian(instance, cut.terms, cut.sides, cut.members)
     if cut.members is None:
         phat = instance.counts.ravel() / instance.counts.sum()
@@ -1069,7 +1069,7 @@ def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
 
 def lagrangian_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     """``certificate.optimality`` from the Lagrangian model of the four programs
-    (:mod:`rldp_models.results.optimality_bounds`), or why there is none.
+    (:mod:`rldp_models.optimality.lagrangian`), or why there is none.
 
     Parameters
     ----------
