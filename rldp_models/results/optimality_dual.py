@@ -51,7 +51,7 @@ from rldp_models.optimality.lagrangian import (BITS, Instance, InstanceBalls, La
                                                    claim, normalised, not_claimed)
 from rldp_models.optimality.reweighting import LPMethod, ReweightingLP
 from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
-from rldp_models.results.optimality_weak import weak_claim
+from rldp_models.optimality.program_bound import weak_claim
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
@@ -1048,7 +1048,7 @@ def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
 
     The Lagrangian model of the four programs (:func:`lagrangian_optimality`) where it
     covers the program; weak duality on the compiled program
-    (:func:`~rldp_models.results.optimality_weak.weak_claim`) for every other program and
+    (:func:`~rldp_models.optimality.program_bound.weak_claim`) for every other program and
     where the Lagrangian gap exceeds :data:`WEAK_TARGET`. Of two proved claims the one
     with the higher lower bound is kept; the record's ``bound`` says which.
 
