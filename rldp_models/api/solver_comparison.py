@@ -67,7 +67,8 @@ from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
 from rldp_models.optimality import lagrangian
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.safe_io import atomic_output, write_text
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from solvers.result import SolveResult

@@ -25,7 +25,7 @@ from rldp_models.optimality.lagrangian import (
     relative,
     upper_bound,
 )
-from rldp_models.results.optimality_dual import conic_instance
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.optimality.program_bound import WEAK, accepted_upper, bound_model, \
     program_lower_bound
 from rldp_models.programs.protocol_program import ProtocolProgram

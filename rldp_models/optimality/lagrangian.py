@@ -1,5 +1,5 @@
 """Proven optimality gaps of the protocol programs (NUNP ... RURP): the bounds, their data and
-their ball arithmetic, shared by the producer (:mod:`.optimality_dual`) and ``rldp verify``
+their ball arithmetic, shared by the producer (:mod:`.lagrangian_dual`) and ``rldp verify``
 (:mod:`rldp_models.certificates.optimality`).
 
 **Lower bound** (weak Lagrangian duality). Write the program as
@@ -33,7 +33,7 @@ is ``lambda`` times a member of the set, so the multipliers' dual components
 are replaced by a member whose membership is *proved*, and the only residual
 left is on the protocol, which is bounded (each row is a distribution) and
 absorbed by ``min_y``. The solver's dual gives the ``lambda`` and the members
-(:mod:`rldp_models.results.optimality_dual`).
+(:mod:`.lagrangian_dual`).
 
 Everything is evaluated in ball arithmetic (python-flint ``arb``, :data:`BITS`
 bits): ``Phat = counts / n`` and the conditionals as exact rationals,

@@ -17,9 +17,9 @@ import pytest
 import solvers
 from rldp_models.certificates import optimality
 from rldp_models.optimality import lagrangian
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance, lagrangian_optimality
 from rldp_models.results.migration import producer_fields
-from rldp_models.results.optimality_dual import conic_instance, lagrangian_optimality, \
-    solution_optimality
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.demo import DEMO_SETTING

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from rldp_models.optimality import lagrangian
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.optimality.set_members import exact_distribution, proved_member
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab

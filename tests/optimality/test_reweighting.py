@@ -93,7 +93,7 @@ def test_members_projected_together_equal_members_projected_alone() -> None:
     inside, none moves outward, and one already inside is left as it is."""
     from types import SimpleNamespace
 
-    from rldp_models.results.optimality_dual import TARGET, _pair_excess, _projected
+    from rldp_models.optimality.lagrangian_dual import TARGET, _pair_excess, _projected
 
     rng = np.random.default_rng(4)
     counts = rng.integers(0, 30, size=(3, 6)).astype(float)

@@ -1,4 +1,4 @@
-"""The Lagrangian dual of :mod:`~rldp_models.certificates.optimality` read from a conic solve.
+"""The Lagrangian dual of :mod:`.lagrangian` read from a conic solve.
 
 The canonical conic form (:mod:`rldp_models.programs.conic_form`, solved by
 ``clarabel-direct`` or ``scs-direct``) returns a dual ``z`` per row group. A
@@ -45,13 +45,12 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from rldp_models.programs.protocol_program import ProtocolProgram
-from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.optimality.lagrangian import (BITS, Instance, InstanceBalls, LagrangianDual,
-                                                   claim, normalised, not_claimed)
+                                               claim, normalised, not_claimed)
 from rldp_models.optimality.reweighting import LPMethod, ReweightingLP
 from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
-from rldp_models.optimality.program_bound import weak_claim
+from rldp_models.programs.protocol_program import ProtocolProgram
+from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
@@ -100,11 +99,6 @@ CONIC_GROUP = "protocol>=0"
 
 NO_CONIC_DUAL = ("the solver's duals are not those of the direct conic form (use "
                  "clarabel-direct or scs-direct for a proven gap)")
-
-
-WEAK_TARGET = 1e-6
-"""Relative Lagrangian gap above which weak duality on the compiled program is tried too
-(issue 34's target; below it the second bound would cost time for little)."""
 
 
 class NoConicDual(ValueError):
@@ -1040,31 +1034,6 @@ def blocks_outside_the_model(program: ProtocolProgram) -> list[str]:
     outside += [family.name for family in program.constraints
                 if not family.optimality_modelled()]
     return list(dict.fromkeys([*outside, *(f.name for f in program.guarantees[1:])]))
-
-
-def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
-    """``certificate.optimality`` of a solved program: the best proven claim, or why there
-    is none.
-
-    The Lagrangian model of the four programs (:func:`lagrangian_optimality`) where it
-    covers the program; weak duality on the compiled program
-    (:func:`~rldp_models.optimality.program_bound.weak_claim`) for every other program and
-    where the Lagrangian gap exceeds :data:`WEAK_TARGET`. Of two proved claims the one
-    with the higher lower bound is kept; the record's ``bound`` says which.
-
-    Parameters
-    ----------
-    solution : ProtocolSolution
-        Finished (its protocol and multipliers are the returned ones).
-    """
-    lagrangian = lagrangian_optimality(solution)
-    if lagrangian.get("claimed") and lagrangian["relative_gap"] <= WEAK_TARGET:
-        return lagrangian
-    weak = weak_claim(solution)
-    if lagrangian.get("claimed") and (not weak.get("claimed") or
-                                      lagrangian["lower"] >= weak["lower"]):
-        return lagrangian
-    return weak
 
 
 def lagrangian_optimality(solution: ProtocolSolution) -> dict[str, Any]:
