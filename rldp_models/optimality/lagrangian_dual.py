@@ -179,9 +179,9 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
     ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
-    ``p0``, no ``a``) (:class:`~.optimality_reweighting.ReweightingLP`).
+    ``p0``, no ``a``) (:class:`~.reweighting.ReweightingLP`).
 
-    Its value is the Lagrangian bound of :mod:`.optimality` with the members
+    Its value is the Lagrangian bound of :mod:`.lagrangian` with the members
     held fixed, so the solver's multipliers are only a start: an interior-point
     dual's small multipliers of inactive constraints (``mu / slack``, each
     charging ``lambda g < 0``) go to 0 when that pays, and of several members of
@@ -711,7 +711,7 @@ def _rounded(values: np.ndarray) -> np.ndarray:
 # Members at a protocol, without a solver dual (:func:`protocol_dual`).
 #
 # Any multipliers ``lambda >= 0`` and any proved members give a valid lower
-# bound (:mod:`.optimality`), so a solver's dual is only one way to start. Here
+# bound (:mod:`.lagrangian`), so a solver's dual is only one way to start. Here
 # the members are the maximisers of every robust term at the returned protocol
 # ``Q`` (Danskin: the gradients of the constraints there) and the multipliers
 # are chosen by the re-weighting LP (:func:`polished_weights`).
@@ -725,7 +725,7 @@ def _rounded(values: np.ndarray) -> np.ndarray:
 #   a maximiser of ``q . R`` over ``C_s`` is the conditional at ``s`` of a joint
 #   member of the set, found by Dinkelbach's iteration on ``(*)`` with the set's
 #   own ``worst_case``; the joint members are stored (the record's ``pool``) and
-#   proved to lie in the set (:mod:`.optimality_sets`);
+#   proved to lie in the set (:mod:`.set_members`);
 # * chi-square programs solved through cvxpy (``clarabel``, ``ecos``, ``scs``),
 #   whose duals are per cvxpy constraint rather than per conic row: the pair
 #   members are Theorem 3's maximisers at ``Q`` (:func:`_pair_member`).
