@@ -62,13 +62,13 @@ from rldp_models.api.calls import Data, ProgramSpec, crosstab_of
 from rldp_models.api.outcomes import Table
 from rldp_models.errors import InputError
 from rldp_models.finish import GuaranteeError
+from rldp_models.optimality import lagrangian
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.programs.backend_choice import default_solver
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
-from rldp_models.optimality import lagrangian
-from rldp_models.optimality.best_claim import solution_optimality
-from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.safe_io import atomic_output, write_text
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from solvers.result import SolveResult
@@ -171,7 +171,7 @@ def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult,
     if solution.protocol is None:
         return
     upper = lagrangian.upper_bound(conic_instance(program), solution.protocol,
-                                   solution.multipliers)
+                            solution.multipliers)
     row.upper = float(upper.value.upper()) if upper.proved else None
 
 

@@ -53,7 +53,7 @@ def repair_share(solution) -> float:
 def certified_upper(solution) -> float:
     """The certified objective of a (finished) protocol, by the module's upper bound."""
     bound = lagrangian.upper_bound(conic_instance(solution.program), solution.protocol,
-                                   solution.multipliers)
+                            solution.multipliers)
     assert bound.proved
     return float(bound.value.upper())
 
@@ -138,7 +138,7 @@ def claim_verdict(record: dict, crosstab):
     """The optimality verdict alone (what ``verify`` appends), without the other checks."""
     details = producer_fields(record)  # eps read from the block that states it
     instance = lagrangian.Instance(crosstab.counts, details["radius_B"], details["eps"],
-                                   np.asarray(details["distortion_matrix"]), True, True)
+                            np.asarray(details["distortion_matrix"]), True, True)
     protocol = np.asarray(record["matrix"]["rows"], dtype=float)
     return optimality.verdict(record["certificate"]["optimality"], instance, protocol,
                               record["certificate"]["multipliers"])
@@ -183,8 +183,8 @@ def test_verify_rejects_a_dual_of_another_instance(records: dict) -> None:
 def test_a_member_outside_its_set_is_named(records: dict) -> None:
     record, crosstab = records[0]
     instance = lagrangian.Instance(crosstab.counts, record["details"]["radius_B"], EPS,
-                                   np.asarray(record["details"]["distortion_matrix"]),
-                                   True, True)
+                            np.asarray(record["details"]["distortion_matrix"]),
+                            True, True)
     dual = lagrangian.LagrangianDual.from_json(record["certificate"]["optimality"]["dual"])
     assert dual.sides is not None
     sides = dual.sides.copy()

@@ -57,7 +57,7 @@ def solve(problem: str, name: str, solver: str, seed: int = 1):
 
 def certified_upper(solution) -> float:
     bound = lagrangian.upper_bound(conic_instance(solution.program), solution.protocol,
-                                   solution.multipliers)
+                            solution.multipliers)
     assert bound.proved, bound.problems
     return float(bound.value.upper())
 

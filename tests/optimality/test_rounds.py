@@ -13,9 +13,9 @@ import pytest
 
 from rldp_models.certificates.verification import verify
 from rldp_models.instances import jeffreys_instance
-from rldp_models.programs import preset
 from rldp_models.optimality import best_claim, lagrangian_dual
 from rldp_models.optimality.lagrangian_dual import conic_instance, protocol_dual
+from rldp_models.programs import preset
 from rldp_models.results.program_result import solution_result
 from rldp_models.results.record import to_record
 

@@ -23,11 +23,11 @@ import pytest
 from rldp_models.certificates.optimality import weak_verdict
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
+from rldp_models.optimality.best_claim import WEAK_TARGET
+from rldp_models.optimality.program_bound import weak_claim
 from rldp_models.programs import LinearConstraints, ProtocolProgram, RobustDistortion, \
     RobustSecretPrivacy, preset
 from rldp_models.results.files import write_result
-from rldp_models.optimality.best_claim import WEAK_TARGET
-from rldp_models.optimality.program_bound import weak_claim
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import ChiSquareSet
 from tests.variants.independent import optimum
