@@ -1,6 +1,6 @@
 """The optimality certificate's producer against its form before this round, same process.
 
-:func:`~rldp_models.results.optimality_dual.solution_optimality` on one solved
+:func:`~rldp_models.optimality.best_claim.solution_optimality` on one solved
 RURP, timed as it is today (every member moved to its term's maximiser at the
 solver's protocol, batched, before one re-weighting LP) and as it was at commit
 :data:`BASELINE` (the LP solved on the solver's members, the maximisers of the
@@ -26,8 +26,9 @@ from unittest import mock
 import pytest
 
 from rldp_models.data import Crosstab
+from rldp_models.optimality import lagrangian, set_members
 from rldp_models.programs import preset
-from rldp_models.results.optimality_dual import solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
 
 from instances import race_education, synthetic_10x20
 from timing import cpu_seconds
@@ -38,11 +39,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _baseline_producer() -> ModuleType:
-    """``rldp_models.results.optimality_dual`` as it was at :data:`BASELINE`, with the
+    """The producer as it was at :data:`BASELINE` (``rldp_models.results.optimality_dual``
+    then, :mod:`rldp_models.optimality.lagrangian_dual` and ``best_claim`` now), with the
     re-weighting LP of that commit (which re-solved its second round from the first basis)."""
     reweighting = _baseline_module("rldp_models/results/optimality_reweighting.py")
+    # its other siblings as they are today, under the names they had at BASELINE
     with mock.patch.dict(sys.modules,
-                         {"rldp_models.results.optimality_reweighting": reweighting}):
+                         {"rldp_models.results.optimality_reweighting": reweighting,
+                          "rldp_models.results.optimality_bounds": lagrangian,
+                          "rldp_models.results.optimality_members": set_members}):
         return _baseline_module("rldp_models/results/optimality_dual.py")
 
 

@@ -2,7 +2,7 @@
 
 For RURP (and NURP) on the paper's 3x5 setting and, slow, on Adult race x
 education (5x16, hamming), each benchmark times one part of the optimality
-certificate (:mod:`rldp_models.results.optimality_dual`: the lower bound
+certificate (:mod:`rldp_models.optimality.lagrangian_dual`: the lower bound
 from the conic dual with its proofs, and the upper bound; or the re-check of
 a stored claim by ``rldp verify``'s :func:`~rldp_models.certificates.optimality.verdict`)
 and stores, in the same process, the solve it belongs to (``solve`` through
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from rldp_models.certificates import optimality
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset

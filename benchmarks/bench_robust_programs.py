@@ -73,7 +73,7 @@ from rldp_models.privacy.stored_bounds import AttainedWorstCase
 from rldp_models.privacy.guarantees import check_robust_privacy, theorem4_upper_bound
 from rldp_models.programs import conic_form, conic_rows, preset
 from rldp_models.programs.conic_builder import ConicBuilder
-from rldp_models.results.optimality_dual import solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
 from rldp_models.uncertainty import ChiSquareSet
 from solvers.backends import clarabel_direct
 

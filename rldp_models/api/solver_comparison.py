@@ -62,12 +62,13 @@ from rldp_models.api.calls import Data, ProgramSpec, crosstab_of
 from rldp_models.api.outcomes import Table
 from rldp_models.errors import InputError
 from rldp_models.finish import GuaranteeError
+from rldp_models.optimality import lagrangian
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.programs.backend_choice import default_solver
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import finish_solution
 from rldp_models.progress import progress
-from rldp_models.results import optimality_bounds
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
 from rldp_models.safe_io import atomic_output, write_text
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from solvers.result import SolveResult
@@ -169,8 +170,8 @@ def _finish(row: SolverRow, program: ProtocolProgram, result: SolveResult,
         return  # the upper bound below is Theorem 2's (chi-square)
     if solution.protocol is None:
         return
-    upper = optimality_bounds.upper_bound(conic_instance(program), solution.protocol,
-                                   solution.multipliers)
+    upper = lagrangian.upper_bound(conic_instance(program), solution.protocol,
+                            solution.multipliers)
     row.upper = float(upper.value.upper()) if upper.proved else None
 
 
@@ -182,7 +183,7 @@ def proven_gaps(rows: list[SolverRow]) -> None:
     lower, solver = max(proved)
     for row in rows:
         if row.upper is not None:
-            row.proven_gap = optimality_bounds.relative(
+            row.proven_gap = lagrangian.relative(
                 float(np.nextafter(row.upper - lower, np.inf)), row.upper)
             row.gap_from = solver
 

@@ -1,7 +1,7 @@
 """``rldp verify``'s re-check of a stored optimality claim: both bounds recomputed from the
 stored dual, the counts and the protocol, without the solver (the bounds and their proof:
-:mod:`rldp_models.results.optimality_bounds` for the Lagrangian model of the four programs,
-:mod:`rldp_models.results.optimality_weak` for weak duality on any compiled program).
+:mod:`rldp_models.optimality.lagrangian` for the Lagrangian model of the four programs,
+:mod:`rldp_models.optimality.program_bound` for weak duality on any compiled program).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import flint
 import numpy as np
 
 from rldp_models.certificates.verdict import Verdict
-from rldp_models.results.optimality_bounds import (
+from rldp_models.optimality.lagrangian import (
     BITS,
     MATCH_TOLERANCE,
     PRODUCT_QUALIFIER,
@@ -25,8 +25,8 @@ from rldp_models.results.optimality_bounds import (
     relative,
     upper_bound,
 )
-from rldp_models.results.optimality_dual import conic_instance
-from rldp_models.results.optimality_weak import WEAK, accepted_upper, bound_model, \
+from rldp_models.optimality.lagrangian_dual import conic_instance
+from rldp_models.optimality.program_bound import WEAK, accepted_upper, bound_model, \
     program_lower_bound
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.uncertainty.base import Capability

@@ -213,9 +213,9 @@ class ConcavePricing:
         rows = np.asarray(rows, dtype=float)
         norms = np.linalg.norm(rows, axis=1)
         self.rows = rows[norms > 0] / norms[norms > 0, None]
-        self._row_source = (np.flatnonzero(norms > 0), norms[norms > 0])
+        self.row_source = (np.flatnonzero(norms > 0), norms[norms > 0])
         self._row_magnitudes = np.abs(self.rows)
-        self._row_count = rows.shape[0]
+        self.row_count = rows.shape[0]
         self.prior = np.asarray(prior, dtype=float)
         if self.rows.shape[1:] != self.prior.shape:
             raise InputError(f"the cone rows have {rows.shape[1]} columns, the prior "
@@ -230,9 +230,9 @@ class ConcavePricing:
         self.scip_seconds = scip_seconds if scip_available() else 0.0
         self._columns = np.arange(self.prior.size, dtype=np.int32)
         self._highs = self._model()
-        self._lower, self._upper, self._vertices = self._root_box()
+        self.root_lower, self.root_upper, self.vertices = self._root_box()
         self._mass = self._mass_range()
-        self._recent = self._vertices
+        self._recent = self.vertices
         self._frontier: list[_Node] = []
         self._recorder: ProofRecorder | None = None
 
@@ -251,7 +251,7 @@ class ConcavePricing:
         and without ``1`` the vertices alone need not hold ``1`` in their cone
         (``ldp-s`` on ``5 x 11`` secrets and inputs: the master was Infeasible).
         """
-        columns = [self._vertices]
+        columns = [self.vertices]
         ones = np.ones((self.dimension, 1))
         if np.all(self.rows @ ones >= -SEED_ROUNDING * np.sqrt(self.dimension)):
             columns.append(ones)
@@ -414,7 +414,7 @@ class ConcavePricing:
         top = max([best] + [-n.priority for n in heap])
         per_mass = top / self._mass[0] if top > 0 else top / self._mass[1]
         rays = self._candidates(pool, dual, count)
-        self._recent = np.hstack([rays, self._vertices])
+        self._recent = np.hstack([rays, self.vertices])
         return PricingResult(rays, self.utility(rays), float(per_mass), nodes)
 
     def _guided(self, dual: np.ndarray) -> list[np.ndarray]:
@@ -428,7 +428,7 @@ class ConcavePricing:
         """The queue at ``dual``: the root box, or the kept frontier re-bounded."""
         if self._frontier:
             return self._rebounded(self._frontier, dual)
-        root = self._node(dual, self._lower, self._upper, math.inf)
+        root = self._node(dual, self.root_lower, self.root_upper, math.inf)
         if root is None:
             raise InputError("no LP solution on the cone's slice p.v = 1")
         return [root]
@@ -436,7 +436,7 @@ class ConcavePricing:
     def _rebounded(self, frontier: list[_Node], dual: np.ndarray) -> list[_Node]:
         """The boxes of ``frontier`` with proven bounds at ``dual`` from their kept multipliers.
 
-        Weak duality (:meth:`_proven_minimum`) holds for any multipliers, so
+        Weak duality (:meth:`proven_minimum`) holds for any multipliers, so
         the bounds are valid without solving an LP; they are marked stale.
         Boxes are taken :data:`REBOUND_CHUNK` at a time.
         """
@@ -445,8 +445,8 @@ class ConcavePricing:
             chunk = frontier[start:start + REBOUND_CHUNK]
             lower = np.array([n.lower for n in chunk])
             upper = np.array([n.upper for n in chunk])
-            slope, constant = self._secants(lower, upper)
-            bounds = constant - self._proven_minimum(dual - slope, self.multipliers(chunk),
+            slope, constant = self.secants(lower, upper)
+            bounds = constant - self.proven_minimum(dual - slope, self.multipliers(chunk),
                                                      lower, upper)
             heap.extend(_Node(-float(b), n.lower, n.upper, n.point, n.multipliers, False,
                               n.basis) for b, n in zip(bounds, chunk))
@@ -513,7 +513,7 @@ class ConcavePricing:
         solution = self._highs.getSolution()
         return np.maximum(solution.col_value, 0.0), np.asarray(solution.row_dual)
 
-    def _proven_minimum(self, cost: np.ndarray, multipliers: np.ndarray,
+    def proven_minimum(self, cost: np.ndarray, multipliers: np.ndarray,
                         lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """A lower bound on ``min cost.v`` over ``P`` in the box, by weak duality.
 
@@ -536,6 +536,29 @@ class ConcavePricing:
             np.count_nonzero(cone, axis=-1) + self.dimension)
         return box.sum(axis=-1) + simplex - allowance - ROUNDING_ALLOWANCE
 
+    def farkas_ray(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """Row multipliers proving the box just found empty by weak duality at cost 0 (zeros
+        if none).
+
+        HiGHS's dual ray of the LP just solved, with presolve off if the first solve gave
+        none; the sign with the larger float bound is kept, even when that bound is within
+        its rounding allowance of 0 (the checker decides, exactly).
+        """
+        highs = self._highs
+        _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
+        if not has_ray:
+            highs.setOptionValue("presolve", "off")
+            highs.clearSolver()
+            highs.run()
+            _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
+            highs.setOptionValue("presolve", "choose")
+        ray = np.asarray(ray, dtype=float)
+        if not has_ray:
+            return np.zeros(ray.size)
+        zero = np.zeros(self.dimension)
+        return max((ray, -ray),
+                   key=lambda y: float(self.proven_minimum(zero, y, lower, upper)))
+
     def _node(self, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               parent_bound: float) -> _Node | None:
         """The box with a proven bound on ``h`` over it (at most its parent's); None if empty."""
@@ -552,7 +575,7 @@ class ConcavePricing:
         weak-duality bounds are computed for the whole stack at once. A box's
         bound is at most its parent's.
         """
-        slope, constant = self._secants(lower, upper)
+        slope, constant = self.secants(lower, upper)
         cost = dual - slope
         kept, points, multipliers, solved_bases = [], [], [], []
         for k in range(parent.size):
@@ -570,7 +593,7 @@ class ConcavePricing:
         if not kept:
             return []
         stacked = np.array(multipliers)
-        bounds = constant[kept] - self._proven_minimum(cost[kept], stacked, lower[kept],
+        bounds = constant[kept] - self.proven_minimum(cost[kept], stacked, lower[kept],
                                                        upper[kept])
         bounds = np.minimum(bounds, parent[kept])
         return [_Node(-float(b), lower[k], upper[k], point, compressed(y), True, basis)
@@ -598,7 +621,7 @@ class ConcavePricing:
             bases.extend(n.basis for n in fresh for _ in range(2))
         return np.array(lower), np.array(upper), np.array(parent), bases
 
-    def _secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def secants(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Slopes and summed intercepts of the secants of ``p_x v log v`` on ``[lower, upper]``.
 
         Per box: ``lower`` and ``upper`` may stack boxes along a leading axis.
@@ -731,13 +754,13 @@ class ConcavePricing:
         is then proven to contain ``P``: every bound of ``P`` in the capped box is
         proven strictly inside the cap, and a convex ``P`` meeting the box without
         reaching its boundary lies inside it. The cap and the LPs' multipliers are
-        kept in ``_root_proof`` for :meth:`proof`.
+        kept in ``root_proof`` for :meth:`proof`.
         """
         d = self.prior.size
         cap = np.array([np.nextafter(1.0 / p, np.inf) if p > 0 else 2.0 * self._maximum(x) + 1.0
                         for x, p in enumerate(self.prior)])
         lower, upper, vertices = np.zeros(d), cap.copy(), []
-        self._root_proof: tuple[np.ndarray, list[np.ndarray]] = (cap, [])
+        self.root_proof: tuple[np.ndarray, list[np.ndarray]] = (cap, [])
         for x in range(d):
             for sign in (1.0, -1.0):
                 cost = np.zeros(d)
@@ -746,8 +769,8 @@ class ConcavePricing:
                 if solved is None:
                     raise InputError("the cone's slice p.v = 1 is empty")
                 vertices.append(solved[0])
-                self._root_proof[1].append(solved[1])
-                proven = sign * self._proven_minimum(cost, solved[1], np.zeros(d), cap)
+                self.root_proof[1].append(solved[1])
+                proven = sign * self.proven_minimum(cost, solved[1], np.zeros(d), cap)
                 if sign > 0:
                     lower[x] = min(max(proven, 0.0), solved[0][x])
                 else:
@@ -772,11 +795,11 @@ class ConcavePricing:
         ones = np.ones(self.dimension)
         bounds = []
         for sign in (1.0, -1.0):
-            solved = self._run(sign * ones, self._lower, self._upper)
+            solved = self._run(sign * ones, self.root_lower, self.root_upper)
             if solved is None:
                 raise InputError("no LP solution on the cone's slice p.v = 1")
-            bounds.append(sign * float(self._proven_minimum(sign * ones, solved[1], self._lower,
-                                                            self._upper)))
+            bounds.append(sign * float(self.proven_minimum(sign * ones, solved[1], self.root_lower,
+                                                            self.root_upper)))
         return max(bounds[0], 1.0 / self.prior.max()), bounds[1]
 
     # ------------------------------------------------------------ candidates
@@ -815,7 +838,7 @@ class ConcavePricing:
         and ``point`` is kept.
         """
         gradient = self.prior * (np.log(np.maximum(point, 1e-30)) + 1.0) - dual
-        solved = self._run(-gradient, self._lower, self._upper)
+        solved = self._run(-gradient, self.root_lower, self.root_upper)
         if solved is None or self.objective(solved[0], dual) < self.objective(point, dual):
             return point
         return solved[0]
@@ -850,7 +873,7 @@ def record_cuts(recorder: ProofRecorder, lower: np.ndarray, upper: np.ndarray,
 
 
 def weak_duality_allowance(size: np.ndarray, terms: np.ndarray) -> np.ndarray:
-    """Twice a bound on the float error of :meth:`ConcavePricing._proven_minimum`'s sum.
+    """Twice a bound on the float error of :meth:`ConcavePricing.proven_minimum`'s sum.
 
     ``r_j = c_j - sum_i y_i a_ij - y_p p_j`` errs by at most ``gamma_{k+2}`` times the
     sum of its terms' absolute values (``k`` nonzero ``y_i``), and the sum of ``r_j t_j``

@@ -11,12 +11,9 @@ rows given to the oracle (it normalises them internally).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.proof_oracle import ProofOracle
 
 
 def sparse_rows(vectors: list[np.ndarray], width: int, prefix: str) -> dict[str, np.ndarray]:
@@ -39,7 +36,7 @@ class ProofRecorder:
     the same arrays along).
     """
 
-    def __init__(self, oracle: ConcavePricing) -> None:
+    def __init__(self, oracle: ProofOracle) -> None:
         self.oracle = oracle
         self.boxes: list[tuple[np.ndarray, np.ndarray]] = []
         self.ids: dict[bytes, int] = {}
@@ -47,7 +44,7 @@ class ProofRecorder:
         self.cuts: list[float] = []
         self.drops: list[int] = []
         self.rays: list[np.ndarray] = []
-        self._box(oracle._lower, oracle._upper)
+        self._box(oracle.root_lower, oracle.root_upper)
 
     def _box(self, lower: np.ndarray, upper: np.ndarray) -> int:
         self.boxes.append((lower.copy(), upper.copy()))
@@ -89,36 +86,15 @@ class ProofRecorder:
         return (tail, upper.copy()) if below else (lower.copy(), head)
 
     def drop(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Box proven empty by HiGHS: keep a Farkas ray of the LP just solved."""
+        """Box proven empty by HiGHS: keep a Farkas ray of the LP just solved
+        (:meth:`~rldp_models.conelp.concave_pricing.ConcavePricing.farkas_ray`)."""
         self.drops.append(self._id(lower, upper))
-        self.rays.append(self._units(self._farkas(lower, upper)))
-
-    def _farkas(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-        """Row multipliers proving the box empty by weak duality at cost 0 (zeros if none).
-
-        HiGHS's dual ray, with presolve off if the first solve gave none; the
-        sign with the larger float bound is kept, even when that bound is within
-        its rounding allowance of 0 (the checker decides, exactly).
-        """
-        highs = self.oracle._highs
-        _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
-        if not has_ray:
-            highs.setOptionValue("presolve", "off")
-            highs.clearSolver()
-            highs.run()
-            _, has_ray, ray = highs.getDualRay()  # type: ignore[attr-defined]  # in highspy 1.16, not its stubs
-            highs.setOptionValue("presolve", "choose")
-        ray = np.asarray(ray, dtype=float)
-        if not has_ray:
-            return np.zeros(ray.size)
-        zero = np.zeros(self.oracle.dimension)
-        return max((ray, -ray),
-                   key=lambda y: float(self.oracle._proven_minimum(zero, y, lower, upper)))
+        self.rays.append(self._units(self.oracle.farkas_ray(lower, upper)))
 
     def _units(self, multipliers: np.ndarray) -> np.ndarray:
         """Multipliers of the oracle's normalised rows in units of the rows it was given."""
-        index, norms = self.oracle._row_source
-        out = np.zeros(self.oracle._row_count + 1)
+        index, norms = self.oracle.row_source
+        out = np.zeros(self.oracle.row_count + 1)
         out[index] = np.maximum(multipliers[:-1], 0.0) / norms
         out[-1] = multipliers[-1]
         return out
@@ -126,7 +102,7 @@ class ProofRecorder:
     def _witness(self) -> np.ndarray:
         """A point of ``C`` to scale into ``P`` (``1`` when the rows allow it, else a vertex)."""
         ones = np.ones(self.oracle.dimension)
-        return ones if np.all(self.oracle.rows @ ones >= 0) else self.oracle._vertices[:, 0]
+        return ones if np.all(self.oracle.rows @ ones >= 0) else self.oracle.vertices[:, 0]
 
     def finish(self, leaves: list, dual: np.ndarray, bound: float, multipliers: np.ndarray
                ) -> dict[str, np.ndarray]:
@@ -135,8 +111,8 @@ class ProofRecorder:
         ``multipliers`` are the leaves' (dense, the oracle's normalised rows), proving
         ``bound`` at ``dual``.
         """
-        width = self.oracle._row_count + 1
-        cap, root = self.oracle._root_proof
+        width = self.oracle.row_count + 1
+        cap, root = self.oracle.root_proof
         arrays = {"lower": np.array([b[0] for b in self.boxes]),
                   "upper": np.array([b[1] for b in self.boxes]),
                   "split": np.array(self.splits, dtype=np.int64).reshape(-1, 4),

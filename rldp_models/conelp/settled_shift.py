@@ -26,12 +26,9 @@ leaves are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from rldp_models.conelp.concave_pricing import ConcavePricing
+from rldp_models.conelp.proof_oracle import ProofOracle
 
 BISECTION_STEPS = 48
 """Halvings of the bracket of ``t``."""
@@ -47,14 +44,14 @@ CHUNK = 2048
 """Leaves re-bounded together (each holds a ``(d + 1) x d`` stack of trial multipliers)."""
 
 
-def settled_shift(oracle: ConcavePricing, dual: np.ndarray, lower: np.ndarray,
+def settled_shift(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray,
                   upper: np.ndarray, multipliers: np.ndarray, top: float
                   ) -> tuple[float, np.ndarray, np.ndarray]:
     """``t``, the leaves' multipliers at ``dual + t 1`` and their bounds there (all ``<= 0``).
 
     Parameters
     ----------
-    oracle : ConcavePricing
+    oracle : ProofOracle
         The oracle whose tree the leaves end (its normalised rows and prior).
     dual : ndarray, shape (d,)
         The dual the tree was searched at.
@@ -99,29 +96,29 @@ def settled_shift(oracle: ConcavePricing, dual: np.ndarray, lower: np.ndarray,
     return high, settled, bounds
 
 
-def _worst(oracle: ConcavePricing, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+def _worst(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
            multipliers: np.ndarray) -> float:
     """The largest proven leaf bound at ``dual``."""
     return float(_bounds(oracle, dual, lower, upper, multipliers)[1].max(initial=-np.inf))
 
 
-def _bounds(oracle: ConcavePricing, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+def _bounds(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
             multipliers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The multipliers with the best slice multiplier at ``dual`` and their proven bounds."""
     settled = multipliers.copy()
     bounds = np.empty(lower.shape[0])
     for start in range(0, lower.shape[0], CHUNK):
         part = slice(start, start + CHUNK)
-        slope, constant = oracle._secants(lower[part], upper[part])
+        slope, constant = oracle.secants(lower[part], upper[part])
         cost = dual - slope
         settled[part, -1] += _best_slice_step(oracle, cost, settled[part], lower[part],
                                               upper[part])
-        bounds[part] = constant - oracle._proven_minimum(cost, settled[part], lower[part],
+        bounds[part] = constant - oracle.proven_minimum(cost, settled[part], lower[part],
                                                          upper[part])
     return settled, bounds
 
 
-def _best_slice_step(oracle: ConcavePricing, cost: np.ndarray, multipliers: np.ndarray,
+def _best_slice_step(oracle: ProofOracle, cost: np.ndarray, multipliers: np.ndarray,
                      lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Per box, the ``delta`` maximising ``sum_j min(r_j l_j, r_j u_j) + delta`` for
     ``r = r0 - delta p`` (``r0`` the reduced costs at the kept multipliers): a kink

@@ -189,7 +189,7 @@ class Block(ABC):
 
     def optimality_modelled(self) -> bool:
         """Whether the Lagrangian model of a proven optimality gap
-        (:mod:`rldp_models.results.optimality_bounds`: the terms of eqs. 7-10) covers this
+        (:mod:`rldp_models.optimality.lagrangian`: the terms of eqs. 7-10) covers this
         block; a program with a block it does not cover claims no gap. Default: not covered."""
         return False
 

@@ -36,9 +36,6 @@ KINDS = ("chi-square-conic", "set-conic", "lp-dual", "none")
 LP_CONES = {"staircase": "ldp", "ldp-s": "ldp-wrt-secret", "lip": "lip", "srlip": "srlip"}
 """The privacy cone of each cone-LP mechanism's LP (the ``cone`` field)."""
 
-UTILITY_GROUP = "robust_utility"
-"""The multiplier group of a robust objective."""
-
 
 def conic_kind(uncertainty: UncertaintySet | None) -> str:
     """A solve result's certificate kind: ``chi-square-conic`` without a set or over one with

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 from rldp_models.finish import Repair
+from rldp_models.optimality.best_claim import solution_optimality
 from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
@@ -24,7 +25,6 @@ from rldp_models.results.certified import (
 )
 from rldp_models.results.files import GuaranteeFailed
 from rldp_models.results.json_ready import jsonable
-from rldp_models.results.optimality_dual import solution_optimality
 from rldp_models.uncertainty.declared import set_declaration
 
 

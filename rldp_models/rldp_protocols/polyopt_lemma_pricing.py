@@ -215,7 +215,7 @@ class LemmaPricing:
     def _root(self, lower: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A box of ``(a, b, m)`` holding every ``T`` of ``P``, from proven bounds on ``T``."""
         n = self.shape[0]
-        top = self.lp._upper.reshape(self.shape)
+        top = self.lp.root_upper.reshape(self.shape)
         c = 1.0 - lower.sum(axis=1)
         g_top = ((lower * top).sum(axis=1)[:, None] + c[:, None] * top).max(axis=1)
         g_top = g_top * (1 + 1e-12)
@@ -395,7 +395,7 @@ class LemmaPricing:
         top = max([best] + [-priority for priority, _ in heap])
         per_mass = top / lp._mass[0] if top > 0 else top / lp._mass[1]
         rays = lp._candidates(pool, dual, count)
-        lp._recent = np.hstack([rays, lp._vertices])
+        lp._recent = np.hstack([rays, lp.vertices])
         return PricingResult(rays, lp.utility(rays), float(per_mass), nodes)
 
     def _push(self, heap: list, store: list, low: np.ndarray, high: np.ndarray,

@@ -16,10 +16,10 @@ import pytest
 
 import solvers
 from rldp_models.certificates import optimality
-from rldp_models.results import optimality_bounds
+from rldp_models.optimality import lagrangian
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance, lagrangian_optimality
 from rldp_models.results.migration import producer_fields
-from rldp_models.results.optimality_dual import conic_instance, lagrangian_optimality, \
-    solution_optimality
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.demo import DEMO_SETTING
@@ -52,8 +52,8 @@ def repair_share(solution) -> float:
 
 def certified_upper(solution) -> float:
     """The certified objective of a (finished) protocol, by the module's upper bound."""
-    bound = optimality_bounds.upper_bound(conic_instance(solution.program), solution.protocol,
-                                   solution.multipliers)
+    bound = lagrangian.upper_bound(conic_instance(solution.program), solution.protocol,
+                            solution.multipliers)
     assert bound.proved
     return float(bound.value.upper())
 
@@ -137,8 +137,8 @@ def tampered(record: dict, change) -> dict:
 def claim_verdict(record: dict, crosstab):
     """The optimality verdict alone (what ``verify`` appends), without the other checks."""
     details = producer_fields(record)  # eps read from the block that states it
-    instance = optimality_bounds.Instance(crosstab.counts, details["radius_B"], details["eps"],
-                                   np.asarray(details["distortion_matrix"]), True, True)
+    instance = lagrangian.Instance(crosstab.counts, details["radius_B"], details["eps"],
+                            np.asarray(details["distortion_matrix"]), True, True)
     protocol = np.asarray(record["matrix"]["rows"], dtype=float)
     return optimality.verdict(record["certificate"]["optimality"], instance, protocol,
                               record["certificate"]["multipliers"])
@@ -182,14 +182,14 @@ def test_verify_rejects_a_dual_of_another_instance(records: dict) -> None:
 
 def test_a_member_outside_its_set_is_named(records: dict) -> None:
     record, crosstab = records[0]
-    instance = optimality_bounds.Instance(crosstab.counts, record["details"]["radius_B"], EPS,
-                                   np.asarray(record["details"]["distortion_matrix"]),
-                                   True, True)
-    dual = optimality_bounds.LagrangianDual.from_json(record["certificate"]["optimality"]["dual"])
+    instance = lagrangian.Instance(crosstab.counts, record["details"]["radius_B"], EPS,
+                            np.asarray(record["details"]["distortion_matrix"]),
+                            True, True)
+    dual = lagrangian.LagrangianDual.from_json(record["certificate"]["optimality"]["dual"])
     assert dual.sides is not None
     sides = dual.sides.copy()
     sides[0, 0] = np.eye(sides.shape[2])[0]  # all mass on one u: far outside the set
-    bound = optimality_bounds.lower_bound(instance, optimality_bounds.LagrangianDual(
+    bound = lagrangian.lower_bound(instance, lagrangian.LagrangianDual(
         dual.terms, dual.weights, sides, dual.objective_members, dual.objective_shares))
     assert not bound.proved
     assert any("pair projection" in problem for problem in bound.problems)
@@ -199,13 +199,13 @@ def test_a_row_the_program_does_not_have_is_rejected() -> None:
     """A nominal row at one u of a secret *with* records is not a constraint of NUNP."""
     solution = solved("NUNP", 1)
     instance = conic_instance(solution.program)
-    dual = optimality_bounds.LagrangianDual.from_json(solution_optimality(solution)["dual"])
+    dual = lagrangian.LagrangianDual.from_json(solution_optimality(solution)["dual"])
     terms = dual.terms.copy()
     terms[0, 3] = 0
-    bound = optimality_bounds.lower_bound(
-        instance, optimality_bounds.LagrangianDual(terms, dual.weights))
+    bound = lagrangian.lower_bound(
+        instance, lagrangian.LagrangianDual(terms, dual.weights))
     assert not bound.proved and "not a constraint of this program" in bound.problems[0]
-    assert optimality_bounds.lower_bound(instance, dual).proved
+    assert lagrangian.lower_bound(instance, dual).proved
 
 
 def test_a_record_without_the_claim_still_verifies(records: dict) -> None:

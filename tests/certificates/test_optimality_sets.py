@@ -15,9 +15,10 @@ import copy
 import numpy as np
 import pytest
 
-from rldp_models.results import optimality_bounds
-from rldp_models.results.optimality_dual import conic_instance, solution_optimality
-from rldp_models.results.optimality_members import exact_distribution, proved_member
+from rldp_models.optimality import lagrangian
+from rldp_models.optimality.best_claim import solution_optimality
+from rldp_models.optimality.lagrangian_dual import conic_instance
+from rldp_models.optimality.set_members import exact_distribution, proved_member
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
 from rldp_models.instances import jeffreys_instance
@@ -55,8 +56,8 @@ def solve(problem: str, name: str, solver: str, seed: int = 1):
 
 
 def certified_upper(solution) -> float:
-    bound = optimality_bounds.upper_bound(conic_instance(solution.program), solution.protocol,
-                                   solution.multipliers)
+    bound = lagrangian.upper_bound(conic_instance(solution.program), solution.protocol,
+                            solution.multipliers)
     assert bound.proved, bound.problems
     return float(bound.value.upper())
 
@@ -148,7 +149,7 @@ def test_verify_rejects_a_tampered_product_claim(record, tamper: str) -> None:
     elif tamper == "witness":
         claim["dual"]["witnesses"][0][0] = len(claim["dual"]["pool"]) + 3
     elif tamper == "model":
-        claim["model"] = optimality_bounds.MODEL
+        claim["model"] = lagrangian.MODEL
     else:
         claim["dual"]["weights"][0] *= 2.0
     report = verify(changed, table)

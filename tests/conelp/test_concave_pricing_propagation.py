@@ -85,7 +85,7 @@ def test_cuts_never_remove_a_ray(eps: float) -> None:
     points = V / (p @ V)
     rng = np.random.default_rng(7)
     below = points * rng.random(points.shape) ** 4
-    above = points + (oracle._upper[:, None] - points) * rng.random(points.shape) ** 4
+    above = points + (oracle.root_upper[:, None] - points) * rng.random(points.shape) ** 4
     lower, upper = oracle._propagated(below.T, above.T)
     assert np.any(lower > below.T)
     assert np.all(lower <= points.T) and np.all(points.T <= upper)

@@ -23,11 +23,11 @@ import pytest
 from rldp_models.certificates.optimality import weak_verdict
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
+from rldp_models.optimality.best_claim import WEAK_TARGET
+from rldp_models.optimality.program_bound import weak_claim
 from rldp_models.programs import LinearConstraints, ProtocolProgram, RobustDistortion, \
     RobustSecretPrivacy, preset
 from rldp_models.results.files import write_result
-from rldp_models.results.optimality_dual import WEAK_TARGET
-from rldp_models.results.optimality_weak import weak_claim
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty import ChiSquareSet
 from tests.variants.independent import optimum
@@ -219,12 +219,12 @@ def test_a_loose_default_dual_is_replaced_by_a_sharper_one() -> None:
     """V1 on the hair table: the default dual's gap exceeds issue 34's target (as
     ``(UB - LB) / max(1, |UB|)``), the sharper dual of the same compiled data meets it, and
     the bound stays below the independent model's optimum."""
-    from rldp_models.results import optimality_weak
+    from rldp_models.optimality import program_bound
 
     defaults = {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8, "tol_feas": 1e-8}  # Clarabel's
     solution = pair_restricted(HAIR).solve("clarabel", **defaults)
     assert solution.objective is not None and solution.result.compiled_dual is not None
-    first = optimality_weak.program_lower_bound(solution.program, "cvxpy",
+    first = program_bound.program_lower_bound(solution.program, "cvxpy",
                                                 solution.result.compiled_dual)
     assert first.relative_gap(solution.objective) > TARGET  # the case the sharper dual is for
     claim = weak_claim(solution)
@@ -259,15 +259,15 @@ def test_a_bound_past_its_budget_is_not_proved_and_the_callers_limit_is_theirs(
     """With no budget the claim is ``not proved`` and says why (a record is still
     written); under the caller's own time limit, once passed, the limit is raised to the
     caller, not turned into a claim."""
-    from rldp_models.results import optimality_weak
+    from rldp_models.optimality import program_bound
     from solvers import deadline
 
     solution = pair_restricted(HAIR).solve()
-    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 0.0)
-    monkeypatch.setattr(optimality_weak, "BUDGET_FACTOR", 0.0)
+    monkeypatch.setattr(program_bound, "BUDGET_FLOOR", 0.0)
+    monkeypatch.setattr(program_bound, "BUDGET_FACTOR", 0.0)
     claim = weak_claim(solution)
     assert not claim["claimed"] and "the bound's budget" in claim["reason"]
     assert claim["reason"].startswith("not proved")
-    monkeypatch.setattr(optimality_weak, "BUDGET_FLOOR", 1e9)
+    monkeypatch.setattr(program_bound, "BUDGET_FLOOR", 1e9)
     with pytest.raises(deadline.TimeLimitReached), deadline.limited(0.0):
         weak_claim(solution)

@@ -22,7 +22,7 @@ from rldp_models.instances import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs import solution as finishing
 from rldp_models.programs.solution import TIGHTENING, tightened_program
-from rldp_models.results.optimality_dual import solution_optimality
+from rldp_models.optimality.best_claim import solution_optimality
 from rldp_models.results.program_result import solution_result
 from rldp_models.results.record import from_record
 from rldp_models.uncertainty import named_set

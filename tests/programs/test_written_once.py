@@ -63,7 +63,7 @@ def test_rurp_through_cvxpy_reaches_the_proven_optimum(crosstab: Crosstab) -> No
     """The emitted RURP model's optimum lies in the exact certificate's proven interval
     [lower, upper] of the optimum (weak duality, checked in rationals), up to Clarabel's
     tolerance; its own protocol is certified exactly."""
-    from rldp_models.results.optimality_dual import solution_optimality
+    from rldp_models.optimality.best_claim import solution_optimality
 
     cvxpy_path = preset("RURP", crosstab, EPS, 0.05, distortion="hamming").solve(
         solver="clarabel")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rldp_models.results.optimality_bounds import relative
+from rldp_models.optimality.lagrangian import relative
 
 
 def test_an_upper_bound_of_size_at_most_one_states_the_absolute_gap() -> None:

@@ -1,7 +1,7 @@
 """The optimality certificate's re-weighting LP, on HiGHS directly.
 
 For fixed members the best multipliers of the Lagrangian bound of
-:mod:`.optimality_bounds` solve the LP (:func:`.optimality_dual.polished_weights`)
+:mod:`.lagrangian` solve the LP (:func:`.lagrangian_dual.polished_weights`)
 
 ``max sum_x t_x``  s.t.  ``t_x <= f[x, y] + sum_j a_j O_j[x, y] + sum_k lambda_k G_k[x, y]``,
 ``0 <= lambda_k <= bound``, ``0 <= a_j <= 1``, ``sum_j a_j = 1`` (when there are objective

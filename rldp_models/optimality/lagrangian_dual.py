@@ -1,4 +1,4 @@
-"""The Lagrangian dual of :mod:`~rldp_models.certificates.optimality` read from a conic solve.
+"""The Lagrangian dual of :mod:`.lagrangian` read from a conic solve.
 
 The canonical conic form (:mod:`rldp_models.programs.conic_form`, solved by
 ``clarabel-direct`` or ``scs-direct``) returns a dual ``z`` per row group. A
@@ -45,13 +45,12 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
+from rldp_models.optimality.lagrangian import (BITS, Instance, InstanceBalls, LagrangianDual,
+                                               claim, normalised, not_claimed)
+from rldp_models.optimality.reweighting import LPMethod, ReweightingLP
+from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.optimality_bounds import (BITS, Instance, InstanceBalls, LagrangianDual,
-                                                   claim, normalised, not_claimed)
-from rldp_models.results.optimality_reweighting import LPMethod, ReweightingLP
-from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
-from rldp_models.results.optimality_weak import weak_claim
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
@@ -100,11 +99,6 @@ CONIC_GROUP = "protocol>=0"
 
 NO_CONIC_DUAL = ("the solver's duals are not those of the direct conic form (use "
                  "clarabel-direct or scs-direct for a proven gap)")
-
-
-WEAK_TARGET = 1e-6
-"""Relative Lagrangian gap above which weak duality on the compiled program is tried too
-(issue 34's target; below it the second bound would cost time for little)."""
 
 
 class NoConicDual(ValueError):
@@ -185,9 +179,9 @@ def polished_weights(instance: Instance, terms: np.ndarray, weights: np.ndarray,
     """The best multipliers for the fixed members: the LP
     ``max sum_x t_x  s.t.  t_x <= sum_j a_j p0_j[x] d[x, y] + sum_k lambda_k G_k[x, y]``,
     ``lambda >= 0``, ``a >= 0``, ``sum_j a_j = 1`` (nominal objective: ``Phat`` for
-    ``p0``, no ``a``) (:class:`~.optimality_reweighting.ReweightingLP`).
+    ``p0``, no ``a``) (:class:`~.reweighting.ReweightingLP`).
 
-    Its value is the Lagrangian bound of :mod:`.optimality` with the members
+    Its value is the Lagrangian bound of :mod:`.lagrangian` with the members
     held fixed, so the solver's multipliers are only a start: an interior-point
     dual's small multipliers of inactive constraints (``mu / slack``, each
     charging ``lambda g < 0``) go to 0 when that pays, and of several members of
@@ -717,7 +711,7 @@ def _rounded(values: np.ndarray) -> np.ndarray:
 # Members at a protocol, without a solver dual (:func:`protocol_dual`).
 #
 # Any multipliers ``lambda >= 0`` and any proved members give a valid lower
-# bound (:mod:`.optimality`), so a solver's dual is only one way to start. Here
+# bound (:mod:`.lagrangian`), so a solver's dual is only one way to start. Here
 # the members are the maximisers of every robust term at the returned protocol
 # ``Q`` (Danskin: the gradients of the constraints there) and the multipliers
 # are chosen by the re-weighting LP (:func:`polished_weights`).
@@ -731,7 +725,7 @@ def _rounded(values: np.ndarray) -> np.ndarray:
 #   a maximiser of ``q . R`` over ``C_s`` is the conditional at ``s`` of a joint
 #   member of the set, found by Dinkelbach's iteration on ``(*)`` with the set's
 #   own ``worst_case``; the joint members are stored (the record's ``pool``) and
-#   proved to lie in the set (:mod:`.optimality_sets`);
+#   proved to lie in the set (:mod:`.set_members`);
 # * chi-square programs solved through cvxpy (``clarabel``, ``ecos``, ``scs``),
 #   whose duals are per cvxpy constraint rather than per conic row: the pair
 #   members are Theorem 3's maximisers at ``Q`` (:func:`_pair_member`).
@@ -806,7 +800,7 @@ def protocol_dual(instance: Instance, protocol: np.ndarray,
 def _float_bound(instance: Instance, cut: "_Cuts", weights: np.ndarray,
                  shares: np.ndarray | None) -> float:
     """The Lagrangian bound of the weights in floating point (only to see the rounds stall;
-    the stored bound is proved by :func:`~.optimality_bounds.lower_bound`)."""
+    the stored bound is proved by :func:`~.lagrangian.lower_bound`)."""
     charges, objective = _float_lagrangian(instance, cut.terms, cut.sides, cut.members)
     if cut.members is None:
         phat = instance.counts.ravel() / instance.counts.sum()
@@ -1042,34 +1036,9 @@ def blocks_outside_the_model(program: ProtocolProgram) -> list[str]:
     return list(dict.fromkeys([*outside, *(f.name for f in program.guarantees[1:])]))
 
 
-def solution_optimality(solution: ProtocolSolution) -> dict[str, Any]:
-    """``certificate.optimality`` of a solved program: the best proven claim, or why there
-    is none.
-
-    The Lagrangian model of the four programs (:func:`lagrangian_optimality`) where it
-    covers the program; weak duality on the compiled program
-    (:func:`~rldp_models.results.optimality_weak.weak_claim`) for every other program and
-    where the Lagrangian gap exceeds :data:`WEAK_TARGET`. Of two proved claims the one
-    with the higher lower bound is kept; the record's ``bound`` says which.
-
-    Parameters
-    ----------
-    solution : ProtocolSolution
-        Finished (its protocol and multipliers are the returned ones).
-    """
-    lagrangian = lagrangian_optimality(solution)
-    if lagrangian.get("claimed") and lagrangian["relative_gap"] <= WEAK_TARGET:
-        return lagrangian
-    weak = weak_claim(solution)
-    if lagrangian.get("claimed") and (not weak.get("claimed") or
-                                      lagrangian["lower"] >= weak["lower"]):
-        return lagrangian
-    return weak
-
-
 def lagrangian_optimality(solution: ProtocolSolution) -> dict[str, Any]:
     """``certificate.optimality`` from the Lagrangian model of the four programs
-    (:mod:`rldp_models.results.optimality_bounds`), or why there is none.
+    (:mod:`rldp_models.optimality.lagrangian`), or why there is none.
 
     Parameters
     ----------

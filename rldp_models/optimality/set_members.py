@@ -1,6 +1,6 @@
 """Proved membership of a stored distribution in an uncertainty set other than chi-square.
 
-The product-model optimality bound (:mod:`.optimality`) charges each robust
+The product-model optimality bound (:mod:`.lagrangian`) charges each robust
 term at members of the sets; a member counts only when it provably lies in
 its set. A stored member is a vector of doubles; it is read as the exact
 rationals those doubles are and normalised to sum to 1 *exactly*

@@ -1,5 +1,5 @@
 """Proven optimality gaps of the protocol programs (NUNP ... RURP): the bounds, their data and
-their ball arithmetic, shared by the producer (:mod:`.optimality_dual`) and ``rldp verify``
+their ball arithmetic, shared by the producer (:mod:`.lagrangian_dual`) and ``rldp verify``
 (:mod:`rldp_models.certificates.optimality`).
 
 **Lower bound** (weak Lagrangian duality). Write the program as
@@ -33,7 +33,7 @@ is ``lambda`` times a member of the set, so the multipliers' dual components
 are replaced by a member whose membership is *proved*, and the only residual
 left is on the protocol, which is bounded (each row is a distribution) and
 absorbed by ``min_y``. The solver's dual gives the ``lambda`` and the members
-(:mod:`rldp_models.results.optimality_dual`).
+(:mod:`.lagrangian_dual`).
 
 Everything is evaluated in ball arithmetic (python-flint ``arb``, :data:`BITS`
 bits): ``Phat = counts / n`` and the conditionals as exact rationals,
@@ -52,7 +52,7 @@ Robust privacy is then the product of single-secret projections ``C_s1 x C_s2``
 ((**) of :mod:`rldp_models.uncertainty.base`, a sufficient condition) and the
 gap is that model's (the verdict says so). A member of ``C_s`` is the
 conditional at ``s`` of a joint member of the set: the dual stores a ``pool`` of
-joint members, each proved to lie in the set (:mod:`.optimality_members`), and per
+joint members, each proved to lie in the set (:mod:`.set_members`), and per
 term its two ``witnesses``. The robust objective's upper bound is the set's own
 certified support bound.
 """
@@ -67,9 +67,8 @@ from typing import Any
 import flint
 import numpy as np
 
-from rldp_models.results.optimality_members import exact_distribution, proved_member, provable
 from rldp_models.distortion import expected_distortion
-from rldp_models.results.certificate_record import UTILITY_GROUP
+from rldp_models.optimality.set_members import exact_distribution, proved_member, provable
 from rldp_models.uncertainty.certifiable import ChiSquareCertifiable
 
 BITS = 128
@@ -86,6 +85,9 @@ PRODUCT_QUALIFIER = " for the product-of-projections model"
 MATCH_TOLERANCE = 1e-12
 """Accepted relative disagreement between a stored bound and the recomputed one (the
 stored one is the recomputed ball's endpoint rounded outward to a double)."""
+UTILITY_GROUP = "robust_utility"
+"""The multiplier group of a robust objective (the certificate's multipliers of Theorem 2's
+``(t, c)``, read by :func:`upper_bound`)."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class Instance:
     uncertainty : UncertaintySet, optional
         The set when it is not chi-square (KL, TV, box, polyhedral, power
         divergence): members are then proved to lie in it
-        (:mod:`.optimality_members`) and robust privacy is the product model.
+        (:mod:`.set_members`) and robust privacy is the product model.
     """
 
     counts: np.ndarray
@@ -490,7 +492,7 @@ class InstanceBalls:
 
     def set_member(self, values: np.ndarray) -> list[Any] | None:
         """``values`` normalised exactly, as balls, when proved to lie in the (non chi-square)
-        set (:mod:`.optimality_members`); None otherwise."""
+        set (:mod:`.set_members`); None otherwise."""
         exact = exact_distribution(values)
         if exact is None or not proved_member(self.instance.uncertainty, exact):
             return None

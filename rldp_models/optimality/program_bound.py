@@ -31,12 +31,13 @@ from typing import Any
 import flint
 import numpy as np
 
-from rldp_models.optimality import LowerBound, conic_lower_bound, cvxpy_columns, \
+from rldp_models.optimality.adapters import conic_lower_bound, cvxpy_columns, \
     cvxpy_lower_bound, declared_rows_dual
+from rldp_models.optimality.lagrangian import VERSION, float_above, not_claimed, relative
+from rldp_models.optimality.weak_duality import LowerBound
 from rldp_models.privacy.stored_bounds import OBJECTIVE_TOLERANCE
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.programs.solution import ProtocolSolution
-from rldp_models.results.optimality_bounds import VERSION, float_above, not_claimed, relative
 from rldp_models.uncertainty.base import Capability
 from solvers import deadline
 

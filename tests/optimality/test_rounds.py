@@ -13,9 +13,9 @@ import pytest
 
 from rldp_models.certificates.verification import verify
 from rldp_models.instances import jeffreys_instance
+from rldp_models.optimality import best_claim, lagrangian_dual
+from rldp_models.optimality.lagrangian_dual import conic_instance, protocol_dual
 from rldp_models.programs import preset
-from rldp_models.results import optimality_dual
-from rldp_models.results.optimality_dual import conic_instance, protocol_dual
 from rldp_models.results.program_result import solution_result
 from rldp_models.results.record import to_record
 
@@ -43,7 +43,7 @@ def test_the_dual_does_not_depend_on_the_clock(solution, monkeypatch) -> None:
     instance = conic_instance(solution.program)
     protocol = solution.result.primal["protocol"]
     calm, calm_note = protocol_dual(instance, protocol)
-    monkeypatch.setattr(optimality_dual.time, "perf_counter", SlowClock(31.0))
+    monkeypatch.setattr(lagrangian_dual.time, "perf_counter", SlowClock(31.0))
     busy, busy_note = protocol_dual(instance, protocol)
     assert calm_note is None and busy_note is None
     np.testing.assert_array_equal(calm.weights, busy.weights)
@@ -52,10 +52,10 @@ def test_the_dual_does_not_depend_on_the_clock(solution, monkeypatch) -> None:
 
 def test_the_safety_guard_is_stated_in_the_record_and_the_record_verifies(solution,
                                                                           monkeypatch) -> None:
-    monkeypatch.setattr(optimality_dual, "SAFETY_SECONDS", 0.0)
-    monkeypatch.setattr(optimality_dual.time, "perf_counter", SlowClock(1.0))
+    monkeypatch.setattr(lagrangian_dual, "SAFETY_SECONDS", 0.0)
+    monkeypatch.setattr(lagrangian_dual.time, "perf_counter", SlowClock(1.0))
     # weak duality would win over the early-stopped Lagrangian bound: keep the Lagrangian's
-    monkeypatch.setattr(optimality_dual, "weak_claim",
+    monkeypatch.setattr(best_claim, "weak_claim",
                         lambda solution: {"claimed": False, "reason": "not tried in this test"})
     _, note = protocol_dual(conic_instance(solution.program),
                             solution.result.primal["protocol"], safety_seconds=0.0)

@@ -1,4 +1,4 @@
-"""The re-weighting LP (:mod:`rldp_models.results.optimality_reweighting`)."""
+"""The re-weighting LP (:mod:`rldp_models.optimality.reweighting`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from rldp_models.results.optimality_reweighting import ReweightingLP
+from rldp_models.optimality.reweighting import ReweightingLP
 
 
 def _random_lp(seed: int, n_x: int = 6, n_y: int = 3, k: int = 9, m: int = 2):
@@ -93,7 +93,7 @@ def test_members_projected_together_equal_members_projected_alone() -> None:
     inside, none moves outward, and one already inside is left as it is."""
     from types import SimpleNamespace
 
-    from rldp_models.results.optimality_dual import TARGET, _pair_excess, _projected
+    from rldp_models.optimality.lagrangian_dual import TARGET, _pair_excess, _projected
 
     rng = np.random.default_rng(4)
     counts = rng.integers(0, 30, size=(3, 6)).astype(float)

@@ -1,5 +1,6 @@
-"""The maximisers of the pair terms (:func:`rldp_models.results.optimality_dual._argmax_members`),
-batched over terms: against a general-purpose solver (SLSQP) and against one term at a time."""
+"""The maximisers of the pair terms
+(:func:`rldp_models.optimality.lagrangian_dual._argmax_members`), batched over terms: against
+a general-purpose solver (SLSQP) and against one term at a time."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from rldp_models.results.optimality_dual import TARGET, _argmax_member, _argmax_members
+from rldp_models.optimality.lagrangian_dual import TARGET, _argmax_member, _argmax_members
 
 
 def _pair_set(seed: int, n_u: int = 4) -> tuple[np.ndarray, float]:
