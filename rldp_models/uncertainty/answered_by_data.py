@@ -85,7 +85,7 @@ class AnsweredByData:
         marital-status after the tightened repair: 3.7e-9 against 1e-9).
         """
         value, _, y = self._primal(v)
-        bound = float(self.certified_support_bound(v, {"y": y}))
+        bound = float(self.data_bound(v, {"y": y}))
         return max(value, float(np.nextafter(bound, np.inf)))
 
     def worst_case(self, v: np.ndarray) -> tuple[np.ndarray, float]:
