@@ -217,10 +217,19 @@ def _sharper_dual(program: ProtocolProgram) -> np.ndarray | None:
 
 def claim_of(bound: LowerBound, value: float, model: str, form: str, z: np.ndarray,
              seconds: float) -> dict[str, Any]:
-    """The stored claim of a bound (``not proved`` with its reason when it is not)."""
+    """The stored claim of a bound (``not proved`` with its reason when it is not).
+
+    A lower bound above the value (as the certificate check accepts it) is not claimed:
+    the protocol, certified on its own, then beats the compiled program's optimum, so
+    the two programs differ (a ``DerivedSet`` whose compiled dual cones had a margin did
+    so) and no gap between them means anything; verify would fail the record."""
     if not bound.proved:
         return not_claimed(f"not proved ({bound.reason})")
     lower, upper = bound.lower, float(value)
+    if flint.arb(lower) > accepted_upper(upper):
+        return not_claimed(f"not proved (the compiled program's lower bound {lower:.10g} "
+                           f"exceeds the protocol's proven value {upper:.10g}: the program "
+                           f"the protocol is certified for is not the one compiled)")
     gap = float_above(accepted_upper(upper) - flint.arb(lower))
     return {"version": VERSION, "claimed": True, "bound": WEAK, "model": model,
             "lower": lower, "upper": upper, "gap": gap, "relative_gap": relative(gap, upper),

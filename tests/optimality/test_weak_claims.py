@@ -271,3 +271,19 @@ def test_a_bound_past_its_budget_is_not_proved_and_the_callers_limit_is_theirs(
     monkeypatch.setattr(program_bound, "BUDGET_FLOOR", 1e9)
     with pytest.raises(deadline.TimeLimitReached), deadline.limited(0.0):
         weak_claim(solution)
+
+
+def test_a_lower_bound_above_the_proven_value_is_not_claimed() -> None:
+    """The protocol is certified on its own; a compiled program whose bound exceeds its value
+    is not the program it is certified for, so the record claims no gap (verify would fail
+    ``lower <= upper``)."""
+    import flint
+
+    from rldp_models.optimality import LowerBound
+    from rldp_models.optimality.program_bound import claim_of
+
+    z = np.zeros(3)
+    held = claim_of(LowerBound(flint.arb(0.5)), 0.5 + 1e-12, "m", "cvxpy", z, 0.0)
+    above = claim_of(LowerBound(flint.arb(0.5 + 1e-6)), 0.5, "m", "cvxpy", z, 0.0)
+    assert held["claimed"] and held["lower"] <= held["upper"]
+    assert not above["claimed"] and "exceeds the protocol's proven value" in above["reason"]
