@@ -169,6 +169,8 @@ def test_a_presets_direct_form_is_recomputed_from_the_record(demo_crosstab: Cros
     assert weak_verdict(weak, program, solution.objective).holds
     assert not weak_verdict({**weak, "lower": weak["lower"] * (1 + 1e-8)}, program,
                             solution.objective).holds
+    below = weak_verdict(weak, program, weak["lower"] - 1e-6 * max(1, abs(weak["lower"])))
+    assert not below.holds and "above the returned protocol's objective" in below.details[0]
 
 
 def test_the_cvxpy_backend_keeps_clarabels_dual_of_the_compiled_rows() -> None:
