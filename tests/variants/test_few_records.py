@@ -75,28 +75,33 @@ def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_default
         assert calls == list(CLARABEL_ATTEMPTS[:2]) and solution.protocol is not None
 
 
-@pytest.mark.parametrize(("first", "kept"), [
-    (protocol_program.CLARABEL_TIGHT, 0),  # its almost solved meets the defaults' tolerances
+@pytest.mark.parametrize(("first", "finished"), [
+    (protocol_program.CLARABEL_TIGHT, 2),  # its almost solved meets the defaults' tolerances
     ({"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}, 1),  # Clarabel's 1e-4
 ])
-def test_an_almost_solved_tight_solve_is_kept_only_within_the_defaults_tolerances(
-        monkeypatch, first: dict, kept: int) -> None:
-    """The first attempt ends "optimal but inaccurate": kept when its reduced tolerances are
-    Clarabel's defaults (1e-8), else the defaults' optimal solve after it is."""
-    calls, results = [], []
-    real = solvers.solve
+def test_an_almost_solved_tight_solve_is_finished_only_within_the_defaults_tolerances(
+        monkeypatch, first: dict, finished: int) -> None:
+    """The first attempt ends "optimal but inaccurate" and the defaults' ends optimal: both
+    are finished when the first's reduced tolerances are Clarabel's defaults (1e-8), and the
+    lower certified objective is returned; else only the defaults' solve is."""
+    calls, done = [], []
+    real_solve, real_finish = solvers.solve, protocol_program.finish_solution
 
     def inaccurate_first(program, solver, **options):
         calls.append(options)
-        result = real(program, solver=solver, **options)
+        result = real_solve(program, solver=solver, **options)
         if len(calls) == 1:
             result.status = solvers.Status.OPTIMAL_INACCURATE
-        results.append(result)
         return result
+
+    def recorded(*args, **kwargs):
+        done.append(real_finish(*args, **kwargs))
+        return done[-1]
 
     monkeypatch.setattr(protocol_program, "CLARABEL_ATTEMPTS",
                         (first, *CLARABEL_ATTEMPTS[1:]))
     monkeypatch.setattr(protocol_program.solvers, "solve", inaccurate_first)
+    monkeypatch.setattr(protocol_program, "finish_solution", recorded)
     solution = _program().solve("clarabel")
-    assert len(calls) == kept + 1
-    assert solution.result is results[kept]
+    assert calls[:2] == [first, {}] and len(done) == finished
+    assert solution.objective == min(d.objective for d in done)
