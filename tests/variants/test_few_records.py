@@ -51,23 +51,29 @@ def _program():
                            uncertainty=ChiSquareSet.from_counts(counts, 0.05))
 
 
+def _first_solve_ends(monkeypatch, status: solvers.Status) -> list[dict]:
+    """Make the program's first solve end with ``status``; the options of each solve."""
+    calls: list[dict] = []
+    real = solvers.solve
+
+    def patched(program, solver, **options):
+        calls.append(options)
+        result = real(program, solver=solver, **options)
+        if len(calls) == 1:
+            result.status = status
+        return result
+
+    monkeypatch.setattr(protocol_program.solvers, "solve", patched)
+    return calls
+
+
 @pytest.mark.parametrize("given", [{}, {"tol_feas": 1e-9}])
 def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_defaults(
         monkeypatch, given: dict) -> None:
     """The first solve is made to fail: with no options the next of the attempts (Clarabel's
     defaults after the tight tolerances) is made and its protocol finished; with options of
     the caller's, the failure stands."""
-    calls = []
-    real = solvers.solve
-
-    def failing_first(program, solver, **options):
-        calls.append(options)
-        result = real(program, solver=solver, **options)
-        if len(calls) == 1:
-            result.status = solvers.Status.ERROR
-        return result
-
-    monkeypatch.setattr(protocol_program.solvers, "solve", failing_first)
+    calls = _first_solve_ends(monkeypatch, solvers.Status.ERROR)
     solution = _program().solve("clarabel", **given)
     if given:
         assert calls == [given] and solution.protocol is None
@@ -84,15 +90,7 @@ def test_an_almost_solved_tight_solve_is_finished_only_within_the_defaults_toler
     """The first attempt ends "optimal but inaccurate" and the defaults' ends optimal: both
     are finished when the first's reduced tolerances are Clarabel's defaults (1e-8), and the
     lower certified objective is returned; else only the defaults' solve is."""
-    calls, done = [], []
-    real_solve, real_finish = solvers.solve, protocol_program.finish_solution
-
-    def inaccurate_first(program, solver, **options):
-        calls.append(options)
-        result = real_solve(program, solver=solver, **options)
-        if len(calls) == 1:
-            result.status = solvers.Status.OPTIMAL_INACCURATE
-        return result
+    done, real_finish = [], protocol_program.finish_solution
 
     def recorded(*args, **kwargs):
         done.append(real_finish(*args, **kwargs))
@@ -100,7 +98,7 @@ def test_an_almost_solved_tight_solve_is_finished_only_within_the_defaults_toler
 
     monkeypatch.setattr(protocol_program, "CLARABEL_ATTEMPTS",
                         (first, *CLARABEL_ATTEMPTS[1:]))
-    monkeypatch.setattr(protocol_program.solvers, "solve", inaccurate_first)
+    calls = _first_solve_ends(monkeypatch, solvers.Status.OPTIMAL_INACCURATE)
     monkeypatch.setattr(protocol_program, "finish_solution", recorded)
     solution = _program().solve("clarabel")
     assert calls[:2] == [first, {}] and len(done) == finished
