@@ -54,7 +54,8 @@ at 1e-10 it is 1.8e-6 above it, in 0.17 s against 0.2 s.
 
 Its "almost solved" tolerances are the defaults' full ones, so a solve that stops short of
 1e-10 ("optimal but inaccurate") still meets what the defaults' solve would; it is finished
-beside the defaults' solve and the lower certified objective kept (:data:`CLARABEL_ATTEMPTS`).
+too where the defaults' protocol needed a costly repair, and the lower certified objective
+kept (:data:`CLARABEL_ATTEMPTS`).
 Neither wins everywhere: V3 on Adult race x marital-status stops so at 1e-10, and the
 defaults' optimal solve left product-form privacy violated by 8e-6 (its repaired objective
 3.6e-3 above the optimum against 5.8e-5); V5 on Adult race x education also stops so, and
@@ -68,11 +69,26 @@ and the exponential cones of a KL ball's dual (V2 on a 5x14 table of 43 records,
 0 ("insufficient progress" at iteration 15); at 0.9 it solves in 41 iterations. The same
 table with ten times the counts solves at the defaults."""
 
+SECOND_FINISH_ABOVE = 1e-5
+"""Relative repair cost of the optimal solve's finished protocol above which an almost-solved
+tighter solve is finished too (:data:`CLARABEL_ATTEMPTS`): each finish re-proves every
+guarantee, which on V6 at 5x11 takes over a minute; below it the second cannot gain more
+than issue 33's window."""
+
 CLARABEL_ATTEMPTS: tuple[dict[str, float], ...] = (CLARABEL_TIGHT, {}, CLARABEL_SHORTER_STEPS)
 """Clarabel's settings for a program given no options, in order, up to the first solve that
 ends optimal; solves before it that end almost solved within the defaults' tolerances
-(:data:`CLARABEL_TIGHT`) are finished too, and the lower certified objective is kept. If
-none ends optimal, those, or else the first with a solution (optimal but inaccurate)."""
+(:data:`CLARABEL_TIGHT`) are finished too where the optimal one's repair cost more than
+:data:`SECOND_FINISH_ABOVE`, and the lower certified objective is kept. If none ends optimal,
+those, or else the first with a solution (optimal but inaccurate)."""
+
+
+def _repair_share(solution: ProtocolSolution) -> float:
+    """What a finished solution's repair cost, relative to its objective (inf: no protocol)."""
+    if solution.objective is None:
+        return math.inf
+    cost = 0.0 if solution.repair is None else solution.repair.cost
+    return cost / max(abs(float(solution.objective)), 1e-300)
 
 
 def _certified_value(solution: ProtocolSolution) -> float:
@@ -290,11 +306,24 @@ class ProtocolProgram:
         """
         solver = solver or default_solver(self)
         if solver == "clarabel" and not options:
-            return min((finish_solution(self, result, solver, attempt)
-                        for result, attempt in self._clarabel_candidates()),
-                       key=_certified_value)
+            return self._best_finished(self._clarabel_candidates())
         result = solvers.solve(self, solver=solver, **options)
         return finish_solution(self, result, solver, options)
+
+    def _best_finished(self, candidates: list[tuple[solvers.SolveResult, dict[str, Any]]]
+                       ) -> ProtocolSolution:
+        """The candidates finished, the optimal solve (the last) first, the others only while
+        the best so far paid more than :data:`SECOND_FINISH_ABOVE` of its objective for its
+        repair; the lowest certified objective of those finished."""
+        best: ProtocolSolution | None = None
+        for result, attempt in [*candidates[-1:], *candidates[:-1]]:
+            if best is not None and _repair_share(best) <= SECOND_FINISH_ABOVE:
+                break
+            finished = finish_solution(self, result, "clarabel", attempt)
+            if best is None or _certified_value(finished) < _certified_value(best):
+                best = finished
+        assert best is not None  # there is always one candidate
+        return best
 
     def _clarabel_candidates(self) -> list[tuple[solvers.SolveResult, dict[str, Any]]]:
         """The solves of :data:`CLARABEL_ATTEMPTS` worth finishing, with their options: up to

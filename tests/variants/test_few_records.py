@@ -81,15 +81,18 @@ def test_clarabel_stopping_without_a_solution_is_asked_again_only_at_its_default
         assert calls == list(CLARABEL_ATTEMPTS[:2]) and solution.protocol is not None
 
 
-@pytest.mark.parametrize(("first", "finished"), [
-    (protocol_program.CLARABEL_TIGHT, 2),  # its almost solved meets the defaults' tolerances
-    ({"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}, 1),  # Clarabel's 1e-4
+@pytest.mark.parametrize(("first", "above", "finished"), [
+    (protocol_program.CLARABEL_TIGHT, -1.0, 2),  # almost solved within the defaults' tolerances
+    (protocol_program.CLARABEL_TIGHT, np.inf, 1),  # ... but the optimal one's repair was cheap
+    ({"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}, -1.0, 1),  # 1e-4 reduced
 ])
 def test_an_almost_solved_tight_solve_is_finished_only_within_the_defaults_tolerances(
-        monkeypatch, first: dict, finished: int) -> None:
-    """The first attempt ends "optimal but inaccurate" and the defaults' ends optimal: both
-    are finished when the first's reduced tolerances are Clarabel's defaults (1e-8), and the
-    lower certified objective is returned; else only the defaults' solve is."""
+        monkeypatch, first: dict, above: float, finished: int) -> None:
+    """The first attempt ends "optimal but inaccurate" and the defaults' ends optimal: the
+    first is finished too when its reduced tolerances are Clarabel's defaults (1e-8) and the
+    optimal one's repair cost more than SECOND_FINISH_ABOVE, and the lower certified
+    objective is returned; else only the defaults' solve is."""
+    monkeypatch.setattr(protocol_program, "SECOND_FINISH_ABOVE", above)
     done, real_finish = [], protocol_program.finish_solution
 
     def recorded(*args, **kwargs):
