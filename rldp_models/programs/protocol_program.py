@@ -53,9 +53,9 @@ Clarabel's defaults (1e-8) the returned protocol of V1 on Adult race x marital-s
 at 1e-10 it is 1.8e-6 above it, in 0.17 s against 0.2 s.
 
 Its "almost solved" tolerances are the defaults' full ones, so a solve that stops short of
-1e-10 ("optimal but inaccurate") still meets what the defaults' solve would; it is finished
-too where the defaults' protocol needed a costly repair, and the lower certified objective
-kept (:data:`CLARABEL_ATTEMPTS`).
+1e-10 ("optimal but inaccurate") still meets what the defaults' solve would. It is finished
+and kept unless its repair is costly; then the defaults' solve is finished too, and the lower
+certified objective kept (:data:`CLARABEL_ATTEMPTS`).
 Neither wins everywhere: V3 on Adult race x marital-status stops so at 1e-10, and the
 defaults' optimal solve left product-form privacy violated by 8e-6 (its repaired objective
 3.6e-3 above the optimum against 5.8e-5); V5 on Adult race x education also stops so, and
@@ -70,17 +70,15 @@ and the exponential cones of a KL ball's dual (V2 on a 5x14 table of 43 records,
 table with ten times the counts solves at the defaults."""
 
 SECOND_FINISH_ABOVE = 1e-5
-"""Relative repair cost of the optimal solve's finished protocol above which an almost-solved
-tighter solve is finished too (:data:`CLARABEL_ATTEMPTS`): each finish re-proves every
-guarantee, which on V6 at 5x11 takes over a minute; below it the second cannot gain more
-than issue 33's window."""
+"""Relative repair cost of an almost-solved tight solve's finished protocol above which the
+next attempt (Clarabel's defaults) is solved and finished too, and the lower certified
+objective kept (:data:`CLARABEL_ATTEMPTS`); below it the second cannot gain more than
+issue 33's window, and each finish re-proves every guarantee (over a minute for V6 at 5x11)."""
 
 CLARABEL_ATTEMPTS: tuple[dict[str, float], ...] = (CLARABEL_TIGHT, {}, CLARABEL_SHORTER_STEPS)
-"""Clarabel's settings for a program given no options, in order, up to the first solve that
-ends optimal; solves before it that end almost solved within the defaults' tolerances
-(:data:`CLARABEL_TIGHT`) are finished too where the optimal one's repair cost more than
-:data:`SECOND_FINISH_ABOVE`, and the lower certified objective is kept. If none ends optimal,
-those, or else the first with a solution (optimal but inaccurate)."""
+"""Clarabel's settings for a program given no options, in order, until a solve ends optimal,
+or almost solved within the defaults' tolerances (:data:`CLARABEL_TIGHT`) with a repair
+costing at most :data:`SECOND_FINISH_ABOVE` (``ProtocolProgram._clarabel_at_its_best``)."""
 
 
 def _repair_share(solution: ProtocolSolution) -> float:
@@ -306,40 +304,37 @@ class ProtocolProgram:
         """
         solver = solver or default_solver(self)
         if solver == "clarabel" and not options:
-            return self._best_finished(self._clarabel_candidates())
+            return self._clarabel_at_its_best()
         result = solvers.solve(self, solver=solver, **options)
         return finish_solution(self, result, solver, options)
 
-    def _best_finished(self, candidates: list[tuple[solvers.SolveResult, dict[str, Any]]]
-                       ) -> ProtocolSolution:
-        """The candidates finished, the optimal solve (the last) first, the others only while
-        the best so far paid more than :data:`SECOND_FINISH_ABOVE` of its objective for its
-        repair; the lowest certified objective of those finished."""
-        best: ProtocolSolution | None = None
-        for result, attempt in [*candidates[-1:], *candidates[:-1]]:
-            if best is not None and _repair_share(best) <= SECOND_FINISH_ABOVE:
-                break
-            finished = finish_solution(self, result, "clarabel", attempt)
-            if best is None or _certified_value(finished) < _certified_value(best):
-                best = finished
-        assert best is not None  # there is always one candidate
-        return best
+    def _clarabel_at_its_best(self) -> ProtocolSolution:
+        """Solved with :data:`CLARABEL_ATTEMPTS` in turn, each finished right after its solve
+        (the robust blocks' multipliers are read from the model's variables, which the next
+        solve overwrites).
 
-    def _clarabel_candidates(self) -> list[tuple[solvers.SolveResult, dict[str, Any]]]:
-        """The solves of :data:`CLARABEL_ATTEMPTS` worth finishing, with their options: up to
-        the first optimal one, those almost solved within the defaults' tolerances before it
-        (both are finished and the lower certified objective kept); the first with a
-        solution if none is optimal; else the last."""
+        An optimal solve is returned (or the lower certified objective of it and an
+        almost-solved one before it); an almost-solved one within the defaults' tolerances
+        is returned when its repair cost at most :data:`SECOND_FINISH_ABOVE` of its
+        objective, else the next attempt is made. With neither, the first solve with a
+        solution is finished, else the last.
+        """
+        best: ProtocolSolution | None = None
         tried: list[tuple[solvers.SolveResult, dict[str, Any]]] = []
-        kept: list[tuple[solvers.SolveResult, dict[str, Any]]] = []
         for attempt in CLARABEL_ATTEMPTS:
             result = solvers.solve(self, solver="clarabel", **attempt)
+            optimal = result.status is solvers.Status.OPTIMAL
+            if optimal or (result.status.has_solution and _within_default_tolerances(attempt)):
+                finished = finish_solution(self, result, "clarabel", dict(attempt))
+                if best is None or _certified_value(finished) < _certified_value(best):
+                    best = finished
+                if optimal or _repair_share(best) <= SECOND_FINISH_ABOVE:
+                    return best
             tried.append((result, dict(attempt)))
-            if result.status is solvers.Status.OPTIMAL:
-                return [*kept, tried[-1]]
-            if result.status.has_solution and _within_default_tolerances(attempt):
-                kept.append(tried[-1])
-        return kept or [next((t for t in tried if t[0].status.has_solution), tried[-1])]
+        if best is not None:
+            return best
+        result, attempt = next((t for t in tried if t[0].status.has_solution), tried[-1])
+        return finish_solution(self, result, "clarabel", attempt)
 
     def to_conic(self) -> solvers.ConicProgram:
         """The program in canonical conic form (:mod:`rldp_models.programs.conic_form`)."""
