@@ -123,6 +123,13 @@ class Repair:
         return abs(self.value_after - self.value_before)
 
     @property
+    def relative_cost(self) -> float:
+        """:attr:`cost` relative to ``|value_after|`` (0 without one)."""
+        if self.value_after is None:
+            return 0.0
+        return self.cost / max(abs(self.value_after), 1e-300)
+
+    @property
     def label(self) -> str:
         """Short name for reports: ``method``, a mix's with its reference (``"mix-uniform"``)."""
         if self.method == "mix" and self.reference is not None:

@@ -85,8 +85,7 @@ def _repair_share(solution: ProtocolSolution) -> float:
     """What a finished solution's repair cost, relative to its objective (inf: no protocol)."""
     if solution.objective is None:
         return math.inf
-    cost = 0.0 if solution.repair is None else solution.repair.cost
-    return cost / max(abs(float(solution.objective)), 1e-300)
+    return 0.0 if solution.repair is None else solution.repair.relative_cost
 
 
 def _certified_value(solution: ProtocolSolution) -> float:

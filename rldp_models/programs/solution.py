@@ -404,11 +404,10 @@ def _worth_tightening(finished: Finished, program: "ProtocolProgram") -> bool:
     repair = finished.repair
     if repair.method != "mix" or repair.value_before is None or repair.value_after is None:
         return False
-    cost = repair.value_after - repair.value_before
     above = TIGHTEN_LARGE_ABOVE if finished.matrix.size > LARGE_PROGRAM_CELLS else TIGHTEN_ABOVE
     if _proved_by_conditional_duals(program):
         above = max(above, TIGHTEN_CONDITIONAL_ABOVE)
-    return cost > above * max(abs(repair.value_after), 1e-300)
+    return repair.relative_cost > above
 
 
 def _proved_by_conditional_duals(program: "ProtocolProgram") -> bool:

@@ -139,17 +139,18 @@ class ConditionalDual:
         proved = self._raised(v, s, kappa, spread * solved[1], 1)
         if proved is not None:
             return proved
-        return self._newton(v, s, low, spread, solved[0]) or simplex
+        return self._newton(v, s, unit, (low, spread), solved[0]) or simplex
 
-    def _newton(self, v: np.ndarray, s: int, low: float, spread: float,
+    def _newton(self, v: np.ndarray, s: int, unit: np.ndarray, scale: tuple[float, float],
                 kappa: float) -> ConditionalCertificate | None:
         """The proof from support solves at ``unit = (v - low) / spread`` (module docstring):
         Dinkelbach's Newton steps ``k += g(k) / P*(s)`` on ``g(k) = delta*(e_s(unit - k) | F)``
         from (CC)'s ``kappa`` (``unit``'s scale), :data:`SUPPORT_SOLVES` at most; the pair
         whose proof fell least short is raised along ``d_s``."""
+        low, spread = scale
         best: tuple[float, float, np.ndarray] | None = None  # excess, kappa, y
         for _ in range(SUPPORT_SOLVES):
-            step = self.primal.support(embed((v - low) / spread - kappa, s, self.shape))
+            step = self.primal.support(embed(unit - kappa, s, self.shape))
             if step is None:
                 break
             value, maximiser, y = step
