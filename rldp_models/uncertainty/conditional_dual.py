@@ -39,11 +39,21 @@ cells of very different mass (V3 on Adult race x marital-status, cells 3e-5 to 0
 ones are not), with Dinkelbach's Newton step ``k += g(k) / P*(s)`` while it does not prove
 (:data:`SUPPORT_SOLVES` at most), and the closest is raised along ``d_s``. On that table
 V3's repair cost fell from +212% of the objective to about +1%.
+
+Mixing. The proof is convex in ``(kappa, y)``: the certified bound of a mixture is at most
+the mixture of the bounds up to the rounding the certificate covers anyway. So once a pair
+proves with excess ``c <= 0``, every pair tried below it that failed with excess ``e > 0``
+gives a lower candidate ``l (kappa, y) + (1 - l) (kappa_e, y_e)`` at the share ``l``
+(:data:`MIX_SAFETY` times ``e / (e - c)``) where the interpolated excess is 0; each is proved
+afresh, ``l`` doubled while it fails (:data:`MIX_TRIES`). The Newton steps stop at the
+first proof, which their noise (about 1e-9 per support solve on Adult's smallest secrets)
+can put 1e-7 above the failed pair next to the supremum; on V3 over Adult race x
+marital-status the worst bound's loss fell from 7e-6 to 5e-8 of its value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
@@ -65,6 +75,13 @@ FIRST_NUDGE = 1e-10
 
 SUPPORT_SOLVES = 3
 """Support solves after (CC) when its own multipliers do not prove (Newton steps, below)."""
+
+MIX_SAFETY = 1.5
+"""The first share of the proved pair in a mixture with a lower failed one: this times the
+share at which the mixture's excess, interpolated linearly, is 0 (Mixing, module docstring)."""
+
+MIX_TRIES = 3
+"""Mixtures certified per failed pair, the proved pair's share doubled after each failure."""
 
 
 @dataclass(frozen=True)
@@ -118,56 +135,82 @@ class ConditionalDual:
         solved.
         """
         v = np.asarray(v, dtype=float).ravel()
-        top = float(v.max())
-        simplex = ConditionalCertificate(top, None, mpmath.mpf(0))
+        tried = _Attempts()
+        proved = self._first_proof(v, s, start, tried)
+        if proved is None:
+            return ConditionalCertificate(float(v.max()), None, mpmath.mpf(0))
+        return self._tightest(v, s, proved, tried)
+
+    def _first_proof(self, v: np.ndarray, s: int, start: tuple[float, np.ndarray] | None,
+                     tried: "_Attempts") -> ConditionalCertificate | None:
+        """The first pair that proves: ``start``, then (CC)'s, then the support solves'
+        (:meth:`_newton`); every pair tried is kept in ``tried``. None: none proves."""
         if start is not None:
             kappa, y = start
-            proved = self._raised(v, s, float(kappa), np.asarray(y, dtype=float).ravel(), 1)
+            proved = self._raised(v, s, float(kappa), np.asarray(y, dtype=float).ravel(),
+                                  tried, 1)
             if proved is not None:
                 return proved
-        low, spread = float(v.min()), top - float(v.min())
+        low, spread = float(v.min()), float(v.max() - v.min())
         if spread <= 0.0:
-            return simplex
+            return None
         unit = (v - low) / spread
         mass = float(self.uncertainty.phat[s].sum())
         solved = self.primal.conditional(embed(unit, s, self.shape),
                                          embed(np.ones(v.size), s, self.shape),
                                          mass if mass > 0 else 1.0)
         if solved is None:
-            return simplex
+            return None
         kappa = low + spread * solved[0]
-        proved = self._raised(v, s, kappa, spread * solved[1], 1)
-        if proved is not None:
-            return proved
-        return self._newton(v, s, unit, (low, spread), solved[0]) or simplex
+        return self._raised(v, s, kappa, spread * solved[1], tried, 1) or \
+            self._newton(v, s, unit, (low, spread), solved[0], tried)
+
+    def _tightest(self, v: np.ndarray, s: int, proved: ConditionalCertificate,
+                  tried: "_Attempts") -> ConditionalCertificate:
+        """``proved`` moved toward each lower pair that failed, lowest first (module docstring,
+        Mixing); the lowest proved ``kappa``."""
+        best = proved
+        for kappa, y, excess in tried.below(proved.kappa):
+            if kappa >= best.kappa or best.multipliers is None:
+                continue
+            share = MIX_SAFETY * excess / (excess - float(best.check))
+            for _ in range(MIX_TRIES):
+                if share >= 1.0:
+                    break
+                mixed_kappa = share * best.kappa + (1.0 - share) * kappa
+                mixed_y = share * best.multipliers["y"] + (1.0 - share) * y
+                check = certify_conditional(self.uncertainty, v, s, mixed_kappa,
+                                            {"y": mixed_y})
+                if check <= 0:
+                    best = ConditionalCertificate(mixed_kappa, {"y": mixed_y}, check)
+                    break
+                share = 2.0 * share
+        return best
 
     def _newton(self, v: np.ndarray, s: int, unit: np.ndarray, scale: tuple[float, float],
-                kappa: float) -> ConditionalCertificate | None:
+                kappa: float, tried: "_Attempts") -> ConditionalCertificate | None:
         """The proof from support solves at ``unit = (v - low) / spread`` (module docstring):
         Dinkelbach's Newton steps ``k += g(k) / P*(s)`` on ``g(k) = delta*(e_s(unit - k) | F)``
         from (CC)'s ``kappa`` (``unit``'s scale), :data:`SUPPORT_SOLVES` at most; the pair
         whose proof fell least short is raised along ``d_s``."""
         low, spread = scale
-        best: tuple[float, float, np.ndarray] | None = None  # excess, kappa, y
         for _ in range(SUPPORT_SOLVES):
             step = self.primal.support(embed(unit - kappa, s, self.shape))
             if step is None:
                 break
             value, maximiser, y = step
-            pair = (low + spread * kappa, spread * y)
-            check = certify_conditional(self.uncertainty, v, s, pair[0], {"y": pair[1]})
-            if check <= 0:
-                return ConditionalCertificate(pair[0], {"y": pair[1]}, check)
-            if best is None or check < best[0]:
-                best = (float(check), *pair)
+            proved = self._proof(v, s, low + spread * kappa, spread * y, tried)
+            if proved is not None:
+                return proved
             mass = float(np.asarray(maximiser).reshape(self.shape)[s].sum())
             if value <= 0.0 or mass <= 0.0:
                 break
             kappa += value / mass
-        return None if best is None else self._raised(v, s, best[1], best[2])
+        closest = tried.closest()
+        return None if closest is None else self._raised(v, s, *closest, tried)
 
     def _raised(self, v: np.ndarray, s: int, kappa: float, y: np.ndarray,
-                tries: int = TRIES) -> ConditionalCertificate | None:
+                tried: "_Attempts", tries: int = TRIES) -> ConditionalCertificate | None:
         """``(kappa, y)`` proved, raised along ``d_s`` as the module docstring says (``tries``
         proofs at most); None if none below ``max v`` proves (``y`` of the wrong size
         included)."""
@@ -182,10 +225,44 @@ class ConditionalDual:
             if raised >= top:
                 return None
             moved = y if floor is None else y + nudge * floor
-            check = certify_conditional(self.uncertainty, v, s, raised, {"y": moved})
-            if check <= 0:
-                return ConditionalCertificate(raised, {"y": moved}, check)
+            proved = self._proof(v, s, raised, moved, tried)
+            if proved is not None:
+                return proved
             if room <= 0:
                 return None
-            nudge = max(2.0 * nudge, GROWTH * float(check) / room, FIRST_NUDGE * scale)
+            nudge = max(2.0 * nudge, GROWTH * tried.last_excess / room, FIRST_NUDGE * scale)
         return None
+
+    def _proof(self, v: np.ndarray, s: int, kappa: float, y: np.ndarray,
+               tried: "_Attempts") -> ConditionalCertificate | None:
+        """``(kappa, y)`` certified in ball arithmetic; kept in ``tried`` if it fails."""
+        check = certify_conditional(self.uncertainty, v, s, kappa, {"y": y})
+        if check <= 0:
+            return ConditionalCertificate(kappa, {"y": y}, check)
+        tried.failed(kappa, y, float(check))
+        return None
+
+
+@dataclass
+class _Attempts:
+    """The pairs ``(kappa, y)`` whose proof failed, with the excess of each (``> 0``)."""
+
+    pairs: list[tuple[float, np.ndarray, float]] = field(default_factory=list)
+
+    def failed(self, kappa: float, y: np.ndarray, excess: float) -> None:
+        self.pairs.append((kappa, y, excess))
+
+    @property
+    def last_excess(self) -> float:
+        return self.pairs[-1][2]
+
+    def closest(self) -> tuple[float, np.ndarray] | None:
+        """The pair whose proof fell least short, if any failed."""
+        if not self.pairs:
+            return None
+        kappa, y, _ = min(self.pairs, key=lambda pair: pair[2])
+        return kappa, y
+
+    def below(self, kappa: float) -> list[tuple[float, np.ndarray, float]]:
+        """The failed pairs under ``kappa``, lowest first."""
+        return sorted((pair for pair in self.pairs if pair[0] < kappa), key=lambda p: p[0])
