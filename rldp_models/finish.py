@@ -86,6 +86,11 @@ class Repair:
     * ``"fallback"``: an input-ignoring matrix (``a = 1``), private at every
       ``eps >= 0``: at ``eps = 0`` mixing cannot help (``g(U) = 0``).
 
+    With reference ``"per secret"`` (:mod:`rldp_models.programs.secret_mix`) ``R`` is ``Q``
+    with each secret's rows mixed with reference protocols at weights of their own
+    (``secret_weights``), the returned matrix ``(1 - b) R + b U`` and ``weight`` the largest
+    weight taken off a secret's rows.
+
     The guarantee never rests on this record: the returned matrix passed its
     exact check; the record says how it was obtained and what it cost.
 
@@ -106,6 +111,9 @@ class Repair:
         ``weight`` the total weight ``1 - (1 - a) (1 - b)``.
     uniform_weight : float
         ``b``, the weight of the second mix with ``U`` (0 when there is none).
+    secret_weights : tuple of (str, tuple of float)
+        For a ``"per secret"`` mix, each reference's name (``"uniform"``, ``"tightened"``)
+        and its weight per secret (empty otherwise).
     """
 
     method: RepairMethod
@@ -114,6 +122,7 @@ class Repair:
     value_after: float | None = None
     reference: str | None = None
     uniform_weight: float = 0.0
+    secret_weights: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
     @property
     def cost(self) -> float:

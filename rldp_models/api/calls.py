@@ -209,11 +209,14 @@ def repair_description(repair: Any) -> str:
     if repair.method == "fallback":
         return "replaced by the best protocol that ignores its input (eps = 0)"
     toward = {"uniform": "the uniform protocol",
-              "tightened": "the program's solution at eps (1 - 1e-4)"}.get(
+              "tightened": "the program's solution at eps (1 - 1e-4)",
+              "per secret": "the uniform protocol and the program's solution at eps "
+                            "(1 - 1e-4), each secret's rows at weights of their own"}.get(
         str(repair.reference), str(repair.reference))
     then = f", then with the uniform protocol, weight {repair.uniform_weight:.3g}" \
         if repair.uniform_weight else ""
-    return f"mixed with {toward}, weight {repair.weight:.3g}{then}"
+    largest = "largest weight" if repair.secret_weights else "weight"
+    return f"mixed with {toward}, {largest} {repair.weight:.3g}{then}"
 
 
 def verify(result: ResultLike | dict, data: Data | None = None, *,

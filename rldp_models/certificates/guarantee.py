@@ -29,6 +29,7 @@ from rldp_models.exact import is_exactly_stochastic
 from rldp_models.mechanisms.declarations import declared_mechanism
 from rldp_models.programs.protocol_program import ProtocolProgram
 from rldp_models.results.blocks import build_block
+from rldp_models.results.certificate_record import CertificateRecord
 from rldp_models.uncertainty.declared import build_set
 from rldp_models.rldp_protocols import checker
 from rldp_models.programs.contract import GuaranteeFamily, block_label
@@ -213,7 +214,9 @@ def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     checked by the same exact checks as the presets (:func:`_library_block_verdict`);
     any other block by its own ``check(protocol, program, {})``, and its verdict
     is marked as coming from plug-in code, as is an objective from plug-in code (it
-    re-evaluates the stated value).
+    re-evaluates the stated value). Each block's ``certify`` is given the record's stored
+    multipliers as hints (robust privacy in product form starts its bounds there; whatever
+    it uses, it proves).
     """
     declaration = record["declaration"]
     protocol = solve_protocol(record, crosstab)
@@ -221,13 +224,15 @@ def declared_guarantee(record: dict, crosstab: Crosstab) -> Verdict:
     if not stochastic:
         return Verdict(False, f"not a stochastic matrix: {reason}")
     program, constraints = declared_program(record, crosstab)
+    hints = CertificateRecord.from_json(record.get("certificate")).fields.get("multipliers") \
+        or {}
     verdicts, plugins = [], []
     for family, source in constraints:
         if not isinstance(family, GuaranteeFamily):
             if source != "library" and family is program.objective:
                 plugins.append(f"objective {block_label(family)} ({source}) [plug-in code]")
             continue
-        found = family.certify(protocol, program)
+        found = family.certify(protocol, program, hints)
         if source != "library":
             plugins.append(f"{block_label(family)} ({source})")
         verdicts.append(Verdict(found.holds, found.headline + (

@@ -49,14 +49,18 @@ class Certified:
 
 def secret_privacy(protocol: np.ndarray, crosstab: Crosstab,
                    uncertainty: UncertaintySet | None, eps: float,
-                   outputs: Sequence[Any] | None = None) -> Certified:
+                   outputs: Sequence[Any] | None = None,
+                   candidates: dict[tuple[str, int], Any] | None = None) -> Certified:
     """Nominal privacy (eq. 6 at ``Phat``) when ``uncertainty`` is None, else robust privacy.
 
     Over a set with exact pair projections (the chi-square set) robust privacy
     is eq. (23) by Theorems 3-4, with the worst-case eps bracketed; over any
     other set it is the product form (**) of :mod:`rldp_models.uncertainty.base`,
-    every bound found by the set's own search. The worst constraint is named by
-    the secrets' labels and the ``outputs`` labels (by index where not given).
+    every bound found by the set's own search, starting from ``candidates`` where given (a
+    record's stored bounds and their proofs, as
+    :func:`~rldp_models.privacy.set_privacy.conditional_bounds` takes them: each is proved
+    afresh or replaced). The worst constraint is named by the secrets' labels and the
+    ``outputs`` labels (by index where not given).
     """
     if uncertainty is None:
         check = check_nominal_privacy(protocol, crosstab.counts, eps)
@@ -64,7 +68,7 @@ def secret_privacy(protocol: np.ndarray, crosstab: Crosstab,
                          (f"worst-case eps at Phat: {epsilon_star(protocol, crosstab.phat):.9g}",
                           check.summary(crosstab.s_labels, outputs)))
     if Capability.EXACT_PAIR not in uncertainty.capabilities:
-        product = check_product_privacy(protocol, uncertainty, eps)
+        product = check_product_privacy(protocol, uncertainty, eps, candidates)
         return Certified(product.holds, f"robust privacy over the {uncertainty.name} set "
                          f"(radius {uncertainty.radius:.6g}) in product form (sup over C_s1 <= "
                          f"e^eps inf over C_s2), eps = {eps:g}, bounds proved in interval "

@@ -69,6 +69,34 @@ def product_multipliers(protocol: np.ndarray, uncertainty: UncertaintySet, group
     return groups
 
 
+def stored_candidates(multipliers: Mapping[str, Any], group: str
+                      ) -> dict[tuple[str, int], Any]:
+    """A record's stored bounds of ``group`` as the candidates
+    :func:`~rldp_models.privacy.set_privacy.conditional_bounds` starts from: ``hi[s]``,
+    ``lo[s]`` and, where an output stores a derived dual's ``y``, those as the columns of
+    ``(side + " proof", s)`` (NaN columns for the others, which
+    :func:`~rldp_models.privacy.set_privacy.conditional_bounds` skips). Hints only: every
+    bound is proved afresh or replaced."""
+    found: dict[tuple[str, int], Any] = {}
+    prefix = f"{group}/"
+    for name, values in multipliers.items():
+        side, _, rest = name.removeprefix(prefix).partition("[")
+        if not name.startswith(prefix) or side not in dict(SIDES) or not rest.endswith("]") \
+                or not isinstance(values, Mapping) or "bound" not in values:
+            continue
+        s = int(rest[:-1])
+        found[side, s] = np.asarray(values["bound"], dtype=float).ravel()
+        proofs = [output.get("y") if isinstance(output, Mapping) else None
+                  for output in values.get("per_output") or []]
+        sizes = {np.size(y) for y in proofs if y is not None}
+        if len(sizes) == 1:
+            size = sizes.pop()
+            found[f"{side} proof", s] = np.column_stack(
+                [np.full(size, np.nan) if y is None else np.ravel(np.asarray(y, dtype=float))
+                 for y in proofs])
+    return found
+
+
 def _multipliers(uncertainty: UncertaintySet, v: np.ndarray, s: int,
                  kappa: float) -> Mapping[str, Any]:
     """The set's multipliers proving ``kappa``: a ``CONDITIONAL_DUAL`` set's own (none when

@@ -34,8 +34,10 @@ from rldp_models.uncertainty.base import (
     conditional_upper_bound,
 )
 
-NUDGES = (1e-10, 1e-8)
-"""Relative amounts a solver's bound is raised by before it is certified."""
+NUDGES = (0.0, 1e-10, 1e-8)
+"""Relative amounts a candidate bound is raised by before it is certified: first none (a
+record's stored bound, proved when written, proves as it is; raised again, it could fail
+the pair inequalities it was written to meet), then a solver's is raised."""
 
 
 def certified_conditional_sup(uncertainty: UncertaintySet, v: np.ndarray, s: int,
@@ -88,7 +90,8 @@ def _candidate(candidates: dict[tuple[str, int], Any], side: str, s: int, y: int
     guess, proof = candidates.get((side, s)), candidates.get((f"{side} proof", s))
     kappa = None if guess is None else sign * float(np.ravel(guess)[y])
     column = None
-    if proof is not None and np.ndim(proof) == 2 and y < np.shape(proof)[1]:
+    if proof is not None and np.ndim(proof) == 2 and y < np.shape(proof)[1] \
+            and np.all(np.isfinite(np.asarray(proof, dtype=float)[:, y])):
         column = np.asarray(proof, dtype=float)[:, y]
     return kappa, column
 

@@ -38,7 +38,11 @@ from rldp_models.privacy.guarantees import (
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.privacy.pair_certificate import pair_check
-from rldp_models.privacy.product_certificate import product_check, product_multipliers
+from rldp_models.privacy.product_certificate import (
+    product_check,
+    product_multipliers,
+    stored_candidates,
+)
 from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.privacy.stored_bounds import (
     OBJECTIVE_TOLERANCE,
@@ -56,6 +60,8 @@ from rldp_models.programs.contract import (
     Multipliers,
     Objective,
     Problem,
+    Reference,
+    SecretMargins,
     robust_set,
     set_capabilities,
 )
@@ -307,8 +313,9 @@ class NominalSecretPrivacy(GuaranteeFamily):
               multipliers: Multipliers) -> GuaranteeCheck:
         return check_nominal_privacy(protocol, program.crosstab.counts, self.eps)
 
-    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
-        """Eq. (6) at ``Phat``, with the worst-case eps there."""
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram",
+                hints: Multipliers | None = None) -> Certified:
+        """Eq. (6) at ``Phat``, with the worst-case eps there (exact: ``hints`` unused)."""
         return secret_privacy(protocol, program.crosstab, None, self.eps,
                               program.output_labels)
 
@@ -444,14 +451,17 @@ class RobustSecretPrivacy(GuaranteeFamily):
                                         refine=self.restricted, pairs=chosen)
         return full if not self.restricted else self._restrict(full, protocol)
 
-    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram",
+                hints: Multipliers | None = None) -> Certified:
         """Over every output and pair: eq. (23) with the worst-case eps over ``F`` bracketed
-        (the product form over a set without exact pair projections); restricted, the check."""
+        (the product form over a set without exact pair projections, its search starting from
+        the record's stored bounds, ``hints``, each proved afresh or replaced); restricted, the
+        check."""
         if self.restricted:
             return super().certify(protocol, program)
         return secret_privacy(protocol, program.crosstab,
                               robust_set(self.over, program.uncertainty), self.eps,
-                              program.output_labels)
+                              program.output_labels, stored_candidates(hints or {}, self.name))
 
     def certify_multipliers(self, protocol: np.ndarray, problem: Problem,
                             multipliers: Multipliers) -> StoredCheck:
@@ -558,6 +568,83 @@ class RobustSecretPrivacy(GuaranteeFamily):
 
     def _solver_bounds(self, multipliers: dict[str, Any]) -> dict[tuple[str, int], Any]:
         return solver_bounds(multipliers, self.name)
+
+    def secret_margins(self, protocol: np.ndarray, program: "ProtocolProgram",
+                       multipliers: Multipliers,
+                       reference: Reference = None) -> SecretMargins | None:
+        """In product form (unrestricted): ``hi[s1, y] - e^eps lo[s2, y]`` for every ordered
+        pair and output, the bounds proved as the check proves them, with their slopes in
+        per-secret weights toward ``reference``.
+
+        Secret ``s``'s rows mixed at ``w_s`` with the reference's have bounds at most
+        ``(1 - w_s) hi + w_s hi_R`` (at least ``(1 - w_s) lo + w_s lo_R``), proved by the mix
+        of the two proofs (``q - kappa`` mixes so); for the uniform protocol ``hi_R = lo_R =
+        1/|Y|`` with ``y = 0``, and the bounds are exact. So each value moves by at most
+        ``w_s1 (hi_R - hi) - e^eps w_s2 (lo_R - lo)`` (``e^eps`` rounded up). None over a set
+        with exact pair projections (Theorem 4's expression is not affine in the protocol).
+        """
+        uncertainty = robust_set(self.over, program.uncertainty)
+        if self.restricted or self._exact_pairs(uncertainty):
+            return None
+        own = self._proved_bounds(protocol, uncertainty, multipliers)
+        other = self._uniform_bounds(own, protocol.shape[1]) if reference is None else \
+            self._proved_bounds(reference[0], uncertainty, reference[1])
+        n_s, n_y = program.crosstab.shape[0], protocol.shape[1]
+        hi, lo = self._sides(own, n_s)
+        hi_r, lo_r = self._sides(other, n_s)
+        factor = float(np.nextafter(np.exp(self.eps), np.inf))
+        rows, margins = [], []
+        for (s1, s2), y in itertools.product(ordered_secret_pairs(n_s), range(n_y)):
+            slope = np.zeros(n_s)
+            slope[s1] += hi_r[s1, y] - hi[s1, y]
+            slope[s2] -= factor * (lo_r[s2, y] - lo[s2, y])
+            rows.append(slope)
+            margins.append(hi[s1, y] - factor * lo[s2, y])
+        return SecretMargins(np.array(margins), np.array(rows), own, other)
+
+    def _proved_bounds(self, protocol: np.ndarray, uncertainty: UncertaintySet,
+                       multipliers: Multipliers) -> Multipliers:
+        """Each secret's proved conditional bounds and their derived duals where the set has
+        them, as the solver's groups ``<name>/sup[s]``: ``{"bound": ..., "y": ...}``."""
+        groups = product_multipliers(protocol, uncertainty, self.name,
+                                     self._solver_bounds(multipliers))
+        found = stored_candidates(groups, self.name)
+        return {f"{self.name}/{side}[{s}]": {
+            "bound": bound, **({"y": found[f"{side} proof", s]}
+                               if (f"{side} proof", s) in found else {})}
+            for (side, s), bound in found.items() if side in ("sup", "inf")}
+
+    def _uniform_bounds(self, own: Multipliers, n_outputs: int) -> Multipliers:
+        """The uniform protocol's bounds (``1/|Y|``, proved by ``y = 0``) in ``own``'s form."""
+        return {group: {"bound": np.full(np.shape(values["bound"]), 1.0 / n_outputs),
+                        **({"y": np.zeros(np.shape(values["y"]))} if "y" in values else {})}
+                for group, values in own.items()}
+
+    def _sides(self, groups: Multipliers, n_s: int) -> tuple[np.ndarray, np.ndarray]:
+        """``hi`` and ``lo``, shape ``(|S|, |Y|)``, from :meth:`_proved_bounds`' groups."""
+        def side(name: str) -> np.ndarray:
+            return np.array([np.ravel(groups[f"{self.name}/{name}[{s}]"]["bound"])
+                             for s in range(n_s)])
+        return side("sup"), side("inf")
+
+    def secret_mixed_multipliers(self, found: Sequence[SecretMargins],
+                                 weights: Sequence[np.ndarray],
+                                 n_outputs: int) -> Multipliers:
+        """The proved bounds of :meth:`secret_margins` mixed per secret: ``(1 - sum_r w_rs)
+        own + sum_r w_rs reference_r``, bounds and derived duals alike (a dual is kept only
+        where every protocol of the mix has one)."""
+        if not found:
+            return {}
+        mixed = {}
+        for group, values in found[0].own.items():
+            s = int(group[group.index("[") + 1:-1])
+            keep = 1.0 - sum(float(w[s]) for w in weights)
+            parts = [(keep, values), *((float(w[s]), margins.reference[group])
+                                       for w, margins in zip(weights, found))]
+            mixed[group] = {key: sum(share * np.asarray(part[key], dtype=float)
+                                     for share, part in parts)
+                            for key in ("bound", "y") if all(key in part for _, part in parts)}
+        return mixed
 
     def _group(self, s1: int, s2: int) -> str:
         return f"{self.name}[{s1},{s2}]"

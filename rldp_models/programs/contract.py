@@ -30,10 +30,14 @@ linear (Pyomo) form       declare ``LINEAR``: the constraints ``build`` adds   -
                           (:mod:`rldp_models.programs.linear_form`)
 ``mixed_multipliers``     multipliers of ``(1-w) P + w U`` from those of P     none (the check
                           (the repair, :mod:`rldp_models.programs.solution`)   finds its own)
+``secret_margins``        constraint values affine in per-secret mixing        None (not
+                          weights, with the multipliers that mix along         tried)
+                          (:mod:`rldp_models.programs.secret_mix`)
 ``certificate_multipliers``  an objective's multipliers proving its value    none
                           at the returned protocol
-``certify(protocol, p)``   the verdict ``rldp verify`` prints (a             ``check``
-                          :class:`~rldp_models.privacy.certified.Certified`)
+``certify(protocol, p,``  the verdict ``rldp verify`` prints (a             ``check``
+``hints)``                :class:`~rldp_models.privacy.certified.Certified`;
+                          ``hints``: the record's multipliers, to start from)
 ``certify_multipliers``   its robust constraints re-evaluated at a record's    nothing stored
                           stored multipliers (:class:`Problem` data; a         to re-check
                           :class:`~rldp_models.privacy.stored_bounds.StoredCheck`)
@@ -68,7 +72,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -116,6 +120,35 @@ class Problem:
     distortion: np.ndarray
     outputs: tuple[str, ...]
     value: float | None = None
+
+
+Reference: TypeAlias = "tuple[np.ndarray, Multipliers] | None"
+"""A protocol to mix toward and the multipliers its solver gave (None: the uniform protocol)."""
+
+
+@dataclass(frozen=True)
+class SecretMargins:
+    """Upper bounds on a guarantee's constraint values after each secret ``s``'s rows are
+    mixed with a reference protocol at a weight ``w_s`` of its own: ``margins + slopes @ w``
+    (:mod:`rldp_models.programs.secret_mix`).
+
+    Attributes
+    ----------
+    margins : ndarray, shape (k,)
+        The proved constraint values (upper ends) at the protocol, ``<= 0`` where they hold.
+    slopes : ndarray, shape (k, |S|)
+        The change of each bound per unit of ``w_s``.
+    own : Multipliers
+        The multipliers proving ``margins`` (the solver's form, the block's groups).
+    reference : Multipliers
+        The reference's, in the same form: mixed with ``own`` they prove the mix's bounds
+        (:meth:`GuaranteeFamily.secret_mixed_multipliers`).
+    """
+
+    margins: np.ndarray
+    slopes: np.ndarray
+    own: Multipliers
+    reference: Multipliers
 
 
 SET_PARAMETER = "over"
@@ -257,9 +290,13 @@ class GuaranteeFamily(ConstraintFamily):
               multipliers: Multipliers) -> GuaranteeCheck:
         """The exact check; ``multipliers`` are the solver's (possibly empty) as a hint."""
 
-    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram",
+                hints: Multipliers | None = None) -> Certified:
         """The verdict ``rldp verify`` prints for this guarantee on ``protocol`` (rebuilt
-        from a record), every multiplier found afresh; by default the exact :meth:`check`."""
+        from a record); by default the exact :meth:`check`, every multiplier found afresh.
+
+        ``hints`` are the record's stored multipliers: a block may start its search from
+        them, as long as it proves whatever it uses (the default ignores them)."""
         check = self.check(protocol, program, {})
         at_eps = f", eps = {check.eps:g}" if check.eps and np.isfinite(check.eps) else ""
         secrets, outputs = program.crosstab.s_labels, program.output_labels
@@ -282,6 +319,21 @@ class GuaranteeFamily(ConstraintFamily):
     def mixed_multipliers(self, multipliers: Multipliers, weight: float,
                           n_outputs: int) -> Multipliers:
         """Multipliers proving the guarantee of ``(1 - weight) P + weight U``; none by default."""
+        return {}
+
+    def secret_margins(self, protocol: np.ndarray, program: "ProtocolProgram",
+                       multipliers: Multipliers,
+                       reference: Reference = None) -> "SecretMargins | None":
+        """The guarantee's constraint values at ``protocol`` as affine bounds in per-secret
+        weights toward ``reference`` (:mod:`rldp_models.programs.secret_mix`); None (the
+        default) where there are none, and the per-secret repair is then not tried."""
+        return None
+
+    def secret_mixed_multipliers(self, found: Sequence[SecretMargins],
+                                 weights: Sequence[np.ndarray],
+                                 n_outputs: int) -> Multipliers:
+        """Multipliers proving the guarantee after secret ``s``'s rows are mixed with each
+        reference ``r`` of ``found`` at ``weights[r][s]``; none by default."""
         return {}
 
     def estimated_worst_margin(self, protocol: np.ndarray, program: "ProtocolProgram",

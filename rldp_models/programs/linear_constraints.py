@@ -183,8 +183,10 @@ class LinearConstraints(GuaranteeFamily):
         return LinearCheck(margins[worst] <= 0, "linear", eps, float(margins[worst]),
                            (worst, 0, 0), np.array([float(m) for m in margins]), {}, self.name)
 
-    def certify(self, protocol: np.ndarray, program: "ProtocolProgram") -> Certified:
-        """The exact :meth:`check`, named as a constraint on the protocol (no eps)."""
+    def certify(self, protocol: np.ndarray, program: "ProtocolProgram",
+                hints: Multipliers | None = None) -> Certified:
+        """The exact :meth:`check`, named as a constraint on the protocol (no eps; nothing
+        to start from: ``hints`` unused)."""
         check = self.check(protocol, program, {})
         return Certified(bool(check.holds), f"{block_label(self)} {self.name}: "
                          f"{len(self.rows)} linear constraints on the protocol, checked in "

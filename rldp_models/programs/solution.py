@@ -47,6 +47,7 @@ import solvers
 from rldp_models.exact import exact_stochastic_rows
 from rldp_models.finish import (
     FIRST_WEIGHT,
+    Certify,
     Finished,
     GuaranteeError,
     Repair,
@@ -56,9 +57,10 @@ from rldp_models.finish import (
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.programs.conic_form import MULTIPLIER_NAMES
 from rldp_models.errors import InputError
-from rldp_models.programs.contract import Block, Multipliers, robust_set
+from rldp_models.programs.contract import Block, Multipliers, Reference, robust_set
 from rldp_models.uncertainty.base import Capability
 from rldp_models.programs.lp_values import load_cvxpy_values
+from rldp_models.programs.secret_mix import secret_mix_repair, secret_repair
 from solvers import SolveResult, Status
 
 if TYPE_CHECKING:
@@ -269,25 +271,17 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
     solution.multipliers = _multiplier_values(program, result)
     predicted = _predicted_weight(program, exact_stochastic_rows(raw), solution.multipliers)
 
-    def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
-        if weight is None:
-            return _run_checks(program, protocol, {})
-        multipliers = solution.multipliers if weight == 0.0 else \
-            _mixed(program, solution.multipliers, weight)
-        return _run_checks(program, protocol, multipliers)
-
     objective = program.objective
-    finished = finish(raw, certify, _all_hold,
+    first_weight = predicted or (lambda checks: _first_weight(program, checks))
+    finished = finish(raw, _certifier(program, solution.multipliers), _all_hold,
                       value=lambda protocol: objective.evaluate(protocol, program),
-                      first_weight=predicted or (lambda checks: _first_weight(program, checks)),
-                      check_unmixed=not predicted,
+                      first_weight=first_weight, check_unmixed=not predicted,
                       fallback=lambda: _best_constant_protocol(program))
-    tightened = None if not _worth_tightening(finished, program) else \
-        _tightened_repair(program, raw, finished, solver or result.solver,
-                          solution.multipliers, options or {})
+    cheaper = _cheaper_repair(program, raw, finished, solution.multipliers, solver or
+                              result.solver, options or {})
     repair = finished.repair
-    if tightened is not None:
-        repair, finished, proving = tightened
+    if cheaper is not None:
+        repair, finished, proving = cheaper
         # the multipliers that prove the mix, not the solver's
         solution.multipliers = {**_without_guarantee_groups(program, solution.multipliers),
                                 **proving}
@@ -307,6 +301,59 @@ def finish_solution(program: "ProtocolProgram", result: SolveResult,
 
 def _all_hold(checks: list[GuaranteeCheck]) -> bool:
     return all(check.holds for check in checks)
+
+
+def _certifier(program: "ProtocolProgram", multipliers: Multipliers) -> Certify:
+    """The finish path's exact check starting from ``multipliers``: at weight 0 the
+    multipliers themselves, at a weight ``w`` of a uniform mix the families' mixed ones, and
+    for the fallback (``None``) none."""
+    def certify(protocol: np.ndarray, weight: float | None) -> list[GuaranteeCheck]:
+        if weight is None:
+            return _run_checks(program, protocol, {})
+        found = multipliers if weight == 0.0 else _mixed(program, multipliers, weight)
+        return _run_checks(program, protocol, found)
+    return certify
+
+
+def _cheaper_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finished,
+                    multipliers: Multipliers, solver: str, options: Mapping[str, Any]
+                    ) -> tuple[Repair, Finished, Multipliers] | None:
+    """A repair cheaper than ``uniform`` (the one-weight uniform mix), if one is found.
+
+    First the mix per secret toward the uniform protocol
+    (:mod:`rldp_models.programs.secret_mix`, no solve) where the guarantees allow it; then,
+    where the best so far still costs more than :func:`_worth_tightening` allows, the
+    tightened program is solved once and both the mix per secret toward it and the uniform
+    protocol, and the one-weight mix toward it (:func:`_tightened_repair`), are tried. The
+    cheapest is returned, or None if none beats ``uniform``.
+    """
+    if uniform.repair.method != "mix":
+        return None
+    protocol = exact_stochastic_rows(raw)
+    before = uniform.repair.value_before
+    tried: list[tuple[Repair, Finished, Multipliers]] = []
+
+    def per_secret(references: list[Reference], names: list[str]) -> None:
+        found = secret_mix_repair(program, protocol, multipliers, references,
+                                  lambda start: _certifier(program, start), _all_hold,
+                                  lambda checks: _first_weight(program, checks),
+                                  lambda start, weight: {**start,
+                                                         **_mixed(program, start, weight)})
+        if found is not None:
+            tried.append((secret_repair(found[0], found[1], names, before), found[0], found[2]))
+
+    per_secret([None], ["uniform"])
+    cheapest = min(tried, key=lambda t: _value_after(t[1]), default=None)
+    if _worth_tightening(uniform, program, cheapest):
+        reference = _tightened_reference(program, solver, options)
+        if reference is not None:
+            per_secret([None, reference], ["uniform", "tightened"])
+            one_weight = _tightened_repair(program, raw, uniform, multipliers, reference)
+            tried.extend([one_weight] if one_weight is not None else [])
+    cheapest = min(tried, key=lambda t: _value_after(t[1]), default=None)
+    if cheapest is None or _value_after(cheapest[1]) >= _value_after(uniform):
+        return None
+    return cheapest
 
 
 def tightened_program(program: "ProtocolProgram",
@@ -397,11 +444,13 @@ TIGHTENED_TRIES = 6
 one, while the certified objective improves)."""
 
 
-def _worth_tightening(finished: Finished, program: "ProtocolProgram") -> bool:
-    """Whether a uniform mix cost more than :data:`TIGHTEN_ABOVE` of the objective
-    (:data:`TIGHTEN_LARGE_ABOVE` past :data:`LARGE_PROGRAM_CELLS` protocol cells,
-    :data:`TIGHTEN_CONDITIONAL_ABOVE` for guarantees proved by conditional duals)."""
-    repair = finished.repair
+def _worth_tightening(finished: Finished, program: "ProtocolProgram",
+                      chosen: tuple[Repair, Finished, Multipliers] | None = None) -> bool:
+    """Whether a mix (``chosen``'s repair, else ``finished``'s) cost more than
+    :data:`TIGHTEN_ABOVE` of the objective (:data:`TIGHTEN_LARGE_ABOVE` past
+    :data:`LARGE_PROGRAM_CELLS` protocol cells, :data:`TIGHTEN_CONDITIONAL_ABOVE` for
+    guarantees proved by conditional duals)."""
+    repair = finished.repair if chosen is None else chosen[0]
     if repair.method != "mix" or repair.value_before is None or repair.value_after is None:
         return False
     above = TIGHTEN_LARGE_ABOVE if finished.matrix.size > LARGE_PROGRAM_CELLS else TIGHTEN_ABOVE
@@ -435,20 +484,18 @@ def _proved_by_conditional_duals(program: "ProtocolProgram") -> bool:
 
 
 def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finished,
-                      solver: str, multipliers: Multipliers, options: Mapping[str, Any]
+                      multipliers: Multipliers, found: tuple[np.ndarray, Multipliers]
                       ) -> tuple[Repair, Finished, Multipliers] | None:
-    """The mix toward the tightened program's protocol, its finished matrix and the
-    multipliers proving it, when it is certified exactly and costs less than
-    ``uniform`` (the uniform protocol's mix); else None.
+    """The mix toward the tightened program's protocol (``found``: it and its solver's
+    multipliers, :func:`_tightened_reference`), its finished matrix and the multipliers
+    proving it, when it is certified exactly and costs less than ``uniform`` (the uniform
+    protocol's mix); else None.
 
     The first weight ``a`` comes from the exact margins of the unmixed protocol and
     of the reference (:func:`~rldp_models.finish.mixing_weight`); what ``a`` leaves
     failing (constraints where the reference has no slack) is finished by the
     ordinary uniform mix. ``a`` doubles while the certified objective improves.
     """
-    found = _tightened_reference(program, solver, options)
-    if found is None:
-        return None
     reference, reference_multipliers = found
     first = _reference_weight(
         _MixedCertifier(program, multipliers, reference_multipliers, 0.0)(

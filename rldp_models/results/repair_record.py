@@ -5,7 +5,8 @@ Written (schema version 2, :class:`rldp_models.finish.Repair`)::
     {"method": "none" | "mix" | "fallback", "weight": a, "cost": |after - before|,
      "value_before": ..., "value_after": ...,
      "reference": "uniform" | "tightened" | ...   (a "mix" only),
-     "uniform_weight": b                          (a two-stage mix only)}
+     "uniform_weight": b                          (a two-stage mix only),
+     "secret_weights": {"uniform": [w_1, ...], ...}  (a mix per secret only)}
 
 for the returned matrix ``P = (1 - b) ((1 - a) Q + a R) + b U`` (see
 :class:`~rldp_models.finish.Repair`). Read as well, so that files already written
@@ -50,6 +51,8 @@ def repair_to_json(repair: Repair) -> dict[str, Any]:
         block["reference"] = repair.reference
     if repair.uniform_weight > 0.0:
         block["uniform_weight"] = repair.uniform_weight
+    if repair.secret_weights:
+        block["secret_weights"] = {name: list(weights) for name, weights in repair.secret_weights}
     return block
 
 
@@ -76,7 +79,9 @@ def repair_from_json(block: Mapping[str, Any] | None) -> Repair:
                   _optional(block.get("value_after", block.get("objective_after",
                                                                block.get("utility_after")))),
                   block.get("reference", implied if unified == "mix" else None),
-                  _number(block.get("uniform_weight"), 0.0))
+                  _number(block.get("uniform_weight"), 0.0),
+                  tuple((str(name), tuple(float(w) for w in weights))
+                        for name, weights in (block.get("secret_weights") or {}).items()))
 
 
 def _number(value: Any, default: float) -> float:
