@@ -320,14 +320,14 @@ def _cheaper_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finish
                     ) -> tuple[Repair, Finished, Multipliers] | None:
     """A repair cheaper than ``uniform`` (the one-weight uniform mix), if one is found.
 
-    First the mix per secret toward the uniform protocol
+    Only past :data:`TIGHTEN_ABOVE`. First the mix per secret toward the uniform protocol
     (:mod:`rldp_models.programs.secret_mix`, no solve) where the guarantees allow it; then,
     where the best so far still costs more than :func:`_worth_tightening` allows, the
     tightened program is solved once and both the mix per secret toward it and the uniform
     protocol, and the one-weight mix toward it (:func:`_tightened_repair`), are tried. The
     cheapest is returned, or None if none beats ``uniform``.
     """
-    if uniform.repair.method != "mix":
+    if uniform.repair.method != "mix" or uniform.repair.relative_cost <= TIGHTEN_ABOVE:
         return None
     protocol = exact_stochastic_rows(raw)
     before = uniform.repair.value_before
