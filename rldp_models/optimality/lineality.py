@@ -29,6 +29,7 @@ feasible point moves along ``d`` to one with pivot 0 and the same objective.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -55,9 +56,45 @@ def implied_columns(A: sp.csc_matrix, c: np.ndarray, columns: np.ndarray,
     if columns.size == 0 or columns.size > LIMIT:
         return empty, empty
     sub = sp.csc_matrix(A[:, columns])
-    rows = np.unique(sub.indices)
-    dense = sub[rows].toarray()
-    _, singular, vt = np.linalg.svd(dense)
+    dense = sub[np.unique(sub.indices)].toarray()
+    key = _key(dense, c[columns], exact)
+    if key not in _FOUND:
+        if len(_FOUND) >= KEPT:
+            _FOUND.pop(next(iter(_FOUND)))
+        _FOUND[key] = _null_pivots(dense, c[columns], exact)
+    implied, fixed = _FOUND[key]
+    chosen = np.asarray(columns)
+    return chosen[implied].astype(np.int64), chosen[fixed].astype(np.int64)
+
+
+_FOUND: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+"""The pivots of blocks already searched: a bound's retries (another affordable cost, the
+other sign rounds) meet the same blocks again, and each SVD took up to 2 s (V3 on the hair
+table: 27 searches, 16 distinct)."""
+
+KEPT = 64
+"""Blocks kept in :data:`_FOUND` (the oldest is dropped first)."""
+
+
+def _key(dense: np.ndarray, cost: np.ndarray,
+         exact: Mapping[float, Fraction] | None) -> tuple:
+    """What :func:`_null_pivots` reads: the block, its costs and the rationals ``exact``
+    gives their entries (digests, not the arrays)."""
+    digest = hashlib.sha256(dense.tobytes())
+    digest.update(cost.tobytes())
+    if exact:
+        values = np.unique(np.concatenate([dense.ravel(), cost]))
+        digest.update(repr([exact.get(float(v)) for v in values]).encode())
+    return dense.shape, digest.hexdigest(), exact is None
+
+
+def _null_pivots(dense: np.ndarray, cost: np.ndarray,
+                 exact: Mapping[float, Fraction] | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`implied_columns` on one dense block: the local pivots of its exact null
+    directions, and of those null only with the data read as ``exact``'s rationals."""
+    empty = np.zeros(0, dtype=np.int64)
+    # V complete without U's square: rows often outnumber the columns by 10x
+    _, singular, vt = np.linalg.svd(dense, full_matrices=dense.shape[0] < dense.shape[1])
     rank = int(np.count_nonzero(singular > NULL_TOLERANCE * singular.max(initial=0.0)))
     null = vt[rank:]
     if null.shape[0] == 0:
@@ -67,11 +104,10 @@ def implied_columns(A: sp.csc_matrix, c: np.ndarray, columns: np.ndarray,
     reduced = np.linalg.solve(null[:, pivots], null)
     reduced = np.round(reduced * 2.0**DYADIC_BITS) / 2.0**DYADIC_BITS
     reduced[:, pivots] = np.eye(pivots.size)
-    implied = [k for k in range(pivots.size) if _exactly_null(dense, c[columns], reduced[k])]
+    implied = [k for k in range(pivots.size) if _exactly_null(dense, cost, reduced[k])]
     fixed = [k for k in range(pivots.size) if k not in implied and exact and
-             _exactly_null(dense, c[columns], reduced[k], exact)]
-    chosen = np.asarray(columns)
-    return chosen[pivots[implied]].astype(np.int64), chosen[pivots[fixed]].astype(np.int64)
+             _exactly_null(dense, cost, reduced[k], exact)]
+    return pivots[implied], pivots[fixed]
 
 
 def _exactly_null(dense: np.ndarray, cost: np.ndarray, d: np.ndarray,
