@@ -36,7 +36,7 @@ settled on the better of its multipliers and those that closed it a step before:
 still needed its LP), HiGHS presolve off, propagation, ``MIDPOINT_WEIGHT`` 0.1/0.5 (3% at
 38 s with 0.25, 40 s at 0.5, 53 s at 0.1). Seeded 5x5 at 120 CPU s, same runs (load 2-4),
 before -> after: eps 0.5 73.2% -> 66.8%, eps 1 55.8% -> 51.1%, eps 2 25.9% -> 13.6%, eps 5
-8.03% -> 1.48%, eps 8 0.355% -> 0.100%.
+8.03% -> 1.48%, eps 8 0.355% -> 0.100%; eps 2 at 600 CPU s after: 7.31% (load 3).
 
 Column generation's share (issue 37, hair eps 2 at 120 CPU s, load 4-6, former proof): 0.8 22.9%,
 0.65 17.7%, 0.5 17.6%, 0.35 13.0% (the old default), 0.2 10.6%, 0.1 9.2%, 0.05 10.6%
