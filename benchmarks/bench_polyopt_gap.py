@@ -34,7 +34,10 @@ settled on the better of its multipliers and those that closed it a step before:
 (utility 1.10576, bound 1.13330, 1.8% above the optimum; 3% closed at 52 s of proof, 10% at
 5 s). Not moved: lazy children bounded from their parent's multipliers (nearly every child
 still needed its LP), HiGHS presolve off, propagation, ``MIDPOINT_WEIGHT`` 0.1/0.5 (3% at
-38 s with 0.25, 40 s at 0.5, 53 s at 0.1). Seeded 5x5 at 120 CPU s, same runs (load 2-4),
+38 s with 0.25, 40 s at 0.5, 53 s at 0.1). hair at 120 CPU s, same runs (load 1.4-2.3),
+before -> after: eps 1 9.67% -> 6.73% (121.0 CPU s: its certification ran past the
+limit by 1 s), eps 5 a gap below 0.0005% either way, in 28.3 s -> 43.1 s (the proof
+steps through more shifts). Seeded 5x5 at 120 CPU s, same runs (load 2-4),
 before -> after: eps 0.5 73.2% -> 66.8%, eps 1 55.8% -> 51.1%, eps 2 25.9% -> 13.6%, eps 5
 8.03% -> 1.48%, eps 8 0.355% -> 0.100%; eps 2 at 600 CPU s after: 7.31% (load 3).
 
