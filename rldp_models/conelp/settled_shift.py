@@ -45,8 +45,8 @@ CHUNK = 2048
 
 
 def settled_shift(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray,
-                  upper: np.ndarray, multipliers: np.ndarray, top: float
-                  ) -> tuple[float, np.ndarray, np.ndarray]:
+                  upper: np.ndarray, multipliers: np.ndarray, top: float,
+                  earlier: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
     """``t``, the leaves' multipliers at ``dual + t 1`` and their bounds there (all ``<= 0``).
 
     Parameters
@@ -61,20 +61,26 @@ def settled_shift(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray,
         Their row multipliers (normalised rows, the slice row last), dense.
     top : float
         The search's bound on ``h`` at ``dual`` (``max`` of the leaves' bounds).
+    earlier : ndarray, shape (n, m + 1), optional
+        Other multipliers per leaf (those it had before its LP was solved again
+        at ``dual``, :meth:`ConcavePricing.proof`); at each trial shift a leaf
+        is bounded on the better of the two, and the better at ``t`` is returned.
 
     Returns
     -------
     t : float
         ``t <= max(top, 0) max(p)`` up to rounding: the claim never gets worse.
     multipliers : ndarray
-        The leaves' multipliers with the slice row's re-chosen at ``dual + t 1``.
+        The leaves' multipliers (the better of ``multipliers`` and ``earlier``) with
+        the slice row's re-chosen at ``dual + t 1``.
     bounds : ndarray
         Their proven bounds on ``h`` at ``dual + t 1``, each ``<= 0``.
     """
+    choices = (multipliers,) if earlier is None else (multipliers, earlier)
     prior_max = float(oracle.prior.max())
     high = max(top, 0.0) * prior_max * (1.0 + 1e-9) + 1e-15
     for _ in range(MAX_DOUBLINGS):
-        if _worst(oracle, dual + high, lower, upper, multipliers) <= 0.0:
+        if _worst(oracle, dual + high, lower, upper, choices) <= 0.0:
             break
         high = 2.0 * high + 1e-12
     else:
@@ -86,24 +92,36 @@ def settled_shift(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray,
             break
         middle = 0.5 * (low + high)
         bounds = _bounds(oracle, dual + middle, lower[active], upper[active],
-                         multipliers[active])[1]
+                         tuple(c[active] for c in choices))[1]
         if np.all(bounds <= 0.0):
             high = middle
         else:
             low = middle
             active = active[bounds > 0.0]
-    settled, bounds = _bounds(oracle, dual + high, lower, upper, multipliers)
+    settled, bounds = _bounds(oracle, dual + high, lower, upper, choices)
     return high, settled, bounds
 
 
 def _worst(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-           multipliers: np.ndarray) -> float:
+           choices: tuple[np.ndarray, ...]) -> float:
     """The largest proven leaf bound at ``dual``."""
-    return float(_bounds(oracle, dual, lower, upper, multipliers)[1].max(initial=-np.inf))
+    return float(_bounds(oracle, dual, lower, upper, choices)[1].max(initial=-np.inf))
 
 
 def _bounds(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-            multipliers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            choices: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Per leaf, the multipliers of ``choices`` proving the lower bound at ``dual`` (each
+    with its best slice multiplier there), and that bound."""
+    found = [_bounds_of(oracle, dual, lower, upper, multipliers) for multipliers in choices]
+    settled, bounds = found[0]
+    for other, other_bounds in found[1:]:
+        better = other_bounds < bounds
+        settled[better], bounds = other[better], np.where(better, other_bounds, bounds)
+    return settled, bounds
+
+
+def _bounds_of(oracle: ProofOracle, dual: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+               multipliers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The multipliers with the best slice multiplier at ``dual`` and their proven bounds."""
     settled = multipliers.copy()
     bounds = np.empty(lower.shape[0])

@@ -347,3 +347,57 @@ def test_settled_proof_of_a_stopped_search_is_exact_and_no_looser(case) -> None:
     crude = check_pricing_proof(plain, rows, prior, off)
     assert crude.holds and float(crude.h_bound) > 0
     assert shift <= float(crude.per_mass) + 1e-12
+
+
+def test_a_shifted_proof_stopped_at_its_next_shift_keeps_the_shift_it_closed(case) -> None:
+    """:meth:`ConcavePricing.proof` at shifts ``(2 t, t / 2, 0)`` of a dual whose largest
+    reduced cost per unit mass is ``t`` over the enumerated rays, stopped a few batches into
+    the second shift and settled: it checks exactly at its own dual, covers ``t``, and proves
+    no more than the first shift (which closed), though the boxes solved again at the second
+    have multipliers tight only there."""
+    rows, prior, dual, _, _ = case
+    prior_float = np.array([float(p) for p in prior])
+    rays = _enumerated(np.array(rows, dtype=object), len(prior))
+    mu = interval_utility("mi", {"prior": prior_float})
+    d = len(prior)
+    off = dual - 0.02
+    truth = float(check_lp_dual(off, rays, mu, np.ones(d), np.eye(d)).violation)
+    assert truth > 0
+    reached: list[tuple[float, float]] = []
+    calls = iter(range(1_000_000))
+    oracle = ConcavePricing(np.array(rows, dtype=float), prior_float,
+                            stop=lambda: bool(reached) and next(calls) >= 3)
+    made = oracle.proof(off, (2.0 * truth, 0.5 * truth, 0.0),
+                        lambda shift, top: reached.append((shift, top)), settle=True)
+    assert reached[0][1] <= 1e-9 and len(reached) == 2 and reached[1][1] > 0
+    check = check_pricing_proof(made, rows, prior, made["dual"])
+    assert check.holds, check.problems
+    assert check.per_mass <= 1e-12
+    shift = float(made["dual"][0] - off[0])
+    assert np.allclose(made["dual"] - off, shift, rtol=0, atol=1e-15)
+    assert truth - 1e-12 <= shift <= 2.0 * truth + 1e-9
+
+
+def test_settled_shift_takes_each_leafs_better_multipliers(case) -> None:
+    """Given zero multipliers (valid, loose) and a finished tree's own as the alternative, the
+    settled shift is the tree's own one; with the zeros alone it is larger."""
+    from rldp_models.conelp.settled_shift import settled_shift
+
+    rows, prior, dual, _, proof = case
+    oracle = ConcavePricing(np.array(rows, dtype=float), np.array([float(p) for p in prior]))
+    leaves = proof["leaf"]
+    lower, upper = proof["lower"][leaves], proof["upper"][leaves]
+    record = np.zeros((leaves.size, oracle.rows.shape[0] + 1))  # the leaves', from the proof
+    pointer, column, value = proof["leafy_ptr"], proof["leafy_col"], proof["leafy_val"]
+    index, norms = oracle.row_source
+    for k in range(leaves.size):
+        part = slice(pointer[k], pointer[k + 1])
+        record[k, column[part]] = value[part]
+    record[:, index] *= norms  # back to the oracle's normalised rows
+    top = float(proof["claimed"])
+    zeros = np.zeros_like(record)
+    alone = settled_shift(oracle, dual, lower, upper, zeros, top)[0]
+    both = settled_shift(oracle, dual, lower, upper, zeros, top, record)[0]
+    best = settled_shift(oracle, dual, lower, upper, record, top)[0]
+    assert both == pytest.approx(best, rel=1e-6, abs=1e-12)
+    assert alone > both + 1e-9
