@@ -79,7 +79,8 @@ STEPS = tuple(2.0 ** k * 1e-13 for k in range(56))
 """Multiples ``delta`` of the interior direction tried in step (c), relative to ``max |y|``."""
 
 BISECTIONS = 3
-"""Halvings of step (c)'s ``delta`` between the first step that proves and the one before."""
+"""Halvings of step (c)'s ``delta`` (in doubles) between the first step whose midpoints lie in
+``K*`` and the one before."""
 
 
 def ball(value: float | Fraction) -> flint.arb:
@@ -281,43 +282,38 @@ class DualCertifier:
             return min(mpf_above(found), fallback) if found.is_finite() else fallback
 
     def _into_dual_cone(self, base: list[flint.arb], scale: float) -> list[flint.arb] | None:
-        """``y'' = y' + delta e'`` proved in ``K*`` (step (c)), ``delta`` the first of
-        :data:`STEPS` (times ``scale``) that proves, then halved :data:`BISECTIONS` times
-        between it and the step before: each step costs its ``delta`` times the cost of ``e``
-        in (3), and a step twice too long spent up to half of a certificate's excess (V3 on
-        Adult race x marital-status: 1e-10 of a bound where 1e-10 / P(s) is the bound's
-        loss). None if no step proves."""
+        """``y'' = y' + delta e'`` proved in ``K*`` (step (c)): first at the ``delta`` that
+        :meth:`_float_step` finds, then at each of :data:`STEPS` (times ``scale``) from the
+        first whose midpoints lie in ``K*``, until one proves; None if none does."""
         assert self.direction is not None  # bound() returns before
-        direction = self.direction
-        first = self._first_step(base, scale)
-        for index in range(first, len(STEPS)):
-            shifted = [b + ball(STEPS[index] * scale) * e for b, e in zip(base, direction)]
+        first, found = self._float_step(base, scale)
+        for delta in (found, *(step * scale for step in STEPS[first:])):
+            shifted = [b + ball(delta) * e for b, e in zip(base, self.direction)]
             if proved_in_dual_cone(self.description, shifted):
-                break
-        else:
-            return None
-        low, high = (STEPS[index - 1] if index > 0 else 0.0), STEPS[index]
-        for _ in range(BISECTIONS):
-            middle = (low + high) / 2
-            tried = [b + ball(middle * scale) * e for b, e in zip(base, direction)]
-            if proved_in_dual_cone(self.description, tried):
-                shifted, high = tried, middle
-            else:
-                low = middle
-        return shifted
+                return shifted
+        return None
 
-    def _first_step(self, base: list[flint.arb], scale: float) -> int:
+    def _float_step(self, base: list[flint.arb], scale: float) -> tuple[int, float]:
         """The index of the first of :data:`STEPS` at which the balls' midpoints lie in ``K*``
-        in doubles (:func:`float_in_dual_cone`): where step (c)'s proof starts. Only a
-        shortcut (the proof decides, and goes on past it if needed): a certificate tried
-        ~10 steps in balls before, each a pass over every row."""
+        in doubles (:func:`float_in_dual_cone`), and a ``delta`` halved :data:`BISECTIONS`
+        times between it and the step before, still inside in doubles. Only a shortcut (the
+        proof decides, and goes on past it if needed): in balls, each try is a pass over
+        every row; and each step costs its ``delta`` times the cost of ``e`` in (3), so a
+        step twice too long spent up to half of a certificate's excess (V3 on Adult race x
+        marital-status: 1e-10 of a bound where 1e-10 / P(s) is the bound's loss)."""
         assert self.direction is not None  # bound() returns before
         middle = np.array([float(b.mid()) for b in base])
         direction = np.array([float(e.mid()) for e in self.direction])
-        for index, step in enumerate(STEPS):
-            if float_in_dual_cone(self.description, middle + step * scale * direction):
-                return index
-        return 0
+
+        def inside(delta: float) -> bool:
+            return float_in_dual_cone(self.description, middle + delta * scale * direction)
+
+        first = next((index for index, step in enumerate(STEPS) if inside(step)), 0)
+        low, high = (STEPS[first - 1] if first > 0 else 0.0), STEPS[first]
+        for _ in range(BISECTIONS):
+            low, high = (low, (low + high) / 2) if inside((low + high) / 2) else \
+                ((low + high) / 2, high)
+        return first, high * scale
 
     def dual_bound(self, y: list[flint.arb], values: list[Fraction]) -> flint.arb:
         """(3): ``b.y + max_j (-r_p)_j`` with ``r_p = A_p^T y - v``, on balls."""
