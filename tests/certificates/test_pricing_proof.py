@@ -317,11 +317,9 @@ def test_complete_proof_checks_where_a_cell_is_tiny(counts, eps) -> None:
     assert len(proof["split"]) > 0
 
 
-def test_settled_proof_of_a_stopped_search_is_exact_and_no_looser(case) -> None:
-    """A search stopped after a few batches, settled (:mod:`rldp_models.conelp.settled_shift`):
-    its proof checks at the shifted dual with a reduced cost per unit mass ``<= 0`` there, the
-    shift covers the largest reduced cost over the enumerated rays, and it is no looser than
-    the checker's ``H max(p)`` of the same tree unsettled."""
+def _off_dual(case) -> tuple:
+    """The case's rows and prior (also as floats), its dual lowered by 0.02, and the largest
+    reduced cost per unit mass there over the enumerated rays (> 0: pricing has work)."""
     rows, prior, dual, _, _ = case
     prior_float = np.array([float(p) for p in prior])
     rays = _enumerated(np.array(rows, dtype=object), len(prior))
@@ -330,6 +328,15 @@ def test_settled_proof_of_a_stopped_search_is_exact_and_no_looser(case) -> None:
     off = dual - 0.02
     truth = float(check_lp_dual(off, rays, mu, np.ones(d), np.eye(d)).violation)
     assert truth > 0
+    return rows, prior, prior_float, off, truth
+
+
+def test_settled_proof_of_a_stopped_search_is_exact_and_no_looser(case) -> None:
+    """A search stopped after a few batches, settled (:mod:`rldp_models.conelp.settled_shift`):
+    its proof checks at the shifted dual with a reduced cost per unit mass ``<= 0`` there, the
+    shift covers the largest reduced cost over the enumerated rays, and it is no looser than
+    the checker's ``H max(p)`` of the same tree unsettled."""
+    rows, prior, prior_float, off, truth = _off_dual(case)
 
     def oracle() -> ConcavePricing:
         calls = iter(range(1_000_000))
@@ -355,14 +362,7 @@ def test_a_shifted_proof_stopped_at_its_next_shift_keeps_the_shift_it_closed(cas
     the second shift and settled: it checks exactly at its own dual, covers ``t``, and proves
     no more than the first shift (which closed), though the boxes solved again at the second
     have multipliers tight only there."""
-    rows, prior, dual, _, _ = case
-    prior_float = np.array([float(p) for p in prior])
-    rays = _enumerated(np.array(rows, dtype=object), len(prior))
-    mu = interval_utility("mi", {"prior": prior_float})
-    d = len(prior)
-    off = dual - 0.02
-    truth = float(check_lp_dual(off, rays, mu, np.ones(d), np.eye(d)).violation)
-    assert truth > 0
+    rows, prior, prior_float, off, truth = _off_dual(case)
     reached: list[tuple[float, float]] = []
     calls = iter(range(1_000_000))
     oracle = ConcavePricing(np.array(rows, dtype=float), prior_float,
