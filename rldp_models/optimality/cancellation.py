@@ -195,7 +195,7 @@ def _core(columns: np.ndarray, candidates: np.ndarray, mid: np.ndarray, rad: np.
         raise NoPivots("unbounded columns with fewer moves than columns to cancel",
                        free[columns])
     weight = np.clip(moves.room[candidates], 1e-6, 1.0)
-    _, r, order = scipy.linalg.qr(mid * weight, mode="economic", pivoting=True)
+    r, order = scipy.linalg.qr(mid * weight, mode="r", pivoting=True)  # Q is never used
     diagonal = np.abs(np.diag(r))
     if diagonal.size < columns.size or diagonal[-1] <= CORE_RANK_TOLERANCE * diagonal[0]:
         raise NoPivots("the residual on these unbounded columns cannot be cancelled: their "
