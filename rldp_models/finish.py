@@ -159,6 +159,13 @@ class Finished(Generic[V]):
     verdict: V
     repair: Repair
 
+    @property
+    def value(self) -> float:
+        """The producer's value of the finished matrix (a finish given ``value=``)."""
+        if self.repair.value_after is None:
+            raise ValueError("this matrix was finished without a value")
+        return self.repair.value_after
+
 
 def dyadic_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows of multiples of ``2^-52`` summing to exactly 1 (see :mod:`rldp_models.exact`)."""

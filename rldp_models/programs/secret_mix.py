@@ -81,13 +81,14 @@ def secret_weights(found: Sequence[Sequence[SecretMargins]], costs: np.ndarray,
     return np.clip(unit * answer.x, 0.0, 1.0).reshape(n_refs, n_s)
 
 
-def secret_mix_repair(program: "ProtocolProgram", protocol: np.ndarray,
+def secret_mix_repair(program: "ProtocolProgram", protocol: np.ndarray, before: float,
                       multipliers: Multipliers, references: Sequence[Reference],
                       certifier: Callable[[Multipliers], Certify], holds: Callable[[Any], bool],
                       first_weight: Callable[[Any], float | None],
                       topped_up: Callable[[Multipliers, float], Multipliers]
                       ) -> tuple[Finished, np.ndarray, Multipliers] | None:
-    """The per-secret mix of ``protocol`` (exact rows) toward ``references`` (None: the
+    """The per-secret mix of ``protocol`` (exact rows, objective ``before``) toward
+    ``references`` (None: the
     uniform protocol) that passes every exact check: its finished matrix, the weights
     (shape ``(references, |S|)``) and the multipliers proving it; None where a guarantee has
     no affine bounds, where nothing fails, or where no mix passes.
@@ -108,7 +109,6 @@ def secret_mix_repair(program: "ProtocolProgram", protocol: np.ndarray,
     matrices = [np.full(protocol.shape, 1.0 / protocol.shape[1]) if reference is None
                 else reference[0] for reference in references]
     objective = program.objective
-    before = objective.evaluate(protocol, program)
     n_s = program.crosstab.shape[0]
     costs = np.array([[objective.evaluate(secret_rows(protocol, [matrix], [np.eye(n_s)[s]]),
                                           program) - before for s in range(n_s)]
@@ -129,7 +129,7 @@ def secret_mix_repair(program: "ProtocolProgram", protocol: np.ndarray,
         except GuaranteeError:
             finished = None
         if finished is not None and finished.repair.method != "fallback" and (
-                kept is None or _after(finished) < _after(kept[0])):
+                kept is None or finished.value < kept[0].value):
             kept = (finished, weights, mixed if finished.repair.method == "none" else
                     topped_up(mixed, finished.repair.weight))
         if finished is not None and finished.repair.method == "none":
@@ -145,9 +145,3 @@ def secret_repair(finished: Finished, weights: np.ndarray, names: Sequence[str],
     return Repair("mix", float(weights.sum(axis=0).max()), value_before,
                   finished.repair.value_after, "per secret", finished.repair.weight,
                   tuple((name, tuple(float(w) for w in row)) for name, row in zip(names, weights)))
-
-
-def _after(finished: Finished) -> float:
-    """The objective of a finished mix (every finish here is given ``value=``)."""
-    assert finished.repair.value_after is not None
-    return finished.repair.value_after

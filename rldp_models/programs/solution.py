@@ -335,12 +335,12 @@ def _cheaper_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finish
     """
     if uniform.repair.method != "mix" or uniform.repair.relative_cost <= TIGHTEN_ABOVE:
         return None
-    protocol = exact_stochastic_rows(raw)
-    before = uniform.repair.value_before
+    protocol, before = exact_stochastic_rows(raw), uniform.repair.value_before
+    assert before is not None  # value= given
     tried: list[tuple[Repair, Finished, Multipliers]] = []
 
     def per_secret(references: list[Reference], names: list[str]) -> None:
-        found = secret_mix_repair(program, protocol, multipliers, references,
+        found = secret_mix_repair(program, protocol, before, multipliers, references,
                                   lambda start: _certifier(program, start), _all_hold,
                                   lambda checks: _first_weight(program, checks),
                                   lambda start, weight: {**start,
@@ -350,15 +350,15 @@ def _cheaper_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Finish
 
     if uniform.repair.relative_cost > SECRET_MIX_ABOVE:
         per_secret([None], ["uniform"])
-    cheapest = min(tried, key=lambda t: _value_after(t[1]), default=None)
-    if _worth_tightening(uniform, program, cheapest):
+    cheapest = min(tried, key=lambda t: t[1].value, default=None)
+    if _worth_tightening(uniform, program, None if cheapest is None else cheapest[0]):
         reference = _tightened_reference(program, solver, options)
         if reference is not None:
             per_secret([None, reference], ["uniform", "tightened"])
             one_weight = _tightened_repair(program, raw, uniform, multipliers, reference)
             tried.extend([one_weight] if one_weight is not None else [])
-    cheapest = min(tried, key=lambda t: _value_after(t[1]), default=None)
-    if cheapest is None or _value_after(cheapest[1]) >= _value_after(uniform):
+    cheapest = min(tried, key=lambda t: t[1].value, default=None)
+    if cheapest is None or cheapest[1].value >= uniform.value:
         return None
     return cheapest
 
@@ -452,12 +452,12 @@ one, while the certified objective improves)."""
 
 
 def _worth_tightening(finished: Finished, program: "ProtocolProgram",
-                      chosen: tuple[Repair, Finished, Multipliers] | None = None) -> bool:
-    """Whether a mix (``chosen``'s repair, else ``finished``'s) cost more than
+                      repair: Repair | None = None) -> bool:
+    """Whether a mix (``repair``, by default ``finished``'s) cost more than
     :data:`TIGHTEN_ABOVE` of the objective (:data:`TIGHTEN_LARGE_ABOVE` past
     :data:`LARGE_PROGRAM_CELLS` protocol cells, :data:`TIGHTEN_CONDITIONAL_ABOVE` for
     guarantees proved by conditional duals)."""
-    repair = finished.repair if chosen is None else chosen[0]
+    repair = finished.repair if repair is None else repair
     if repair.method != "mix" or repair.value_before is None or repair.value_after is None:
         return False
     above = TIGHTEN_LARGE_ABOVE if finished.matrix.size > LARGE_PROGRAM_CELLS else TIGHTEN_ABOVE
@@ -517,26 +517,20 @@ def _tightened_repair(program: "ProtocolProgram", raw: np.ndarray, uniform: Fini
         except GuaranteeError:
             finished = None
         if finished is not None:
-            if best is not None and _value_after(finished) >= best[0]:
+            if best is not None and finished.value >= best[0]:
                 break
-            best = (_value_after(finished), weight, finished,
+            best = (finished.value, weight, finished,
                     certify.proving[finished.repair.weight])
         if weight >= 1.0:
             break
         weight = min(1.0, 2.0 * weight)
-    if best is None or best[0] >= _value_after(uniform):
+    if best is None or best[0] >= uniform.value:
         return None
     value, weight, finished, proving = best
     assert uniform.repair.value_before is not None  # value= given
     repair = Repair("mix", weight, uniform.repair.value_before, value, "tightened",
                     finished.repair.weight)
     return repair, finished, proving
-
-
-def _value_after(finished: Finished) -> float:
-    """The objective of a finished matrix (every finish here is given ``value=``)."""
-    assert finished.repair.value_after is not None
-    return finished.repair.value_after
 
 
 def _finish_mix(program: "ProtocolProgram", mixed: np.ndarray,
