@@ -45,8 +45,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from rldp_models.optimality.cancellation import NoPivots, choose_pivots, solve
-from rldp_models.optimality.cones import KINDS, ConeBlocks, DualCones, interior_direction, \
-    project, violations
+from rldp_models.optimality.cones import KINDS, SOC, ConeBlocks, DualCones, interior_direction, \
+    project, tail_norms, violations
 from rldp_models.optimality.enclosure import Enclosure, dot, total, transpose_product
 from rldp_models.optimality.inactive import AFFORDABLE, zero_inactive
 from rldp_models.optimality.least_change import least_change
@@ -66,6 +66,11 @@ SIGN_ROUNDS = 3
 cancelled exactly instead (:func:`_attempt`)."""
 MOVE_FLOOR = 1e-14
 """A move is at least this fraction of the cone's largest dual entry (or of 1)."""
+LIFT = 1e-10
+"""How far :func:`lifted` raises a second-order cone's dual inside (Clarabel's tolerance in
+the toolkit's solves). V3 on the hair x eye table (4x4): not proved without it (rank
+deficient); proved with relative gap 8.6e-9 at 1e-11, 2.6e-8 at 1e-10, 1.9e-7 at 1e-9,
+1.9e-6 at 1e-8 (the gap grows as the lift); not proved at 1e-12."""
 
 
 @dataclass(frozen=True)
@@ -264,11 +269,35 @@ def _cancelled(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlock
                 np.union1d(fixed, held)
 
 
+def lifted(blocks: ConeBlocks, b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``y`` with the head of every second-order cone whose rows have ``b = 0`` raised to at
+    least :data:`LIFT` above its tail's norm.
+
+    Such a cone's dual adds nothing to ``b.y``, and where the solver left it at its
+    boundary with entries of order its tolerance (an inactive cone: the dual of ``y in K*``
+    for a set's derived dual ``y`` strictly inside), its only moves scale or rotate
+    entries of 1e-10, so the free columns it touches had no well-conditioned square
+    system ("rank deficient"), or the cancellation pushed it out again at every inward
+    move. Lifted, it offers unit moves with room ``LIFT``.
+    """
+    soc = blocks.of_kind(SOC)
+    if soc.size == 0:
+        return y
+    carries_b = np.bincount(blocks.block, weights=(b != 0).astype(float),
+                            minlength=blocks.starts.size)[soc] > 0
+    heads, norms = blocks.starts[soc], tail_norms(blocks, y)[soc]
+    low = ~carries_b & (y[heads] - norms < LIFT)
+    lifted_y = y.copy()
+    lifted_y[heads[low]] = norms[low] + LIFT
+    return lifted_y
+
+
 def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: ConeBlocks,
                         y: np.ndarray, free: np.ndarray, frozen: np.ndarray,
                         domain: _Domain, offset: float) -> LowerBound:
     """Cancel, prove membership, move the offending cones inward; repeat (module docstring)."""
     direction = interior_direction(blocks)
+    y = lifted(blocks, b, y)
     history: list[int] = []
     scale = np.maximum.reduceat(np.maximum(np.abs(y), 1.0), blocks.starts) \
         if blocks.starts.size else np.zeros(0)
