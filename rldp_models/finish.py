@@ -105,15 +105,18 @@ class Repair:
     reference : str or None
         For ``"mix"``: which ``R``; ``"uniform"`` (``R = U``), ``"tightened"``
         (the same program solved with every eps multiplied by ``1 - 1e-4``,
-        :func:`rldp_models.programs.solution.tightened_program`) or a producer's
+        :func:`rldp_models.programs.solution.tightened_program`), ``"margin"`` (with
+        its conditional bounds kept inside,
+        :func:`rldp_models.programs.solution.reference_programs`), ``"per secret"``
+        (see ``secret_weights``) or a producer's
         own name (``"given"`` by default). None otherwise. Records written
         before ``uniform_weight`` existed may say ``"tightened+uniform"``, with
         ``weight`` the total weight ``1 - (1 - a) (1 - b)``.
     uniform_weight : float
         ``b``, the weight of the second mix with ``U`` (0 when there is none).
     secret_weights : tuple of (str, tuple of float)
-        For a ``"per secret"`` mix, each reference's name (``"uniform"``, ``"tightened"``)
-        and its weight per secret (empty otherwise).
+        For a ``"per secret"`` mix, each reference's name (``"uniform"``, ``"tightened"``,
+        ``"margin"``) and its weight per secret (empty otherwise).
     """
 
     method: RepairMethod

@@ -210,8 +210,9 @@ def repair_description(repair: Any) -> str:
         return "replaced by the best protocol that ignores its input (eps = 0)"
     toward = {"uniform": "the uniform protocol",
               "tightened": "the program's solution at eps (1 - 1e-4)",
-              "per secret": "the uniform protocol and the program's solution at eps "
-                            "(1 - 1e-4), each secret's rows at weights of their own"}.get(
+              "margin": "the program's solution with its conditional bounds kept 1e-10 inside",
+              "per secret": "the uniform protocol and the reference programs' solutions, "
+                            "each secret's rows at weights of their own"}.get(
         str(repair.reference), str(repair.reference))
     then = f", then with the uniform protocol, weight {repair.uniform_weight:.3g}" \
         if repair.uniform_weight else ""

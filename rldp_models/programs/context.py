@@ -72,6 +72,7 @@ class BuildContext:
     variables: dict[str, cp.Variable] = field(default_factory=dict)
     parameters: dict[str, cp.Parameter] = field(default_factory=dict)
     uncertainty: UncertaintySet | None = None  # the program's set (rldp_models.uncertainty.base)
+    solver_margins: bool = False  # CONDITIONAL_MARGIN on conditional bounds (a reference)
 
     def __post_init__(self) -> None:
         import cvxpy as cp  # here, not at the top: rldp solve's default path never needs cvxpy

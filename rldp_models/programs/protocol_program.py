@@ -138,6 +138,11 @@ class ProtocolProgram:
     parametric : bool
         Build the cvxpy model with parameters so :meth:`update` can change the
         data and re-solve without rebuilding (for sweeps).
+    solver_margins : bool
+        Build conditional bounds proved by a set's conditional duals with
+        :data:`~rldp_models.programs.components.CONDITIONAL_MARGIN` (the repair's reference
+        solve does: :func:`~rldp_models.programs.solution.reference_programs`); the program a
+        record names has none.
     """
 
     crosstab: Crosstab
@@ -149,6 +154,7 @@ class ProtocolProgram:
     eps: float | None = None  # a float after __post_init__
     name: str = "custom"
     parametric: bool = False
+    solver_margins: bool = False
     _context: BuildContext | None = field(default=None, init=False, repr=False)
     _model: solvers.CvxpyModel | None = field(default=None, init=False, repr=False)
 
@@ -227,7 +233,8 @@ class ProtocolProgram:
         if self._model is None:
             context = BuildContext(self.crosstab, self.output_labels, self.distortion_matrix,
                                    self.problem_data(), self.parametric,
-                                   uncertainty=self.uncertainty)
+                                   uncertainty=self.uncertainty,
+                                   solver_margins=self.solver_margins)
             objective = self.objective.build(context)
             for family in (RowStochastic(), *self.constraints):
                 family.build(context)

@@ -39,8 +39,10 @@ def embed_rows(block: cp.Expression, s: int, n_s: int) -> cp.Expression:
 
 
 def conditional_at_most(uncertainty: UncertaintySet, v: cp.Expression, rhs: cp.Expression,
-                        s: int) -> ConicSupport:
-    """``sup_{R in C_s} v[:, k].R <= rhs[k]`` for every column, by (*) of :mod:`.base`.
+                        s: int, margin: float = 0.0) -> ConicSupport:
+    """``sup_{R in C_s} v[:, k].R <= rhs[k]`` for every column, by (*) of :mod:`.base`:
+    ``delta*(e_s(v[:, k] - rhs[k]) | F) <= -margin`` (``margin`` in units of the joint
+    distribution, so the bound is conservative by at least ``margin / P(s)``).
 
     Parameters
     ----------
@@ -48,7 +50,9 @@ def conditional_at_most(uncertainty: UncertaintySet, v: cp.Expression, rhs: cp.E
     rhs : cvxpy expression, shape (k,)
     s : int
         The secret whose conditional is meant.
+    margin : float
+        The support's right-hand side, negated (default 0).
     """
     n_s = uncertainty.phat.shape[0]
     shifted = v - np.ones((v.shape[0], 1)) @ cp.reshape(rhs, (1, v.shape[1]), order="F")
-    return uncertainty.support_at_most(embed_rows(shifted, s, n_s), np.zeros(v.shape[1]))
+    return uncertainty.support_at_most(embed_rows(shifted, s, n_s), np.full(v.shape[1], -margin))
