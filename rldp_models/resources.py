@@ -110,7 +110,9 @@ Jeffreys tables of 10,000 records and Adult education x native-country, on a sha
 2-core machine at load 5-11): 3x5 1.5-1.9 s, 8x8 7.3 s, 10x20 22.9 s and 401 MB, Adult
 16x42 470 s and 2.8 GB. ``benchmarks/bench_robust_costs.py`` checks that every row lands
 within 2x, the held-out ones included: 2x3, 8x16, 7x27 (24.5 s), 12x24 (80 s, 704 MB),
-Adult race x education, squared 5x10 and 5x16 (0.72-1.16 of the measured). The time grows
+Adult race x education, squared 5x10 and 5x16 (0.72-1.16 of the measured), and 16x30
+(issue 38: 181.8 s CPU and 1,829 MB end to end at load 6-8; estimated 245 s and 1,941 MB,
+1.35x and 1.06x). The time grows
 as ``n_s^3.1 n_u^1.2``, not as the cone entries ``(n_s n_u)^2``: the ordered pairs of
 secrets cost more than the outputs. The previous law, entries^0.8 through two shapes, was
 2-7x off (issue 38). Squared distortion costs a growing multiple of Hamming (1.1x at 8x8,

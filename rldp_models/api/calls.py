@@ -180,6 +180,7 @@ def solve_spec(spec: ProgramSpec, crosstab: Crosstab, solver: str | None = None)
     """:func:`solve` of a :class:`ProgramSpec` over a crosstab; the time is the whole solve."""
     import solvers
     from rldp_models.programs.backend_choice import default_solver
+    from rldp_models.progress import note
     from rldp_models.results.program_result import solution_result
 
     if solver is not None:
@@ -187,10 +188,13 @@ def solve_spec(spec: ProgramSpec, crosstab: Crosstab, solver: str | None = None)
     wall, cpu = time.perf_counter(), time.process_time()
     program = spec.build(crosstab)
     solver = solver or default_solver(program)
+    note("step", f"solve, exact check and repair ({solver})")
     solution = program.solve(solver=solver)
     if solution.protocol is None:
         raise NoProtocol(f"{spec.problem.upper()}: solver {solver} returned "
                          f"{solution.status.value}", solution.status.value, solution.result.log)
+    note("step", "optimality certificate")
+    note("iteration", "")
     result = solution_result(solution, spec.radius_source)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     outputs = list(result.outputs)

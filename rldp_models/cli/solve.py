@@ -133,10 +133,16 @@ def program_options(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import NoProtocol, solve
+    from rldp_models.progress import note, phase
+    from solvers.backends.clarabel_direct import observed
+
+    def iteration(count: int, objective: float, gap: float) -> None:
+        note("iteration", f"iteration {count}, objective {objective:.6g}, gap {gap:.1e}")
 
     try:
-        solved = solve(args.problem, load_crosstab(args), solver=args.solver,
-                       **program_options(args))
+        with phase(f"rldp solve {args.problem}"), observed(iteration):
+            solved = solve(args.problem, load_crosstab(args), solver=args.solver,
+                           **program_options(args))
     except NoProtocol as exc:  # a preset is always feasible: the solver gave up
         why = f" ({exc.log})" if exc.log else ""
         sys.stderr.write(f"rldp: {exc}{why}; no protocol, nothing written"

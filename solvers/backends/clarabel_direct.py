@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +80,39 @@ SMALL_PROGRAM_SETTINGS = {"direct_solve_method": "qdldl", "tol_gap_abs": 1e-10,
 # (qdldl, 1e-10) are solved as declared: their repairs and proven gaps are tested as they are.
 BOOST_FROM_NNZ = SUPERNODAL_FROM_NNZ
 
+Observer = Callable[[int, float, float], None]
+"""Called at every interior-point iteration with the iteration, the primal objective (of
+the form solved) and the relative gap."""
+_OBSERVER: contextvars.ContextVar[Observer | None] = contextvars.ContextVar(
+    "clarabel_direct_observer", default=None)
+
+
+@contextlib.contextmanager
+def observed(observer: Observer) -> Iterator[None]:
+    """Let ``observer`` see every iteration of the direct Clarabel solves run in the block
+    (Clarabel's termination callback, which never stops the solve here): progress shown
+    while a long solve runs (issue 38, item 4)."""
+    token = _OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        _OBSERVER.reset(token)
+
+
+def _watch(solver: Any) -> None:
+    """Hand the solver the observer of :func:`observed` (or take a kept solver's away)."""
+    observer = _OBSERVER.get()
+    if observer is None:
+        solver.unset_termination_callback()
+        return
+
+    def seen(info: Any) -> bool:
+        observer(int(info.iterations), float(info.cost_primal), float(info.gap_rel))
+        return False
+
+    solver.set_termination_callback(seen)
+
+
 _STATUS = {
     "Solved": Status.OPTIMAL,
     "AlmostSolved": Status.OPTIMAL_INACCURATE,
@@ -149,6 +185,7 @@ class ClarabelDirectBackend:
             else program.boost()
         solver = self._solver(program, {**by_size, **self.defaults, **options}, boost)
         build = time.perf_counter() - build_start
+        _watch(solver)
         start = time.perf_counter()
         solution = solver.solve()
         elapsed = time.perf_counter() - start
