@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
 from rldp_models.mechanisms.base import Mechanism, as_mechanism_epsilon
-from rldp_models.mechanisms.bit_vectors import BitVectorMechanism, index_to_bits
+from rldp_models.mechanisms.unary_encoding import BitVectorMechanism, index_to_bits
 from rldp_models.privacy.exp_bounds import float_at_most_exp_times, raise_column_minima
 
 
