@@ -26,7 +26,7 @@ from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, alpha_loss_
                                                    later_for_larger_claim)
 from rldp_models.instances import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt_protocol
-from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
+from rldp_models.rldp_protocols.rr_protocols import (ir_parameters, ir_utility,
                                                               theorem15_level, theorem15_spread)
 
 ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1)

@@ -25,8 +25,8 @@ from rldp_models.rldp_protocols import (grr_conditional, grr_cr_protocol, grr_pr
                                         ue_cr_protocol)
 from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii,
                                                    theorem17_levels)
-from rldp_models.rldp_protocols.grr_conditional import grr_cr_matrix, grr_cr_utility
-from rldp_models.rldp_protocols.independent_reporting import (ir_matrix, ir_utility,
+from rldp_models.rldp_protocols.rr_protocols import grr_cr_matrix, grr_cr_utility
+from rldp_models.rldp_protocols.rr_protocols import (ir_matrix, ir_utility,
                                                               theorem15_level,
                                                               theorem15_spread)
 from rldp_models.rldp_protocols.ue_conditional import (lambda_floor, ue_cr_matrix,
