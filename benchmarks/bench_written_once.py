@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs.conic_form import conic_program
 from rldp_models.programs.protocol_program import ProtocolProgram

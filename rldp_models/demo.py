@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
-from rldp_models.instances import Instance, jeffreys_instance
+from rldp_models.datasets import Instance, jeffreys_instance
 from rldp_models.privacy.metrics import distortion_star, epsilon_star
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs import preset

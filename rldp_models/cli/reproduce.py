@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def data_path(given: str | None) -> Path:
-    """``--data``, else :func:`rldp_models.datasets.adult.default_adult_path`."""
-    from rldp_models.datasets.adult import default_adult_path
+    """``--data``, else :func:`rldp_models.datasets.default_adult_path`."""
+    from rldp_models.datasets import default_adult_path
 
     return Path(given) if given else default_adult_path()
 

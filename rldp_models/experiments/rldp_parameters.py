@@ -27,7 +27,7 @@ from rldp_models.experiments.rldp_figures import TOLERANCE
 from rldp_models.experiments.rldp_tasks import FULL_EPS
 from rldp_models.experiments.verdicts import (every_instance_claim, interval_sign_claim,
                                               mean_interval, rate_claim)
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import grr_conditional, independent_reporting
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters
 

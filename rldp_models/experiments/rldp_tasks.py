@@ -12,11 +12,11 @@ from typing import Any
 
 import pandas as pd
 
-from rldp_models.datasets.adult import ADULT_PAIRS, adult_crosstab, default_adult_path
+from rldp_models.datasets import ADULT_PAIRS, adult_crosstab, default_adult_path
 from rldp_models.experiments.base import Row, Task
 from rldp_models.experiments.rldp_figures import panel_figure
 from rldp_models.experiments.rldp_methods import BUILDERS, LOW_COMPLEXITY, utility_rows
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 FULL_EPS = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
 """The paper's ``eps in [0.2, 8]`` (its grid is not listed)."""
@@ -138,7 +138,7 @@ def fig9_tasks(quick: bool) -> list[Task]:
 def fig10_tasks(quick: bool, data: str | None = None) -> list[Task]:
     """One task per Adult pair and eps; quick: (sex, race) and (relationship, native-country).
 
-    ``data`` defaults to :func:`rldp_models.datasets.adult.default_adult_path`.
+    ``data`` defaults to :func:`rldp_models.datasets.default_adult_path`.
     """
     path = str(data if data is not None else default_adult_path())
     pairs = [ADULT_PAIRS[0], ADULT_PAIRS[2]] if quick else list(ADULT_PAIRS)

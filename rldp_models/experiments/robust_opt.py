@@ -2,7 +2,7 @@
 
 Setting (Section V): ``S = {0, 1, 2}``, ``U = {0, ..., 4}``, ``d(u, y) = (u - y)^2``,
 ``alpha = 0.05``, ``eps = 0.5``; ``P*_{SU}`` drawn from the Jeffreys prior
-(Dirichlet(1/2), :func:`~rldp_models.instances.jeffreys_instance`), ``n``
+(Dirichlet(1/2), :func:`~rldp_models.datasets.jeffreys_instance`), ``n``
 records drawn from ``P*``, the four programs NUNP, NURP, RUNP, RURP (eqs. 7-10)
 solved on the sample, and each protocol scored under ``P*`` by ``D*`` (eq. 31)
 and ``eps*`` (eq. 32).
@@ -33,7 +33,7 @@ import pandas as pd
 
 from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
 from rldp_models.experiments.verdicts import existence_claim, rate_claim
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.plotting import PROGRAM_STYLE
 from rldp_models.privacy.metrics import distortion_star, epsilon_star
 from rldp_models.experiments.verdicts import measured_claim

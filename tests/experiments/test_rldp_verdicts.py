@@ -24,7 +24,7 @@ from rldp_models.experiments.rldp_parameters import fig5_verdict, fig6_verdict
 from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, alpha_loss_claim,
                                                    fig7_verdict, fig8_verdict, ir_alpha_claim,
                                                    later_for_larger_claim)
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt_protocol
 from rldp_models.rldp_protocols.rr_protocols import (ir_parameters, ir_utility,
                                                               theorem15_level, theorem15_spread)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.mechanisms import UnaryEncoding
 from rldp_models.privacy.matrix_checks import certify_ldp
 from rldp_models.rldp_protocols import (grr_conditional, grr_cr_protocol, grr_protocol,
