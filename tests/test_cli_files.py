@@ -354,7 +354,7 @@ def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
             plot_curve(Curve(frame, pd.DataFrame()), str(target))
         elif writer == "scatter":
             from rldp_models.safe_io import atomic_output
-            from rldp_models.plotting import scatter_eps_distortion
+            from rldp_models.experiments.robust_opt import scatter_eps_distortion
 
             with atomic_output(target, "wb") as handle:
                 scatter_eps_distortion([("NUNP", 0.1, 0.5)], 1.0, handle)

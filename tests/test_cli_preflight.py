@@ -374,7 +374,7 @@ def test_every_subcommand_module_has_its_help_line() -> None:
 
 def test_the_demo_seed_in_help_is_the_demos() -> None:
     from rldp_models.cli.demo import DEMO_SEED
-    from rldp_models.demo import DEMO_SETTING
+    from rldp_models.experiments.robust_opt import DEMO_SETTING
 
     assert DEMO_SEED == DEMO_SETTING["seed"]
 
