@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.safe_io import atomic_output, check_input, same_file
 from shared_data import without_warnings

@@ -18,7 +18,7 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models import resources
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from shared_data import ADULT as _SHARED_ADULT
 from shared_data import without_warnings
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from rldp_models.cli.common import add_data_arguments, load_crosstab, significance
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.safe_io import atomic_output
 

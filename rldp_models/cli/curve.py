@@ -18,7 +18,7 @@ import sys
 
 from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, seed,
                                      significance)
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.reproduce import EXECUTOR_SPECS
 from rldp_models.errors import InputError
 from rldp_models.safe_io import atomic_output

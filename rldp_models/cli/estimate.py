@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 from rldp_models.cli.common import seed
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
 from rldp_models.disclosure.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS

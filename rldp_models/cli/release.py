@@ -24,7 +24,7 @@ import sys
 import warnings
 
 from rldp_models.cli.common import seed
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,7 +21,7 @@ files, which are migrated on read. In order:
    * **certificate**: the stored multipliers or LP duals prove what the
      result claims, re-checked without the solver.
 
-Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 both hold; 1 one fails
+Exit codes (:class:`rldp_models.cli.ExitCode`): 0 both hold; 1 one fails
 (named); 2 bad input (one line); 3 inconclusive (a check could not be
 completed and none failed, named in one line: an inner solve failed, a cone
 has more rays than are enumerated, or the RLDP checker could not prove any
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rldp_models.cli.common import add_data_arguments
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
