@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from rldp_models.api import html
 from rldp_models.api.calls import Data, crosstab_of
-from rldp_models.api.outcomes import Outcome, Protocol, Released
+from rldp_models.api.outcomes import Outcome, Protocol, Released, html_lines, html_table
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -108,7 +107,7 @@ class Estimated(Outcome):
         plot_estimate(self.frame, path, self.title, self.level)
 
     def _repr_html_(self) -> str:
-        return html.lines(self.summary()) + html.frame_table(
+        return html_lines(self.summary()) + html_table(
             self.frame.drop(columns=["estimable"]), self.title)
 
 
