@@ -363,7 +363,7 @@ def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
 
             import pandas as pd
 
-            from rldp_models.experiments.outputs import save_figure
+            from rldp_models.experiments.runner import save_figure
 
             result = SimpleNamespace(experiment=SimpleNamespace(
                 id="x", plot=lambda table: matplotlib.figure.Figure()), table=pd.DataFrame())
