@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             try:
                 result = runner.run_experiment(experiment, scratch, quick=not args.full,
-                                        executor=args.executor, workers=args.workers,
-                                        options=options)
+                                               executor=args.executor, workers=args.workers,
+                                               options=options)
             except Exception as exc:  # report and go on: one broken figure keeps the rest
                 print(f"{experiment_id}: ERROR {' '.join(str(exc).split())}", file=sys.stderr)
                 failed = True
