@@ -15,7 +15,7 @@ from rldp_models.experiments.base import Claim, Finding, ClaimOutcome
 from rldp_models.experiments.rldp_methods import LABELS
 from rldp_models.experiments.verdicts import (every_instance_claim, mean_sign_claim,
                                               measured_claim, threshold_claim)
-from rldp_models.experiments.rldp_figures import (TOLERANCE, best_of, first_winning_eps,
+from rldp_models.experiments.rldp_tasks import (TOLERANCE, best_of, first_winning_eps,
                                                   format_means, mean_curves)
 
 SRR_FLAT = 0.10
