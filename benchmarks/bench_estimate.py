@@ -23,7 +23,7 @@ from rldp_models.cli import main
 from rldp_models.estimators import em_estimate
 from rldp_models.disclosure.channel import ReleaseChannel
 from rldp_models.disclosure.loading import load_result
-from rldp_models.disclosure.released import released_counts
+from rldp_models.disclosure.estimation import released_counts
 from tests.shared_data import ADULT
 
 RECORDS = 1_000_000

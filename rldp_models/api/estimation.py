@@ -201,7 +201,7 @@ def _released_counts(released: ReleasedValues, result: object, channel: "Release
 
     from rldp_models.disclosure.provenance import check_released_with
     from rldp_models.disclosure.records import RELEASED_COLUMN
-    from rldp_models.disclosure.released import output_counts, released_counts
+    from rldp_models.disclosure.estimation import output_counts, released_counts
 
     if isinstance(released, Released):
         released = released.to_frame() if released.out is None else released.out
