@@ -11,8 +11,7 @@ the ``rldp_models.solvers`` entry-point group or :func:`register`.
 
 from solvers.backends.clarabel_direct import ClarabelDirectBackend
 from solvers.backends.cvxpy_backend import ECOS_CAVEATS, CvxpyBackend, mosek_availability
-from solvers.backends.highspy_direct import HighspyBackend
-from solvers.backends.pyomo_highs import PyomoHighsBackend
+from solvers.backends.highs import HighspyBackend, PyomoHighsBackend
 from solvers.backends.scs_direct import ScsDirectBackend
 from solvers.conic import ConeDims, ConicProgram
 from solvers.model import CvxpyModel, LinearProgram, PyomoModel

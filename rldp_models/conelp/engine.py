@@ -482,7 +482,7 @@ class _WarmHighs:
     """The master LP kept in one HiGHS instance: new columns re-solve from the last basis.
 
     Same LP as the registry's ``highspy`` backend builds each round
-    (:mod:`solvers.backends.highspy_direct`: maximisation, equality rows, the
+    (:mod:`solvers.backends.highs`: maximisation, equality rows, the
     row duals with the registry's sign), without a rebuild and a cold start
     per round (a master of 40 rows and 1500 columns took 0.3 s cold).
     """
