@@ -21,8 +21,7 @@ import pytest
 from timing import cpu_seconds
 from rldp_models.cli import main
 from rldp_models.estimators import em_estimate
-from rldp_models.disclosure.channel import ReleaseChannel
-from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.channel import load_result, ReleaseChannel
 from rldp_models.disclosure.estimation import released_counts
 from tests.shared_data import ADULT
 

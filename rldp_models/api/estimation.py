@@ -180,9 +180,9 @@ def _check(draws: int, level: float) -> None:
 
 def _certified(result: "CertifiedResult | Protocol | str | Path") -> tuple["CertifiedResult", str]:
     """The result and its name (a file is read as
-    :func:`~rldp_models.disclosure.loading.load_result` reads it: refused if its recorded
+    :func:`~rldp_models.disclosure.channel.load_result` reads it: refused if its recorded
     guarantee does not hold)."""
-    from rldp_models.disclosure.loading import load_result
+    from rldp_models.disclosure.channel import load_result
 
     if isinstance(result, (str, Path)):
         certified = load_result(result)[0]

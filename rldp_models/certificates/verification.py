@@ -140,7 +140,7 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
 def verify_guarantee(record: dict, crosstab: Crosstab | None = None) -> Verdict:
     """The guarantee verdict alone, decided by the exact checks at the stated eps.
 
-    What a release needs before it draws (:func:`rldp_models.disclosure.loading.verified_result`):
+    What a release needs before it draws (:func:`rldp_models.disclosure.channel.verified_result`):
     the stated guarantee and its claims (:mod:`.claims`), without the certificate
     and without the worst-case bracket around the level, so that no solver runs.
 

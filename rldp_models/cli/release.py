@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import release
-    from rldp_models.disclosure.loading import GuaranteeNotVerified
+    from rldp_models.disclosure.channel import GuaranteeNotVerified
     from rldp_models.disclosure.provenance import refuse_released
 
     refuse_released(args.data, "--data")

@@ -5,10 +5,9 @@ module                             idea
 =================================  ===========================================
 :mod:`~.sampling`                  exact draws from dyadic rows with random bits
 :mod:`~.audit`                     statistical audit of released draws (fit, ratios)
-:mod:`~.channel`                   a result's rows or factors, ready to draw
+:mod:`~.channel`                   a result read and re-checked, ready to draw
 :mod:`~.records`                   releasing a data frame or a CSV in chunks
 :mod:`~.provenance`                the result digest a released file records
-:mod:`~.loading`                   a result file and its counts digest
 :mod:`~.targets`                   linear maps ``M`` of ``P_X`` to estimate
 :mod:`~.identifiability`           exact row-space test of ``M`` against ``Q^T``
 :mod:`~.estimation`                released counts; EM, inversion, bootstrap intervals

@@ -78,7 +78,7 @@ def release_frame(result: CertifiedResult, frame: pd.DataFrame, sensitive: str, 
     Returns a frame with the kept columns and ``Y`` (label texts,
     :func:`~rldp_models.disclosure.channel.label_text`), in ``frame``'s row order.
     ``result`` is trusted as given; read a file with
-    :func:`~rldp_models.disclosure.loading.verified_result` to re-check its guarantee
+    :func:`~rldp_models.disclosure.channel.verified_result` to re-check its guarantee
     first, as ``rldp release`` does.
 
     Raises
