@@ -29,7 +29,7 @@ from rldp_models.exact import interval, iv
 from rldp_models.precision import high_precision, upper_mpf
 from rldp_models.privacy.guarantees import pair_rows, theorem4_upper_bound
 from rldp_models.privacy.stored_bounds import AttainedWorstCase, ConstraintBound, StoredCheck, label
-from rldp_models.privacy.theorem4_bounds import theorem4_rows, theorem4_upper_bounds
+from rldp_models.privacy.chi_square_bounds import theorem4_rows, theorem4_upper_bounds
 from rldp_models.privacy.worst_case import PairRatioSubproblem, witness_distribution
 from rldp_models.progress import progress
 from rldp_models.uncertainty.chi_square import ChiSquareSet
