@@ -56,7 +56,7 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.mechanisms.declarations import declared_mechanism
-from rldp_models.precision import DIGITS, digits_text
+from rldp_models.exact import DIGITS, digits_text
 from rldp_models.privacy.stored_bounds import StoredCheck
 from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram

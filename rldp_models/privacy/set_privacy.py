@@ -47,8 +47,7 @@ from typing import Any, Mapping, Sequence, cast
 import mpmath
 import numpy as np
 
-from rldp_models.exact import interval, iv, upper
-from rldp_models.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.exact import DIGITS, high_precision, interval, iv, upper, upper_mpf
 from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.privacy.stored_bounds import ConstraintBound, StoredCheck, label
 from rldp_models.progress import progress
