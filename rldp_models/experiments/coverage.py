@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.datasets import adult_crosstab
-from rldp_models.experiments.base import Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import measured_claim
+from rldp_models.experiments.base import Experiment, Finding, Row, Task, measured_claim
 from rldp_models.uncertainty.coverage import (
     DRAWS_PER_TASK,
     CoverageSpec,

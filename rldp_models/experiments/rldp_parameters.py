@@ -22,10 +22,10 @@ import pandas as pd
 from scipy import stats
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Claim, Finding, Row, Task, ClaimOutcome
+from rldp_models.experiments.base import (Claim, ClaimOutcome, Finding, Row, Task,
+                                          every_instance_claim, interval_sign_claim, mean_interval,
+                                          rate_claim)
 from rldp_models.experiments.rldp_tasks import FULL_EPS, TOLERANCE
-from rldp_models.experiments.verdicts import (every_instance_claim, interval_sign_claim,
-                                              mean_interval, rate_claim)
 from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import grr_conditional, independent_reporting
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters

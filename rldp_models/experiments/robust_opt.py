@@ -38,11 +38,10 @@ from typing import IO, TYPE_CHECKING, Any, Sequence, TypedDict
 import numpy as np
 import pandas as pd
 
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import existence_claim, rate_claim
+from rldp_models.experiments.base import (Claim, Experiment, Finding, Row, Task, existence_claim,
+                                          measured_claim, rate_claim)
 from rldp_models.datasets import Instance, jeffreys_instance
 from rldp_models.privacy.metrics import distortion_star, epsilon_star
-from rldp_models.experiments.verdicts import measured_claim
 from rldp_models.problem_kinds import PRESETS
 from rldp_models.programs import preset, sweep
 
@@ -421,6 +420,7 @@ class DemoSetting(TypedDict):
 
 DEMO_SETTING: DemoSetting = {"n_s": 3, "n_u": 5, "n": 75, "eps": 0.5, "alpha": 0.05,
                              "seed": 2022}
+"""The demo's instance: Section V's :data:`SETTING` at Fig. 2a's ``n = 75``."""
 
 
 @dataclass
