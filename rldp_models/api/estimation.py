@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from rldp_models.data import Crosstab
     from rldp_models.disclosure.channel import ReleaseChannel
-    from rldp_models.disclosure.targets import Target
+    from rldp_models.disclosure.identifiability import Target
     from rldp_models.results.certified import CertifiedResult
 
 ReleasedValues = Union[Released, "pd.DataFrame", str, Path]
@@ -129,7 +129,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
         or with a result object, with a warning).
     target : {"U", "S", "X"} or path
         The marginal of U, of S, the joint, or a target CSV
-        (:mod:`rldp_models.disclosure.targets`).
+        (:mod:`rldp_models.disclosure.identifiability`).
     truth : data, optional
         The true records (as for :func:`~rldp_models.api.calls.crosstab_of`), to add their
         own ``M P_X`` as the column ``truth``.
@@ -144,8 +144,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
     """
     from rldp_models.disclosure import estimation
     from rldp_models.disclosure.channel import ReleaseChannel
-    from rldp_models.disclosure.identifiability import identifiability
-    from rldp_models.disclosure.targets import target as named_target
+    from rldp_models.disclosure.identifiability import identifiability, target as named_target
 
     draws = estimation.BOOTSTRAP_DRAWS if draws is None else draws
     level = estimation.LEVEL if level is None else level

@@ -8,8 +8,7 @@ module                             idea
 :mod:`~.channel`                   a result read and re-checked, ready to draw
 :mod:`~.records`                   releasing a data frame or a CSV in chunks
 :mod:`~.provenance`                the result digest a released file records
-:mod:`~.targets`                   linear maps ``M`` of ``P_X`` to estimate
-:mod:`~.identifiability`           exact row-space test of ``M`` against ``Q^T``
+:mod:`~.identifiability`           targets ``M P_X``; exact row-space test against ``Q^T``
 :mod:`~.estimation`                released counts; EM, inversion, bootstrap intervals
 :mod:`~.comparison`                results side by side on one table of counts
 :mod:`~.figures`                   the PNGs of ``estimate`` and ``compare``

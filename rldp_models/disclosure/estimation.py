@@ -43,10 +43,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rldp_models.disclosure.identifiability import Identifiability
+from rldp_models.disclosure.identifiability import Identifiability, Target
 from rldp_models.disclosure.provenance import released_header
 from rldp_models.disclosure.records import RELEASED_COLUMN
-from rldp_models.disclosure.targets import Target
 from rldp_models.errors import InputError
 from rldp_models.estimators import BatchEM, em_batch, newton_batch, simplex_least_squares
 
