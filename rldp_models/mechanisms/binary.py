@@ -57,7 +57,7 @@ from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
 from rldp_models.mechanisms.base import Mechanism, as_mechanism_epsilon
-from rldp_models.privacy.exp_bounds import float_at_most_exp_times
+from rldp_models.exact import float_at_most_exp_times
 from rldp_models.validation import as_probability, as_probability_vector
 
 

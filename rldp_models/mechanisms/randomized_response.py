@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.mechanisms.base import LevelOnSymbols, Mechanism, as_mechanism_epsilon
-from rldp_models.privacy.exp_bounds import float_at_least_exp_times, float_at_most_exp_times
+from rldp_models.exact import float_at_least_exp_times, float_at_most_exp_times
 from rldp_models.validation import as_size
 
 

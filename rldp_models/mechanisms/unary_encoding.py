@@ -59,7 +59,7 @@ from numpy.typing import ArrayLike
 from rldp_models.errors import InputError
 from rldp_models.mechanisms.base import (Mechanism, as_generator, as_input_indices,
                                          as_mechanism_epsilon)
-from rldp_models.privacy.exp_bounds import raise_column_minima
+from rldp_models.exact import raise_column_minima
 from rldp_models.validation import as_probability, as_size
 
 
