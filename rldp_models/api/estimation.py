@@ -101,8 +101,8 @@ class Estimated(Outcome):
 
     def plot(self, path: str | Path) -> None:
         """The estimates and their intervals as a PNG
-        (:func:`rldp_models.disclosure.figures.plot_estimate`)."""
-        from rldp_models.disclosure.figures import plot_estimate
+        (:func:`rldp_models.disclosure.estimation.plot_estimate`)."""
+        from rldp_models.disclosure.estimation import plot_estimate
 
         plot_estimate(self.frame, path, self.title, self.level)
 

@@ -15,6 +15,7 @@ import argparse
 import math
 import os
 import sys
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from rldp_models.errors import InputError
@@ -218,3 +219,27 @@ def bootstrap_draws(text: str) -> int:
     """An argparse type: a whole number of simulated tables, at most
     :data:`MAX_BOOTSTRAP_DRAWS` (the bootstrap itself refuses fewer than 100)."""
     return whole_number(text, 0, MAX_BOOTSTRAP_DRAWS)
+
+
+def figure_path(out: str, plot: str | None = None) -> Path:
+    """Where the PNG of a table written to ``out`` goes: ``plot``, else beside ``out``.
+
+    Checked before any work, so that a bad path is one line and not a late failure
+    after the table was written.
+
+    Raises
+    ------
+    InputError
+        The path does not end in ``.png``, is ``out`` itself (``--out table.png``
+        would be overwritten by its figure), or lies in a directory that does not exist.
+    """
+    png = Path(plot) if plot else Path(out).with_suffix(".png")
+    option = "--plot" if plot else "the PNG beside --out"
+    if png.suffix.lower() != ".png":
+        raise InputError(f"{option} {png}: a figure name must end in .png")
+    if png.resolve() == Path(out).resolve():
+        raise InputError(f"{option} {png} is the --out table itself; give --out a .csv name")
+    if not png.resolve().parent.is_dir():
+        raise InputError(f"{option} {png}: directory {png.parent} does not exist "
+                         "(create it first)")
+    return png

@@ -9,9 +9,8 @@ module                             idea
 :mod:`~.records`                   releasing a data frame or a CSV in chunks
 :mod:`~.provenance`                the result digest a released file records
 :mod:`~.identifiability`           targets ``M P_X``; exact row-space test against ``Q^T``
-:mod:`~.estimation`                released counts; EM, inversion, bootstrap intervals
+:mod:`~.estimation`                released counts; EM, inversion, intervals, figure
 :mod:`~.comparison`                results side by side on one table of counts
-:mod:`~.figures`                   the PNGs of ``estimate`` and ``compare``
 =================================  ===========================================
 
 The command line: ``rldp release``, ``rldp estimate``, ``rldp compare``
