@@ -347,7 +347,7 @@ def test_quiet_silences_the_progress_bars(tmp_path: Path) -> None:
 
 
 def test_highs_banner_never_reaches_stdout() -> None:
-    code = ("from solvers.banners import silence_highs_banner\n"
+    code = ("from solvers.backends.highs import silence_highs_banner\n"
             "silence_highs_banner()\n"
             "import highspy; highspy.Highs()\n"
             "print('done')\n")

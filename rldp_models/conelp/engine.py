@@ -50,7 +50,7 @@ import solvers
 from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.conelp.rays import ExplicitRays, RaySet
 from rldp_models.errors import InputError
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 ROW_BLOCK = "rays_sum_to_rhs"
 """Name of the equality rows ``sum_r theta_r v_r = rhs`` (dual key in results)."""

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 from solvers.model import CvxpyModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings

@@ -1,13 +1,22 @@
-"""The HiGHS backends: through Pyomo (``appsi_highs``) for LP models emitted as Pyomo, and
-directly through highspy for large sparse LPs in matrix form.
+"""HiGHS: its two backends, through Pyomo (``appsi_highs``) for LP models emitted as Pyomo and
+directly through highspy for large sparse LPs in matrix form, and its once-per-process banner.
 
-Both convert HiGHS's duals to the registry's sign convention (nonnegative for
-the ``<=`` rows of a minimisation) and spend HiGHS's banner on the null device
-first (:func:`solvers.banners.silence_highs_banner`).
+Both backends convert HiGHS's duals to the registry's sign convention
+(nonnegative for the ``<=`` rows of a minimisation).
+
+Solver banners stay off standard output, which carries results only. HiGHS
+prints its copyright banner to the C ``stdout`` when the first
+``highspy.Highs`` object of a process is constructed, before any option can
+turn it off, and never again. :func:`silence_highs_banner` constructs that
+first object with file descriptor 1 pointed at the null device, so every
+later ``Highs()`` (direct, through Pyomo's ``appsi_highs`` or the cone-LP
+engine) is silent. (``rldp solvers`` names the HiGHS version.)
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -15,10 +24,36 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.banners import silence_highs_banner
 from solvers.model import LinearProgram, PyomoModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
+
+_done = False
+
+
+def silence_highs_banner() -> None:
+    """Spend HiGHS's once-per-process banner on the null device (a no-op without highspy)."""
+    global _done
+    if _done:
+        return
+    try:
+        import highspy
+    except ImportError:
+        return
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, 1)
+        highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+    _done = True
 
 
 @dataclass
