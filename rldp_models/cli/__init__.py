@@ -1,9 +1,10 @@
 """The ``rldp`` command line.
 
-Each subcommand lives in its own module exposing ``register(subparsers)``,
-which adds a sub-parser and sets ``func`` to a callable taking the parsed
-arguments and returning the exit code. Only the chosen subcommand's module is
-imported (``rldp --help`` lists the others from :data:`SUBCOMMAND_HELP`), so
+Each subcommand lives in a module exposing ``register(subparsers)``, which adds
+its sub-parsers (one per command; ``rldp verify`` and ``rldp schema``, the two
+sides of the record contract, share one module) and sets ``func`` to a callable
+taking the parsed arguments and returning the exit code. Only the chosen
+subcommand's module is imported (``rldp --help`` lists the others from :data:`SUBCOMMAND_HELP`), so
 help and bad-input errors come back at about the cost of a numpy import.
 
 Every command runs through one :mod:`rldp_models.cli.preflight` step (sizes,
@@ -74,30 +75,30 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.reproduce",
     "rldp_models.cli.coverage",
     "rldp_models.cli.curve",
-    "rldp_models.cli.schema",
     "rldp_models.cli.release",
     "rldp_models.cli.estimate",
     "rldp_models.cli.compare",
 )
 
 
-SUBCOMMAND_HELP = {
-    "rldp_models.cli.solve": ("solve", "solve a robust protocol program"),
-    "rldp_models.cli.compare_solvers": ("compare-solvers", "solve one model with every solver"),
-    "rldp_models.cli.verify": ("verify", "check a result's guarantee and certificate"),
-    "rldp_models.cli.demo": ("demo", "run the four programs on a built-in instance"),
-    "rldp_models.cli.solvers_list": ("solvers", "list solvers and their availability"),
-    "rldp_models.cli.mechanism": ("mechanism", "write a closed-form or optimal mechanism"),
-    "rldp_models.cli.protocol": ("protocol", "build and check an (eps, F)-RLDP protocol"),
-    "rldp_models.cli.reproduce": ("reproduce", "reproduce a paper figure"),
-    "rldp_models.cli.schema": ("schema", "print the JSON Schema of result records"),
-    "rldp_models.cli.coverage": ("coverage", "simulated coverage of the uncertainty sets"),
-    "rldp_models.cli.curve": ("curve", "privacy-utility curve of a table"),
-    "rldp_models.cli.release": ("release", "privatise records with a result, exactly"),
-    "rldp_models.cli.estimate": ("estimate", "estimate distributions from released records"),
-    "rldp_models.cli.compare": ("compare", "compare results on common measures"),
+SUBCOMMAND_HELP: dict[str, tuple[tuple[str, str], ...]] = {
+    "rldp_models.cli.solve": (("solve", "solve a robust protocol program"),),
+    "rldp_models.cli.compare_solvers": (("compare-solvers", "solve one model with every solver"),),
+    "rldp_models.cli.verify": (("verify", "check a result's guarantee and certificate"),
+                               ("schema", "print the JSON Schema of result records")),
+    "rldp_models.cli.demo": (("demo", "run the four programs on a built-in instance"),),
+    "rldp_models.cli.solvers_list": (("solvers", "list solvers and their availability"),),
+    "rldp_models.cli.mechanism": (("mechanism", "write a closed-form or optimal mechanism"),),
+    "rldp_models.cli.protocol": (("protocol", "build and check an (eps, F)-RLDP protocol"),),
+    "rldp_models.cli.reproduce": (("reproduce", "reproduce a paper figure"),),
+    "rldp_models.cli.coverage": (("coverage", "simulated coverage of the uncertainty sets"),),
+    "rldp_models.cli.curve": (("curve", "privacy-utility curve of a table"),),
+    "rldp_models.cli.release": (("release", "privatise records with a result, exactly"),),
+    "rldp_models.cli.estimate": (("estimate", "estimate distributions from released records"),),
+    "rldp_models.cli.compare": (("compare", "compare results on common measures"),),
 }
-"""Command name and one-line help of each module, so that ``rldp --help`` imports none.
+"""The commands (name and one-line help) each module registers, so that ``rldp --help``
+imports none.
 
 :data:`SUBCOMMAND_MODULES` lists every subcommand module in the order ``rldp
 --help`` shows them. A module listed there but missing here still works: it is
@@ -218,15 +219,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                        parser_class=_ArgumentParser)
     chosen = None if argv is None else _chosen_command(argv)
     for module_name in SUBCOMMAND_MODULES:
-        name, one_line = SUBCOMMAND_HELP.get(module_name, (None, None))
-        if name is None or argv is None or name == chosen:
+        commands = SUBCOMMAND_HELP.get(module_name)
+        if commands is None or argv is None or chosen in dict(commands):
             before = set(subparsers.choices)
             importlib.import_module(module_name).register(subparsers)
             for added in set(subparsers.choices) - before:
                 preflight.add_global_arguments(subparsers.choices[added],
                                                suppress_defaults=True)
         else:
-            subparsers.add_parser(name, help=one_line, add_help=False)
+            for name, help_line in commands:
+                subparsers.add_parser(name, help=help_line, add_help=False)
     return parser
 
 

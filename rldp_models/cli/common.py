@@ -243,3 +243,10 @@ def figure_path(out: str, plot: str | None = None) -> Path:
         raise InputError(f"{option} {png}: directory {png.parent} does not exist "
                          "(create it first)")
     return png
+
+
+def add_embed_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-embed-counts``, shared by the commands that write a record."""
+    parser.add_argument("--no-embed-counts", action="store_true",
+                        help="keep only a SHA-256 digest of the counts in OUT.json, not the "
+                             "table (rldp verify then needs --counts or --data)")

@@ -32,7 +32,7 @@ from rldp_models.cli.common import (
     significance,
     write_result,
 )
-from rldp_models.cli.schema import add_embed_argument
+from rldp_models.cli.common import add_embed_argument
 
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
