@@ -405,8 +405,7 @@ def release(result: ResultLike, records: "pd.DataFrame | str | Path", *, sensiti
     import pandas as pd
 
     from rldp_models.disclosure.channel import load_result, verified_result
-    from rldp_models.disclosure.provenance import result_digest
-    from rldp_models.disclosure.records import release_csv, release_frame
+    from rldp_models.disclosure.records import release_csv, release_frame, result_digest
 
     if not isinstance(records, pd.DataFrame) and out is None:
         raise InputError("releasing a records file needs out= (the released CSV)")

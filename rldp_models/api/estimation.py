@@ -198,8 +198,7 @@ def _released_counts(released: ReleasedValues, result: object, channel: "Release
     of a seeded release and of a file not bound to ``result``."""
     import pandas as pd
 
-    from rldp_models.disclosure.provenance import check_released_with
-    from rldp_models.disclosure.records import RELEASED_COLUMN
+    from rldp_models.disclosure.records import RELEASED_COLUMN, check_released_with
     from rldp_models.disclosure.estimation import output_counts, released_counts
 
     if isinstance(released, Released):

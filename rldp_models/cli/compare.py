@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from rldp_models.api import compare
     from rldp_models.disclosure.comparison import format_table
     from rldp_models.cli.common import figure_path
-    from rldp_models.disclosure.provenance import refuse_released
+    from rldp_models.disclosure.records import refuse_released
 
     png = figure_path(args.out) if args.out else None
     refuse_released(args.data, "--data")

@@ -29,7 +29,7 @@ from rldp_models.cli import ExitCode
 from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
 from rldp_models.disclosure.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS
-from rldp_models.disclosure.provenance import refuse_released
+from rldp_models.disclosure.records import refuse_released
 from rldp_models.safe_io import atomic_output
 
 

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import release
     from rldp_models.disclosure.channel import GuaranteeNotVerified
-    from rldp_models.disclosure.provenance import refuse_released
+    from rldp_models.disclosure.records import refuse_released
 
     refuse_released(args.data, "--data")
     with warnings.catch_warnings(record=True) as caught:

@@ -6,8 +6,7 @@ module                             idea
 :mod:`~.sampling`                  exact draws from dyadic rows with random bits
 :mod:`~.audit`                     statistical audit of released draws (fit, ratios)
 :mod:`~.channel`                   a result read and re-checked, ready to draw
-:mod:`~.records`                   releasing a data frame or a CSV in chunks
-:mod:`~.provenance`                the result digest a released file records
+:mod:`~.records`                   releasing records; the result digest a file records
 :mod:`~.identifiability`           targets ``M P_X``; exact row-space test against ``Q^T``
 :mod:`~.estimation`                released counts; EM, inversion, intervals, figure
 :mod:`~.comparison`                results side by side on one table of counts

@@ -46,8 +46,7 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.disclosure.identifiability import Identifiability, Target
-from rldp_models.disclosure.provenance import released_header
-from rldp_models.disclosure.records import RELEASED_COLUMN
+from rldp_models.disclosure.records import RELEASED_COLUMN, released_header
 from rldp_models.errors import InputError
 from rldp_models.estimators import BatchEM, em_batch, newton_batch, simplex_least_squares
 from rldp_models.safe_io import save_figure
@@ -161,7 +160,7 @@ def released_counts(path: str | Path, outputs: list[str],
                     column: str = RELEASED_COLUMN) -> tuple[np.ndarray, bool]:
     """Counts of every output (label texts ``outputs``) in the released CSV ``path``, and
     whether the file is marked not for release (its ``#`` first line). The comment lines
-    before the header (:mod:`rldp_models.disclosure.provenance`) are skipped.
+    before the header (:mod:`rldp_models.disclosure.records`) are skipped.
 
     Raises
     ------
