@@ -22,7 +22,7 @@ Run (a script, not a test; the numbers go into the issue's note)::
     PYTHONPATH=. python benchmarks/active_pairs.py --data ../shared/data/adult/adult.data \
         --sensitive education --public native-country
 
-Synthetic tables are :func:`rldp_models.instances.jeffreys_instance` draws with
+Synthetic tables are :func:`rldp_models.datasets.jeffreys_instance` draws with
 ``n = 10,000`` and seed 7, as ``benchmarks/instances.py`` makes them. The runs of
 issue 38 (8x8, 10x20, 16x30; one JSON line each) are in ``active_pairs_results.jsonl``:
 with a dual above 1e-3 / 1e-4 / 1e-6 of the largest, 15% / 16% / 16% of the (s1, s2, y)
@@ -41,7 +41,7 @@ import time
 import numpy as np
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.privacy.guarantees import check_robust_privacy
 from rldp_models.programs import preset
 

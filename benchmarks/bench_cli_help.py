@@ -19,8 +19,8 @@ import pytest
 from timing import best_of
 from rldp_models.cli import SUBCOMMAND_HELP, SUBCOMMAND_MODULES
 
-COMMANDS = [[]] + [[SUBCOMMAND_HELP[module][0]] for module in SUBCOMMAND_MODULES
-                   if module in SUBCOMMAND_HELP]
+COMMANDS = [[]] + [[name] for module in SUBCOMMAND_MODULES
+                   for name, _ in SUBCOMMAND_HELP.get(module, ())]
 
 
 def _run(argv: list[str]) -> None:

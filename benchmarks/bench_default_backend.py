@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.uncertainty.named import named_set
 from timing import best_of

@@ -21,9 +21,8 @@ import pytest
 from timing import cpu_seconds
 from rldp_models.cli import main
 from rldp_models.estimators import em_estimate
-from rldp_models.disclosure.channel import ReleaseChannel
-from rldp_models.disclosure.loading import load_result
-from rldp_models.disclosure.released import released_counts
+from rldp_models.disclosure.channel import load_result, ReleaseChannel
+from rldp_models.disclosure.estimation import released_counts
 from tests.shared_data import ADULT
 
 RECORDS = 1_000_000

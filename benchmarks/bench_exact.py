@@ -4,7 +4,7 @@
   adopted in :func:`~rldp_models.exact.is_exactly_stochastic`) against the
   ``Fraction`` loop it replaced.
 * Theorem 2's dual bound on one conditional (16 cells) for 240 columns:
-  ``arb`` balls (:func:`~rldp_models.privacy.conditional_bounds.theorem2_upper`,
+  ``arb`` balls (:func:`~rldp_models.privacy.chi_square_bounds.theorem2_upper`,
   adopted) against the ``mpmath.iv`` evaluation of
   :meth:`ChiSquareSet.certified_support_bound`.
 """
@@ -19,7 +19,7 @@ import pytest
 
 from timing import best_of
 from rldp_models.exact import exact_stochastic_rows, exact_sum
-from rldp_models.privacy.conditional_bounds import (BALL_PRECISION, conditional_k,
+from rldp_models.privacy.chi_square_bounds import (BALL_PRECISION, conditional_k,
                                                     theorem2_multipliers, theorem2_upper)
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 

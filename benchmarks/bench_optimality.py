@@ -22,7 +22,7 @@ from rldp_models.certificates import optimality
 from rldp_models.optimality.best_claim import solution_optimality
 from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.uncertainty.named import named_set
 

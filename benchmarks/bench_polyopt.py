@@ -48,7 +48,7 @@ from rldp_models.conelp import inner_ratio, ldp_wrt_secret_mechanism
 from rldp_models.conelp.column_generation import solve_by_pricing
 from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.experiments.rldp_tasks import FULL_EPS
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt as polyopt_module
 from rldp_models.rldp_protocols import polyopt_protocol
 from rldp_models.conelp.polyopt_gamma import gamma_vertices

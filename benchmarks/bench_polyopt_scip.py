@@ -24,7 +24,7 @@ import numpy as np
 
 from rldp_models.conelp import pricing_progress
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt as polyopt_module
 
 GUIDED = 1.0

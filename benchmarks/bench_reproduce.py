@@ -23,10 +23,10 @@ import pytest
 
 from benchmarks.timing import best_of
 from rldp_models.executors import executor_from_spec
-from rldp_models.experiments.registry import get
+from rldp_models.experiments.runner import get
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.robust_opt import curve_tasks
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import ue_conditional
 from rldp_models.utility import MutualInformation
 

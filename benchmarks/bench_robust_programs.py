@@ -65,7 +65,7 @@ from instances import ADULT
 from timing import best_of, in_child
 from rldp_models.data import Crosstab
 from rldp_models.exact import interval, iv, upper
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.privacy import worst_case
 from rldp_models.privacy import pair_certificate
 from rldp_models.privacy.pair_certificate import pair_bounds, pair_worst_cases

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult" / "adult.data"
 

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols.polyopt import polyopt_protocol
 
 SHAPES = [(2, 3), (2, 4), (3, 3), (2, 6), (3, 4)]

@@ -4,7 +4,7 @@ Each measurement runs ``python -m rldp_models.cli solve PROBLEM --eps 1`` in a c
 process under ``/usr/bin/time -v`` and records its CPU seconds (user + system: the machine
 is shared, so wall time says little) and peak resident memory, end to end (build, solve,
 exact finish, optimality certificate, record written), in ``robust_costs.csv`` beside
-this file. Synthetic tables are :func:`rldp_models.instances.jeffreys_instance` draws with
+this file. Synthetic tables are :func:`rldp_models.datasets.jeffreys_instance` draws with
 ``n = 10,000`` and seed 7 (``benchmarks/instances.py``); Adult ones name their columns.
 
 :func:`fit` fits, per problem and distortion, the law of
@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from rldp_models import resources
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 HERE = Path(__file__).resolve().parent
 CSV = HERE / "robust_costs.csv"

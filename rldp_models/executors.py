@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rldp_models.errors import InputError
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 SPECS = ("serial", "joblib", "dask-local", "dask://HOST:PORT")
 """Executor specs accepted by :func:`executor_from_spec` (for help texts)."""
@@ -124,7 +124,7 @@ def _joblib_map(function: Callable[[Any], Any], tasks: Sequence[Any], workers: i
 @dataclass(frozen=True)
 class _Quiet:
     """``function`` run in a worker process whose HiGHS banner is spent on the null device
-    first (:func:`solvers.banners.silence_highs_banner`): workers share the caller's standard
+    first (:func:`solvers.backends.highs.silence_highs_banner`): workers share the caller's standard
     output, which carries results only."""
 
     function: Callable[[Any], Any]

@@ -10,21 +10,17 @@ the ``rldp_models.solvers`` entry-point group or :func:`register`.
 """
 
 from solvers.backends.clarabel_direct import ClarabelDirectBackend
-from solvers.backends.cvxpy_backend import ECOS_CAVEATS, CvxpyBackend
-from solvers.backends.highspy_direct import HighspyBackend
-from solvers.backends.mosek_licence import mosek_availability
-from solvers.backends.pyomo_highs import PyomoHighsBackend
+from solvers.backends.cvxpy_backend import ECOS_CAVEATS, CvxpyBackend, mosek_availability
+from solvers.backends.highs import HighspyBackend, PyomoHighsBackend
 from solvers.backends.scs_direct import ScsDirectBackend
 from solvers.conic import ConeDims, ConicProgram
-from solvers.errors import (
+from solvers.model import CvxpyModel, LinearProgram, PyomoModel
+from solvers.registry import (
+    DEFAULT_SOLVER,
     SolverError,
     SolverUnavailableError,
     UnknownSolverError,
     UnsupportedModelError,
-)
-from solvers.model import CvxpyModel, LinearProgram, PyomoModel
-from solvers.registry import (
-    DEFAULT_SOLVER,
     Availability,
     Backend,
     available,

@@ -1,4 +1,4 @@
-"""One registry of solver backends and one dispatcher, :func:`solve`.
+"""One registry of solver backends and one dispatcher, :func:`solve`, with the errors they raise.
 
 Backends register under a lower-case name. Third parties add backends
 through the ``rldp_models.solvers`` entry-point group: each entry point
@@ -15,9 +15,25 @@ from typing import Any, Protocol, cast
 
 from solvers import deadline
 from solvers.conic import ConicProgram, conic_from_linear_program
-from solvers.errors import SolverUnavailableError, UnknownSolverError, UnsupportedModelError
 from solvers.model import CvxpyModel, LinearProgram, PyomoModel
 from solvers.result import SolveResult, Status
+
+
+class SolverError(ValueError):
+    """A solver was asked for that cannot serve the request."""
+
+
+class UnknownSolverError(SolverError):
+    """The name is not registered."""
+
+
+class SolverUnavailableError(SolverError):
+    """The solver is registered but cannot run here (not installed, no licence)."""
+
+
+class UnsupportedModelError(SolverError):
+    """The solver cannot take this model (e.g. an LP solver given a conic model)."""
+
 
 DEFAULT_SOLVER = "clarabel"
 ENTRY_POINT_GROUP = "rldp_models.solvers"

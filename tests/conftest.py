@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 
 @pytest.fixture

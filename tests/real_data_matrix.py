@@ -134,7 +134,7 @@ def _row(cell: Cell, command: Run, verification: Run | None) -> str:
 
 def main(directory: str) -> None:
     """Run every cell; print a Markdown table of exit codes, seconds and peak MB."""
-    from rldp_models.datasets.adult import default_adult_path
+    from rldp_models.datasets import default_adult_path
 
     data = default_adult_path()
     out = Path(directory)

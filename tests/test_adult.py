@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rldp_models.datasets.adult import (ADULT_COLUMNS, ADULT_PAIRS, adult_crosstab,
+from rldp_models.datasets import (ADULT_COLUMNS, ADULT_PAIRS, adult_crosstab,
                                         default_adult_path, load_adult)
 from rldp_models.errors import InputError
 from tests.shared_data import ADULT

@@ -17,7 +17,7 @@ from rldp_models.api import EstimateWarning
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.channel import load_result
 
 HAIR = ["Black", "Brown", "Red", "Blond"]
 EYES = ["Brown", "Blue", "Hazel", "Green"]

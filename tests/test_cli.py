@@ -29,7 +29,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def crosstab() -> Crosstab:
-    from rldp_models.instances import jeffreys_instance
+    from rldp_models.datasets import jeffreys_instance
 
     return jeffreys_instance(3, 5, 75, seed=1).crosstab
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.safe_io import atomic_output, check_input, same_file
 from shared_data import without_warnings
@@ -354,7 +354,7 @@ def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
             plot_curve(Curve(frame, pd.DataFrame()), str(target))
         elif writer == "scatter":
             from rldp_models.safe_io import atomic_output
-            from rldp_models.plotting import scatter_eps_distortion
+            from rldp_models.experiments.robust_opt import scatter_eps_distortion
 
             with atomic_output(target, "wb") as handle:
                 scatter_eps_distortion([("NUNP", 0.1, 0.5)], 1.0, handle)
@@ -363,7 +363,7 @@ def test_a_figure_that_fails_midway_leaves_no_file(tmp_path: Path, writer: str,
 
             import pandas as pd
 
-            from rldp_models.experiments.outputs import save_figure
+            from rldp_models.experiments.runner import save_figure
 
             result = SimpleNamespace(experiment=SimpleNamespace(
                 id="x", plot=lambda table: matplotlib.figure.Figure()), table=pd.DataFrame())

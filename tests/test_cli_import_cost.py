@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 HEAVY = ("cvxpy", "pyomo", "sympy", "scipy.stats")
 

@@ -72,13 +72,13 @@ def test_a_failure_after_a_swallowed_interrupt_is_the_interrupt(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """SIGINT inside ``import highspy`` (a pybind11 module) left it half registered, and the
     next import failed with ImportError: the interrupt printed an internal error first."""
-    from rldp_models.cli import schema
+    from rldp_models.cli import verify
 
     def broken_by_the_interrupt(args: object) -> int:
         safe_io.note_interrupt(signal.SIGINT)  # its KeyboardInterrupt swallowed on the way
         raise ImportError('generic_type: type "ObjSense" is already registered!')
 
-    monkeypatch.setattr(schema, "run", broken_by_the_interrupt)
+    monkeypatch.setattr(verify, "run_schema", broken_by_the_interrupt)
     assert main(["schema"]) == 130
     assert capsys.readouterr().err == "rldp: interrupted\n"
 

@@ -22,7 +22,7 @@ import pytest
 
 import rldp_models.cli as cli
 from rldp_models.results import mechanism_result
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.mechanism_optimal import read_joint
 from rldp_models.errors import InputError
 from rldp_models.privacy import (certify_ldp, ldp_wrt_secret_epsilon, lip_epsilon, srlip_epsilon,

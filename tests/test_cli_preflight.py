@@ -18,7 +18,7 @@ import pytest
 
 from rldp_models.cli import main
 from rldp_models import resources
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from shared_data import ADULT as _SHARED_ADULT
 from shared_data import without_warnings
 
@@ -347,7 +347,7 @@ def test_quiet_silences_the_progress_bars(tmp_path: Path) -> None:
 
 
 def test_highs_banner_never_reaches_stdout() -> None:
-    code = ("from solvers.banners import silence_highs_banner\n"
+    code = ("from solvers.backends.highs import silence_highs_banner\n"
             "silence_highs_banner()\n"
             "import highspy; highspy.Highs()\n"
             "print('done')\n")
@@ -374,7 +374,7 @@ def test_every_subcommand_module_has_its_help_line() -> None:
 
 def test_the_demo_seed_in_help_is_the_demos() -> None:
     from rldp_models.cli.demo import DEMO_SEED
-    from rldp_models.demo import DEMO_SETTING
+    from rldp_models.experiments.robust_opt import DEMO_SETTING
 
     assert DEMO_SEED == DEMO_SETTING["seed"]
 

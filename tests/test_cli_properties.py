@@ -204,10 +204,10 @@ def test_from_array_takes_integers_exactly() -> None:
 def test_integer_arguments_are_their_range_and_nothing_else(value: int, typed: tuple) -> None:
     import argparse
 
-    from rldp_models.cli import common, radius_option
+    from rldp_models.cli import common
 
     name, low, high = typed
-    parse = getattr(common, name, None) or getattr(radius_option, name)
+    parse = getattr(common, name)
     inside = value >= low and (high is None or value <= high)
     if inside:
         assert parse(str(value)) == value

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 import solvers
 from solvers.backends import clarabel_direct
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import (
     BuildContext,
     NominalDistortion,

@@ -18,7 +18,7 @@ from rldp_models.errors import InputError
 from rldp_models.privacy import (approximate_ldp_delta, certify_approximate_ldp, certify_ldp,
                                  certify_uldp, ldp_epsilon, ldp_wrt_secret_epsilon, lip_epsilon,
                                  protected_outputs, srlip_epsilon, srlip_epsilons, uldp_epsilon)
-from rldp_models.privacy.exp_bounds import (compare_with_exp, float_at_least_exp_times,
+from rldp_models.exact import (compare_with_exp, float_at_least_exp_times,
                                             float_at_most_exp_times, raise_column_minima)
 
 RNG = np.random.default_rng(11)

@@ -9,7 +9,7 @@ import pytest
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.privacy.guarantees import check_nominal_privacy, check_robust_privacy
 from rldp_models.privacy.metrics import distortion_star, epsilon_star
 from rldp_models.programs import PRESETS, ProtocolSolution, preset

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from real_data_matrix import CELLS, Cell, passes, run_cell
-from rldp_models.datasets.adult import default_adult_path
+from rldp_models.datasets import default_adult_path
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not default_adult_path().is_file(),

@@ -72,7 +72,7 @@ def _tampered(source: Path, target: Path) -> Path:
 def test_the_exact_recheck_passes_a_true_record_and_refuses_a_tampered_one(
         files: dict[str, Path], producer: list[str]) -> None:
     from rldp_models.certificates.verification import verify
-    from rldp_models.disclosure.loading import GuaranteeNotVerified, verified_result
+    from rldp_models.disclosure.channel import GuaranteeNotVerified, verified_result
     from rldp_models.results.files import read_record
 
     out = files["dir"] / f"{producer[1]}.json"

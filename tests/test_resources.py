@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rldp_models import resources
-from rldp_models.cli.help_format import plain_text
+from rldp_models.cli import plain_text
 from rldp_models.errors import InputError
 
 
@@ -89,7 +89,7 @@ def test_format_seconds(seconds: float, text: str) -> None:
     (":func:`~rldp_models.privacy.worst_case.worst_case_epsilon`", "worst_case_epsilon"),
     ("``--radius R``", "--radius R"),
     ("**guarantee**: holds", "guarantee: holds"),
-    ("the :class:`~rldp_models.cli.exit_codes.ExitCode` table", "the ExitCode table"),
+    ("the :class:`~rldp_models.cli.ExitCode` table", "the ExitCode table"),
     ("``rldp verify OUT.json [--counts FILE | --data FILE ...]``",
      "rldp verify OUT.json [--counts FILE | --data FILE ...]"),
 ])

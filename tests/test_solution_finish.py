@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from rldp_models.exact import exact_stochastic_rows, interval, iv, upper
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.privacy.guarantees import theorem4_upper_bound
 from rldp_models.programs import RobustSecretPrivacy, preset
 from rldp_models.programs.solution import PREDICTION_SAFETY, finish_solution

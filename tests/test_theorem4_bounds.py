@@ -10,7 +10,7 @@ import pytest
 
 from rldp_models.exact import interval, iv, upper
 from rldp_models.privacy.guarantees import theorem4_upper_bound
-from rldp_models.privacy.theorem4_bounds import (
+from rldp_models.privacy.chi_square_bounds import (
     cube_root_lower,
     theorem4_rows,
     theorem4_upper_bounds,

@@ -38,17 +38,16 @@ FINDINGS = GALLERY / "findings.json"
 
 def main(argv: list[str] | None = None) -> int:
     from rldp_models.cli.reproduce import data_path
-    from rldp_models.experiments import registry
-    from rldp_models.experiments.runner import run_experiment
+    from rldp_models.experiments import runner
 
     args = _parser().parse_args(argv)
     data = data_path(args.data)
-    experiments = registry.experiments()
+    experiments = runner.experiments()
     findings = json.loads(FINDINGS.read_text()) if FINDINGS.exists() else {}
     chosen = [] if args.page_only else (args.ids or list(experiments))
     if args.from_csv:
         for experiment_id in chosen:
-            findings[experiment_id] = rejudge(registry.get(experiment_id),
+            findings[experiment_id] = rejudge(runner.get(experiment_id),
                                               findings.get(experiment_id, {}))
         chosen = []
     failed = False
@@ -57,20 +56,20 @@ def main(argv: list[str] | None = None) -> int:
         for experiment_id in chosen:
             if experiment_id in done:  # its table came from an experiment with the same tasks
                 continue
-            experiment = registry.get(experiment_id)
+            experiment = runner.get(experiment_id)
             options = {"data": str(data)} if experiment.needs_data else None
             if experiment.needs_data and not data.is_file():
                 print(f"skipping {experiment_id}: no Adult data at {data}", file=sys.stderr)
                 continue
             try:
-                result = run_experiment(experiment, scratch, quick=not args.full,
-                                        executor=args.executor, workers=args.workers,
-                                        options=options)
+                result = runner.run_experiment(experiment, scratch, quick=not args.full,
+                                               executor=args.executor, workers=args.workers,
+                                               options=options)
             except Exception as exc:  # report and go on: one broken figure keeps the rest
                 print(f"{experiment_id}: ERROR {' '.join(str(exc).split())}", file=sys.stderr)
                 failed = True
                 continue
-            shared = shared_results(result, [registry.get(i) for i in chosen], not args.full,
+            shared = shared_results(result, [runner.get(i) for i in chosen], not args.full,
                                     options, scratch)
             for produced in [result, *shared]:
                 experiment_id = produced.experiment.id
@@ -100,8 +99,7 @@ def shared_results(result, experiments: list, quick: bool, options: dict | None,
     (e.g. robust-opt Figs. 2c and 2d plot two columns of the same runs): judged and drawn
     from ``result``'s table instead of running the same tasks again."""
     from rldp_models.experiments.base import RunResult
-    from rldp_models.experiments.outputs import write_outputs
-    from rldp_models.experiments.runner import experiment_tasks
+    from rldp_models.experiments.runner import experiment_tasks, write_outputs
 
     source = result.experiment
     tasks = experiment_tasks(source, quick, options)
@@ -124,7 +122,7 @@ def rejudge(experiment, record: dict) -> dict:
     import pandas as pd
 
     from rldp_models.experiments.base import RunResult
-    from rldp_models.experiments.outputs import save_figure, summary_markdown
+    from rldp_models.experiments.runner import save_figure, summary_markdown
 
     table = pd.read_csv(GALLERY / f"{experiment.id}.csv.gz")
     result = RunResult(experiment, table, experiment.summarise(table),

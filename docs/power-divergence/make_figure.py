@@ -17,8 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from rldp_models.demo import DEMO_SETTING  # noqa: E402
-from rldp_models.instances import jeffreys_instance  # noqa: E402
+from rldp_models.experiments.robust_opt import DEMO_SETTING  # noqa: E402
+from rldp_models.datasets import jeffreys_instance  # noqa: E402
 from rldp_models.privacy.metrics import distortion_star  # noqa: E402
 from rldp_models.programs import preset  # noqa: E402
 from rldp_models.uncertainty import ChiSquareSet  # noqa: E402

@@ -288,7 +288,7 @@ def compare(results: Mapping[str, ResultLike] | Sequence[str | Path], data: Data
     """
     from rldp_models.disclosure.comparison import compare as measure
     from rldp_models.disclosure.comparison import format_table
-    from rldp_models.disclosure.loading import load_result
+    from rldp_models.disclosure.channel import load_result
     from rldp_models.results.counts import counts_digest
 
     crosstab = crosstab_of(data, sensitive, public)
@@ -402,16 +402,15 @@ def release(result: ResultLike, records: "pd.DataFrame | str | Path", *, sensiti
 
     Raises
     ------
-    rldp_models.disclosure.loading.GuaranteeNotVerified
+    rldp_models.disclosure.channel.GuaranteeNotVerified
         The re-check failed: nothing was released.
     InputError
         Bad records (uncovered ``(s, u)``, missing columns) or options.
     """
     import pandas as pd
 
-    from rldp_models.disclosure.loading import load_result, verified_result
-    from rldp_models.disclosure.provenance import result_digest
-    from rldp_models.disclosure.records import release_csv, release_frame
+    from rldp_models.disclosure.channel import load_result, verified_result
+    from rldp_models.disclosure.records import release_csv, release_frame, result_digest
 
     if not isinstance(records, pd.DataFrame) and out is None:
         raise InputError("releasing a records file needs out= (the released CSV)")

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from rldp_models.api import html
 from rldp_models.api.calls import Data, crosstab_of
-from rldp_models.api.outcomes import Outcome, Protocol, Released
+from rldp_models.api.outcomes import Outcome, Protocol, Released, html_lines, html_table
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 
     from rldp_models.data import Crosstab
     from rldp_models.disclosure.channel import ReleaseChannel
-    from rldp_models.disclosure.targets import Target
+    from rldp_models.disclosure.identifiability import Target
     from rldp_models.results.certified import CertifiedResult
 
 ReleasedValues = Union[Released, "pd.DataFrame", str, Path]
@@ -102,13 +101,13 @@ class Estimated(Outcome):
 
     def plot(self, path: str | Path) -> None:
         """The estimates and their intervals as a PNG
-        (:func:`rldp_models.disclosure.figures.plot_estimate`)."""
-        from rldp_models.disclosure.figures import plot_estimate
+        (:func:`rldp_models.disclosure.estimation.plot_estimate`)."""
+        from rldp_models.disclosure.estimation import plot_estimate
 
         plot_estimate(self.frame, path, self.title, self.level)
 
     def _repr_html_(self) -> str:
-        return html.lines(self.summary()) + html.frame_table(
+        return html_lines(self.summary()) + html_table(
             self.frame.drop(columns=["estimable"]), self.title)
 
 
@@ -130,7 +129,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
         or with a result object, with a warning).
     target : {"U", "S", "X"} or path
         The marginal of U, of S, the joint, or a target CSV
-        (:mod:`rldp_models.disclosure.targets`).
+        (:mod:`rldp_models.disclosure.identifiability`).
     truth : data, optional
         The true records (as for :func:`~rldp_models.api.calls.crosstab_of`), to add their
         own ``M P_X`` as the column ``truth``.
@@ -145,8 +144,7 @@ def estimate(released: ReleasedValues, result: "CertifiedResult | Protocol | str
     """
     from rldp_models.disclosure import estimation
     from rldp_models.disclosure.channel import ReleaseChannel
-    from rldp_models.disclosure.identifiability import identifiability
-    from rldp_models.disclosure.targets import target as named_target
+    from rldp_models.disclosure.identifiability import identifiability, target as named_target
 
     draws = estimation.BOOTSTRAP_DRAWS if draws is None else draws
     level = estimation.LEVEL if level is None else level
@@ -181,9 +179,9 @@ def _check(draws: int, level: float) -> None:
 
 def _certified(result: "CertifiedResult | Protocol | str | Path") -> tuple["CertifiedResult", str]:
     """The result and its name (a file is read as
-    :func:`~rldp_models.disclosure.loading.load_result` reads it: refused if its recorded
+    :func:`~rldp_models.disclosure.channel.load_result` reads it: refused if its recorded
     guarantee does not hold)."""
-    from rldp_models.disclosure.loading import load_result
+    from rldp_models.disclosure.channel import load_result
 
     if isinstance(result, (str, Path)):
         certified = load_result(result)[0]
@@ -200,9 +198,8 @@ def _released_counts(released: ReleasedValues, result: object, channel: "Release
     of a seeded release and of a file not bound to ``result``."""
     import pandas as pd
 
-    from rldp_models.disclosure.provenance import check_released_with
-    from rldp_models.disclosure.records import RELEASED_COLUMN
-    from rldp_models.disclosure.released import output_counts, released_counts
+    from rldp_models.disclosure.records import RELEASED_COLUMN, check_released_with
+    from rldp_models.disclosure.estimation import output_counts, released_counts
 
     if isinstance(released, Released):
         released = released.to_frame() if released.out is None else released.out

@@ -4,19 +4,24 @@ Every outcome has :meth:`Outcome.summary` (the lines the command line prints)
 and ``_repr_html_`` (a notebook shows the protocol as a labelled heatmap, the
 guarantees with their verdicts and the proven optimality gap, or the table).
 Secrets and outputs are named by their labels, never by an index.
+
+The HTML is plain, with inline styles (no JavaScript, no matplotlib), so a result
+shows in Jupyter, VS Code and GitHub's notebook viewer alike, and building it costs
+no plotting import. A protocol larger than :data:`MAX_HEATMAP_CELLS` is shown by
+its first rows and columns, with a line saying how many were left out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import json
 
 import numpy as np
 
-from rldp_models.api import html
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,7 +39,7 @@ class Outcome:
         raise NotImplementedError
 
     def _repr_html_(self) -> str:
-        return html.lines(self.summary())
+        return html_lines(self.summary())
 
     def __repr__(self) -> str:
         return self.summary()
@@ -148,13 +153,13 @@ class Protocol(Outcome):
                 f"{claim['lower']:.10g}, upper {claim['upper']:.10g})"]
 
     def _repr_html_(self) -> str:
-        parts = [html.lines(self.summary())]
+        parts = [html_lines(self.summary())]
         if self.result.matrix is not None:
             frame = self.to_frame()
             rows = [" / ".join(x) if isinstance(x, tuple) else str(x) for x in frame.index]
-            parts.append(html.heatmap(frame.to_numpy(), rows, list(frame.columns),
+            parts.append(html_heatmap(frame.to_numpy(), rows, list(frame.columns),
                                       "P(y | input): rows are inputs, columns outputs"))
-        parts.append(html.frame_table(self.guarantees(), "guarantees (exact verdicts)"))
+        parts.append(html_table(self.guarantees(), "guarantees (exact verdicts)"))
         return "".join(parts)
 
 
@@ -238,7 +243,7 @@ class Verification(Outcome):
     def _repr_html_(self) -> str:
         colour = {0: "#2a7a2a", 1: "#b00020", 3: "#a06000"}[self.exit_code]
         verdict = {0: "verified", 1: "FAILS", 3: "inconclusive"}[self.exit_code]
-        return f"<p style='color:{colour}'><b>{verdict}</b></p>" + html.lines(self.summary())
+        return f"<p style='color:{colour}'><b>{verdict}</b></p>" + html_lines(self.summary())
 
 
 @dataclass(frozen=True, repr=False)
@@ -265,7 +270,7 @@ class Table(Outcome):
         return "\n".join(line for line in (self.title, self.text) if line)
 
     def _repr_html_(self) -> str:
-        return html.frame_table(self.table, self.title)
+        return html_table(self.table, self.title)
 
 
 @dataclass(frozen=True, repr=False)
@@ -317,3 +322,53 @@ def label_text(label: Any) -> str:
     if isinstance(label, str):
         return label
     return json.dumps(label, ensure_ascii=False, separators=(",", ":"))
+
+
+MAX_HEATMAP_ROWS = 40
+MAX_HEATMAP_COLUMNS = 30
+MAX_HEATMAP_CELLS = MAX_HEATMAP_ROWS * MAX_HEATMAP_COLUMNS
+
+
+def html_heatmap(matrix: np.ndarray, rows: Sequence[str], columns: Sequence[str],
+            caption: str) -> str:
+    """``matrix`` as an HTML table whose cells are shaded by value in [0, 1]."""
+    shown = matrix[:MAX_HEATMAP_ROWS, :MAX_HEATMAP_COLUMNS]
+    head = "".join(f"<th style='{_HEAD}'>{escape(str(c))}</th>"
+                   for c in columns[:MAX_HEATMAP_COLUMNS])
+    body = []
+    for label, values in zip(rows[:MAX_HEATMAP_ROWS], shown):
+        cells = "".join(_cell(float(v)) for v in values)
+        body.append(f"<tr><th style='{_HEAD}'>{escape(str(label))}</th>{cells}</tr>")
+    left = _left_out(matrix.shape, shown.shape)
+    return (f"<table style='border-collapse:collapse;font-size:11px'>"
+            f"<caption style='caption-side:top;text-align:left'>{escape(caption)}</caption>"
+            f"<tr><th></th>{head}</tr>{''.join(body)}</table>{left}")
+
+
+def html_table(frame: "pd.DataFrame", caption: str = "") -> str:
+    """A DataFrame as a compact HTML table (pandas' own rendering) under a caption."""
+    title = f"<p><b>{escape(caption)}</b></p>" if caption else ""
+    return title + frame.to_html(index=False, na_rep="n/a", float_format=lambda v: f"{v:.4g}",
+                                 border=0)
+
+
+def html_lines(text: str) -> str:
+    """Text lines as a preformatted block."""
+    return f"<pre style='margin:0'>{escape(text)}</pre>"
+
+
+_HEAD = "padding:2px 4px;text-align:right;font-weight:normal"
+
+
+def _cell(value: float) -> str:
+    light = int(round(255 - 200 * min(max(value, 0.0), 1.0)))
+    ink = "#fff" if value > 0.6 else "#000"
+    return (f"<td title='{value:.6g}' style='background:rgb({light},{light},255);color:{ink};"
+            f"padding:2px 4px;text-align:right'>{value:.2f}</td>")
+
+
+def _left_out(full: tuple[int, ...], shown: tuple[int, ...]) -> str:
+    if full == shown:
+        return ""
+    return (f"<p><i>showing {shown[0]} of {full[0]} inputs and {shown[1]} of {full[1]} "
+            "outputs; to_frame() has them all</i></p>")

@@ -58,7 +58,7 @@ import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.exact import interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 
 Rational = list[Fraction]
 

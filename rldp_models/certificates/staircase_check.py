@@ -45,7 +45,7 @@ from rldp_models.conelp.exact_lp_dual import (
     outer_ratio,
     utility_lower_bound,
 )
-from rldp_models.precision import digits_text
+from rldp_models.exact import digits_text
 from rldp_models.utility import ChiSquareDivergence, KLDivergence, MutualInformation, TotalVariation
 
 _DIVERGENCES = {"kl": KLDivergence, "tv": TotalVariation, "chi2": ChiSquareDivergence}

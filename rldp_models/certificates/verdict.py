@@ -9,7 +9,7 @@ from typing import Any
 
 import mpmath
 
-from rldp_models.precision import digits_text
+from rldp_models.exact import digits_text
 from rldp_models.results.json_ready import jsonable
 
 

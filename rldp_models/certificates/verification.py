@@ -56,7 +56,7 @@ from rldp_models.data import Crosstab
 from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import is_exactly_stochastic
 from rldp_models.mechanisms.declarations import declared_mechanism
-from rldp_models.precision import DIGITS, digits_text
+from rldp_models.exact import DIGITS, digits_text
 from rldp_models.privacy.stored_bounds import StoredCheck
 from rldp_models.programs.contract import Problem
 from rldp_models.programs.protocol_program import ProtocolProgram
@@ -140,7 +140,7 @@ def verify_record(record: dict, crosstab: Crosstab | None = None) -> Verificatio
 def verify_guarantee(record: dict, crosstab: Crosstab | None = None) -> Verdict:
     """The guarantee verdict alone, decided by the exact checks at the stated eps.
 
-    What a release needs before it draws (:func:`rldp_models.disclosure.loading.verified_result`):
+    What a release needs before it draws (:func:`rldp_models.disclosure.channel.verified_result`):
     the stated guarantee and its claims (:mod:`.claims`), without the certificate
     and without the worst-case bracket around the level, so that no solver runs.
 

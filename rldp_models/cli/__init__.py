@@ -1,18 +1,24 @@
 """The ``rldp`` command line.
 
-Each subcommand lives in its own module exposing ``register(subparsers)``,
-which adds a sub-parser and sets ``func`` to a callable taking the parsed
-arguments and returning the exit code. Only the chosen subcommand's module is
-imported (``rldp --help`` lists the others from :data:`SUBCOMMAND_HELP`), so
+Each subcommand lives in a module exposing ``register(subparsers)``, which adds
+its sub-parsers (one per command; ``rldp verify`` and ``rldp schema``, the two
+sides of the record contract, share one module) and sets ``func`` to a callable
+taking the parsed arguments and returning the exit code. Only the chosen
+subcommand's module is imported (``rldp --help`` lists the others from :data:`SUBCOMMAND_HELP`), so
 help and bad-input errors come back at about the cost of a numpy import.
 
 Every command runs through one :mod:`rldp_models.cli.preflight` step (sizes,
 memory, output paths) before its work. Bad input anywhere (an
 :class:`~rldp_models.errors.InputError` or a solver-registry error) becomes one
 line on stderr and exit code 2; anything unexpected becomes one line and
-:attr:`~rldp_models.cli.exit_codes.ExitCode.INTERNAL_ERROR` (``RLDP_DEBUG=1``
+:attr:`ExitCode.INTERNAL_ERROR` (``RLDP_DEBUG=1``
 prints the traceback, and numpy's floating-point ``RuntimeWarning`` lines, which
 are otherwise silenced).
+
+Every command's exit status is one :class:`ExitCode`, the command-line contract.
+Help is plain text (:class:`PlainTextHelpFormatter`): subcommand descriptions are
+the modules' numpydoc docstrings, written for the API documentation, with their
+reStructuredText markup stripped.
 """
 
 from __future__ import annotations
@@ -21,16 +27,42 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import signal
 import sys
+import textwrap
 import threading
 import warnings
 from collections.abc import Iterator
+from enum import IntEnum
 from typing import Sequence
 
-from rldp_models.cli.exit_codes import ExitCode
-from rldp_models.cli.help_format import PlainTextHelpFormatter
 from rldp_models.errors import InputError
+
+
+class ExitCode(IntEnum):
+    """Exit status of an ``rldp`` command: one table for every command.
+
+    =====  =================  ==========================================================
+    code   name               meaning
+    =====  =================  ==========================================================
+    0      ``OK``             the command did its work; for ``verify``: every guarantee
+                              and certificate holds
+    1      ``FAILED``         a guarantee or certificate fails (each failure is named)
+    2      ``BAD_INPUT``      bad input: one line on stderr saying what and how to fix it
+    3      ``INCONCLUSIVE``   a check could not be completed (the output says which);
+                              nothing was shown to fail
+    4      ``INTERNAL_ERROR`` a bug in the toolkit, not the input: one line on stderr
+                              (``RLDP_DEBUG=1`` shows the traceback)
+    =====  =================  ==========================================================
+    """
+
+    OK = 0
+    FAILED = 1
+    BAD_INPUT = 2
+    INCONCLUSIVE = 3
+    INTERNAL_ERROR = 4
+
 
 SUBCOMMAND_MODULES = (
     "rldp_models.cli.solve",
@@ -43,30 +75,30 @@ SUBCOMMAND_MODULES = (
     "rldp_models.cli.reproduce",
     "rldp_models.cli.coverage",
     "rldp_models.cli.curve",
-    "rldp_models.cli.schema",
     "rldp_models.cli.release",
     "rldp_models.cli.estimate",
     "rldp_models.cli.compare",
 )
 
 
-SUBCOMMAND_HELP = {
-    "rldp_models.cli.solve": ("solve", "solve a robust protocol program"),
-    "rldp_models.cli.compare_solvers": ("compare-solvers", "solve one model with every solver"),
-    "rldp_models.cli.verify": ("verify", "check a result's guarantee and certificate"),
-    "rldp_models.cli.demo": ("demo", "run the four programs on a built-in instance"),
-    "rldp_models.cli.solvers_list": ("solvers", "list solvers and their availability"),
-    "rldp_models.cli.mechanism": ("mechanism", "write a closed-form or optimal mechanism"),
-    "rldp_models.cli.protocol": ("protocol", "build and check an (eps, F)-RLDP protocol"),
-    "rldp_models.cli.reproduce": ("reproduce", "reproduce a paper figure"),
-    "rldp_models.cli.schema": ("schema", "print the JSON Schema of result records"),
-    "rldp_models.cli.coverage": ("coverage", "simulated coverage of the uncertainty sets"),
-    "rldp_models.cli.curve": ("curve", "privacy-utility curve of a table"),
-    "rldp_models.cli.release": ("release", "privatise records with a result, exactly"),
-    "rldp_models.cli.estimate": ("estimate", "estimate distributions from released records"),
-    "rldp_models.cli.compare": ("compare", "compare results on common measures"),
+SUBCOMMAND_HELP: dict[str, tuple[tuple[str, str], ...]] = {
+    "rldp_models.cli.solve": (("solve", "solve a robust protocol program"),),
+    "rldp_models.cli.compare_solvers": (("compare-solvers", "solve one model with every solver"),),
+    "rldp_models.cli.verify": (("verify", "check a result's guarantee and certificate"),
+                               ("schema", "print the JSON Schema of result records")),
+    "rldp_models.cli.demo": (("demo", "run the four programs on a built-in instance"),),
+    "rldp_models.cli.solvers_list": (("solvers", "list solvers and their availability"),),
+    "rldp_models.cli.mechanism": (("mechanism", "write a closed-form or optimal mechanism"),),
+    "rldp_models.cli.protocol": (("protocol", "build and check an (eps, F)-RLDP protocol"),),
+    "rldp_models.cli.reproduce": (("reproduce", "reproduce a paper figure"),),
+    "rldp_models.cli.coverage": (("coverage", "simulated coverage of the uncertainty sets"),),
+    "rldp_models.cli.curve": (("curve", "privacy-utility curve of a table"),),
+    "rldp_models.cli.release": (("release", "privatise records with a result, exactly"),),
+    "rldp_models.cli.estimate": (("estimate", "estimate distributions from released records"),),
+    "rldp_models.cli.compare": (("compare", "compare results on common measures"),),
 }
-"""Command name and one-line help of each module, so that ``rldp --help`` imports none.
+"""The commands (name and one-line help) each module registers, so that ``rldp --help``
+imports none.
 
 :data:`SUBCOMMAND_MODULES` lists every subcommand module in the order ``rldp
 --help`` shows them. A module listed there but missing here still works: it is
@@ -76,6 +108,65 @@ modules (tested).
 """
 
 _VALUE_OPTIONS = ("--max-memory", "--time-limit")
+
+
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``")
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|(?<![\w*])\*(?!\s)([^*]+?)\*(?!\w)")
+_INTERPRETED = re.compile(r"`([^`]+?)`")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with reStructuredText roles, literals and emphasis reduced to their words.
+
+    ``:func:`~a.b.c``` becomes ``c`` (the tilde's short form), ``:mod:`a.b```
+    becomes ``a.b``; double-backquoted literals lose their backquotes.
+    """
+    text = _ROLE.sub(lambda m: _short_name(m.group(0), m.group(1)), text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
+    return _INTERPRETED.sub(r"\1", text)
+
+
+def _short_name(role: str, target: str) -> str:
+    target = target.strip()
+    return target.rsplit(".", 1)[-1] if "`~" in role else target
+
+
+class PlainTextHelpFormatter(argparse.HelpFormatter):
+    """A help formatter that strips reStructuredText and keeps paragraphs and lists."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = textwrap.dedent(plain_text(text)).strip().split("\n\n")
+        return "\n\n".join(_fill_paragraph(p, width, indent) for p in paragraphs)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(plain_text(text), width)
+
+
+def _fill_paragraph(paragraph: str, width: int, indent: str) -> str:
+    lines = paragraph.splitlines()
+    if any(line.lstrip().startswith("===") for line in lines):
+        return "\n".join(indent + line for line in lines)  # a table: keep its layout
+    if lines and lines[0].lstrip().startswith(("* ", "- ")):
+        return "\n".join(_fill_bullet(item, width, indent) for item in _bullets(lines))
+    return textwrap.fill(" ".join(line.strip() for line in lines), width,
+                         initial_indent=indent, subsequent_indent=indent)
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    items: list[str] = []
+    for line in lines:
+        if line.lstrip().startswith(("* ", "- ")) or not items:
+            items.append(line.strip()[2:])
+        else:
+            items[-1] += " " + line.strip()
+    return items
+
+
+def _fill_bullet(item: str, width: int, indent: str) -> str:
+    return textwrap.fill(item, width, initial_indent=indent + "* ",
+                         subsequent_indent=indent + "  ")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -128,15 +219,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                        parser_class=_ArgumentParser)
     chosen = None if argv is None else _chosen_command(argv)
     for module_name in SUBCOMMAND_MODULES:
-        name, one_line = SUBCOMMAND_HELP.get(module_name, (None, None))
-        if name is None or argv is None or name == chosen:
+        commands = SUBCOMMAND_HELP.get(module_name)
+        if commands is None or argv is None or chosen in dict(commands):
             before = set(subparsers.choices)
             importlib.import_module(module_name).register(subparsers)
             for added in set(subparsers.choices) - before:
                 preflight.add_global_arguments(subparsers.choices[added],
                                                suppress_defaults=True)
         else:
-            subparsers.add_parser(name, help=one_line, add_help=False)
+            for name, help_line in commands:
+                subparsers.add_parser(name, help=help_line, add_help=False)
     return parser
 
 

@@ -3,6 +3,10 @@
 Every subcommand takes eps through :func:`epsilon` (``0 <= eps <=``
 :data:`~rldp_models.validation.MAX_EPSILON`) and alpha through
 :func:`significance` (``0 < alpha < 1``), so one value means the same everywhere.
+A command that builds an uncertainty set chooses its radius with
+``--radius-from asymptotic|bootstrap`` (:func:`add_radius_arguments`, with the
+bootstrap's size and seed; the set is built by
+:meth:`rldp_models.api.ProgramSpec.uncertainty_set`).
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ import argparse
 import math
 import os
 import sys
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from rldp_models.errors import InputError
 from rldp_models.validation import MAX_EPSILON
+
 
 if TYPE_CHECKING:
     from rldp_models.data import Crosstab
@@ -174,7 +180,7 @@ def write_result(result: "CertifiedResult", out: str, name: str,
 
     Returns the exit code: ``OK``, or ``FAILED`` with one line on stderr naming ``name``.
     """
-    from rldp_models.cli.exit_codes import ExitCode
+    from rldp_models.cli import ExitCode
     from rldp_models.results import files
 
     try:
@@ -184,3 +190,63 @@ def write_result(result: "CertifiedResult", out: str, name: str,
         return ExitCode.FAILED
     print(f"  wrote {out}")
     return ExitCode.OK
+
+
+RADIUS_FROM = ("asymptotic", "bootstrap")
+"""Choices of ``--radius-from``."""
+
+
+def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--radius-from``, ``--bootstrap-draws`` and ``--bootstrap-seed``."""
+    group = parser.add_argument_group("radius of the uncertainty set")
+    group.add_argument("--radius-from", choices=RADIUS_FROM, default="asymptotic",
+                       help="asymptotic: the chi-square quantile of --alpha (default); "
+                            "bootstrap: the (1 - alpha) quantile of the set's statistic over "
+                            "simulated tables (for sparse tables)")
+    group.add_argument("--bootstrap-draws", type=bootstrap_draws, default=None, metavar="N",
+                       help="simulated tables of the bootstrap (default: "
+                            "rldp_models.uncertainty.calibration.BOOTSTRAP_DRAWS, 10,000)")
+    group.add_argument("--bootstrap-seed", type=seed, default=None, metavar="S",
+                       help="seed of the bootstrap (default: "
+                            "rldp_models.uncertainty.calibration.BOOTSTRAP_SEED, 0)")
+
+
+MAX_BOOTSTRAP_DRAWS = 10**8
+"""Most simulated tables ``--bootstrap-draws`` accepts (numpy refuses arrays far beyond)."""
+
+
+def bootstrap_draws(text: str) -> int:
+    """An argparse type: a whole number of simulated tables, at most
+    :data:`MAX_BOOTSTRAP_DRAWS` (the bootstrap itself refuses fewer than 100)."""
+    return whole_number(text, 0, MAX_BOOTSTRAP_DRAWS)
+
+
+def figure_path(out: str, plot: str | None = None) -> Path:
+    """Where the PNG of a table written to ``out`` goes: ``plot``, else beside ``out``.
+
+    Checked before any work, so that a bad path is one line and not a late failure
+    after the table was written.
+
+    Raises
+    ------
+    InputError
+        The path does not end in ``.png``, is ``out`` itself (``--out table.png``
+        would be overwritten by its figure), or lies in a directory that does not exist.
+    """
+    png = Path(plot) if plot else Path(out).with_suffix(".png")
+    option = "--plot" if plot else "the PNG beside --out"
+    if png.suffix.lower() != ".png":
+        raise InputError(f"{option} {png}: a figure name must end in .png")
+    if png.resolve() == Path(out).resolve():
+        raise InputError(f"{option} {png} is the --out table itself; give --out a .csv name")
+    if not png.resolve().parent.is_dir():
+        raise InputError(f"{option} {png}: directory {png.parent} does not exist "
+                         "(create it first)")
+    return png
+
+
+def add_embed_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-embed-counts``, shared by the commands that write a record."""
+    parser.add_argument("--no-embed-counts", action="store_true",
+                        help="keep only a SHA-256 digest of the counts in OUT.json, not the "
+                             "table (rldp verify then needs --counts or --data)")

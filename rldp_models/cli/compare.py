@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from rldp_models.cli.common import add_data_arguments, load_crosstab, significance
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.safe_io import atomic_output
 
@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import compare
     from rldp_models.disclosure.comparison import format_table
-    from rldp_models.disclosure.figures import figure_path
-    from rldp_models.disclosure.provenance import refuse_released
+    from rldp_models.cli.common import figure_path
+    from rldp_models.disclosure.records import refuse_released
 
     png = figure_path(args.out) if args.out else None
     refuse_released(args.data, "--data")

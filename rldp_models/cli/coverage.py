@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rldp_models.cli.common import (add_data_arguments, load_crosstab, positive_count, seed,
                                      whole_number)
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.errors import InputError
 from rldp_models.executors import SPECS
 from rldp_models.safe_io import atomic_output, save_figure

@@ -18,7 +18,7 @@ import sys
 
 from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, seed,
                                      significance)
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.reproduce import EXECUTOR_SPECS
 from rldp_models.errors import InputError
 from rldp_models.safe_io import atomic_output
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rldp_models.executors import executor_from_spec
     from rldp_models.experiments.curve import curve, plot_curve
-    from rldp_models.disclosure.figures import figure_path
+    from rldp_models.cli.common import figure_path
 
     eps = _numbers(args.eps)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]

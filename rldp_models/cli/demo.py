@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 
 DEMO_SEED = 2022
-"""The demo's seed (``rldp_models.demo.DEMO_SETTING``; kept here so ``--help`` imports nothing)."""
+"""The demo's seed (``rldp_models.experiments.robust_opt.DEMO_SETTING``; kept here so
+``--help`` imports nothing)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,8 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import solvers
-    from rldp_models.demo import DEMO_SETTING, run_demo
-    from rldp_models.plotting import scatter_eps_distortion
+    from rldp_models.experiments.robust_opt import (DEMO_SETTING, run_demo,
+                                                    scatter_eps_distortion)
     from rldp_models.results.files import GuaranteeFailed, write_result
     from rldp_models.results.program_result import solution_result
     from rldp_models.safe_io import atomic_output

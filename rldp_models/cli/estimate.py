@@ -24,13 +24,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from rldp_models.cli.common import seed
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli.common import figure_path, seed
+from rldp_models.cli import ExitCode
 from rldp_models.cli.release import print_warnings
 from rldp_models.errors import InputError
 from rldp_models.disclosure.estimation import BOOTSTRAP_DRAWS, LEVEL, MAX_DRAWS
-from rldp_models.disclosure.figures import figure_path
-from rldp_models.disclosure.provenance import refuse_released
+from rldp_models.disclosure.records import refuse_released
 from rldp_models.safe_io import atomic_output
 
 

@@ -17,7 +17,7 @@ srlip read an S x X --joint crosstab; lip and srlip maximise I(X;Y). Their
 OUT.json is written only when the LP dual also proves ``Q`` optimal, as
 ``rldp verify`` checks it.
 
-Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 written; 1 the guarantee or,
+Exit codes (:class:`rldp_models.cli.ExitCode`): 0 written; 1 the guarantee or,
 for an optimal name, the certificate is not verified (named; nothing written);
 2 bad input; 3 the cone LP's solver gave up on valid input (nothing written).
 """

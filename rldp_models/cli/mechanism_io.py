@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rldp_models.cli.common import write_result
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.errors import InputError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def write_and_report(result: "CertifiedResult", args: argparse.Namespace) -> int
     A result is written (exit ``OK``) only when its guarantee holds and, for
     a cone LP's optimum, its certificate passes the check ``rldp verify``
     makes (:func:`optimality_verdict`); otherwise nothing is written and the
-    exit code is ``FAILED`` (:mod:`rldp_models.cli.exit_codes`), with one
+    exit code is ``FAILED`` (:class:`rldp_models.cli.ExitCode`), with one
     line on stderr naming what failed, or ``INCONCLUSIVE`` when the check could
     not be completed (the line says why). A written certificate's ``verified`` is
     that check's verdict, not the producer's float test

@@ -84,9 +84,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rldp_models.cli import one_line
+from rldp_models.cli import ExitCode, one_line
 from rldp_models.cli.common import epsilon
-from rldp_models.cli.exit_codes import ExitCode
 from rldp_models.cli.mechanism_io import read_prior, write_and_report
 from rldp_models.data import read_csv_rows
 from rldp_models.errors import InputError

@@ -136,7 +136,7 @@ def _checked_run(args: argparse.Namespace) -> Iterator[None]:
         resources.check(estimate, limit, math.inf if anytime else time_limit)
         _announce(estimate, args)
     if args.command != "solvers":
-        from solvers.banners import silence_highs_banner
+        from solvers.backends.highs import silence_highs_banner
 
         silence_highs_banner()
     with _time_limit(time_limit, args.command), \

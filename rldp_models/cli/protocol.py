@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rldp_models.cli.schema import add_embed_argument
+from rldp_models.cli.common import add_embed_argument
 from rldp_models.cli.common import (add_data_arguments, epsilon, load_crosstab, significance,
                                      write_result)
 from rldp_models.errors import InputError

@@ -24,7 +24,7 @@ import sys
 import warnings
 
 from rldp_models.cli.common import seed
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rldp_models.api import release
-    from rldp_models.disclosure.loading import GuaranteeNotVerified
-    from rldp_models.disclosure.provenance import refuse_released
+    from rldp_models.disclosure.channel import GuaranteeNotVerified
+    from rldp_models.disclosure.records import refuse_released
 
     refuse_released(args.data, "--data")
     with warnings.catch_warnings(record=True) as caught:

@@ -50,11 +50,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rldp_models.experiments import registry
+    from rldp_models.experiments import runner
     from rldp_models.executors import executor_from_spec
 
     if args.list:
-        for experiment in registry.experiments().values():
+        for experiment in runner.experiments().values():
             needs = "  [needs Adult data]" if experiment.needs_data else ""
             print(f"{experiment.id:22s} {experiment.title}{needs}")
         return 0
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise InputError("--out DIR is required")
     executor = executor_from_spec(args.executor, args.workers)
-    chosen = list(registry.experiments().values()) if args.experiment == "all" \
-        else [registry.get(args.experiment)]
+    chosen = list(runner.experiments().values()) if args.experiment == "all" \
+        else [runner.get(args.experiment)]
     data = data_path(args.data)
     failed = False
     for experiment in chosen:
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def data_path(given: str | None) -> Path:
-    """``--data``, else :func:`rldp_models.datasets.adult.default_adult_path`."""
-    from rldp_models.datasets.adult import default_adult_path
+    """``--data``, else :func:`rldp_models.datasets.default_adult_path`."""
+    from rldp_models.datasets import default_adult_path
 
     return Path(given) if given else default_adult_path()
 
@@ -90,8 +90,7 @@ def _missing_data(path: Path) -> str:
 
 def _run_one(experiment: "Experiment", args: argparse.Namespace, executor: "Executor",
              data: Path) -> bool:
-    from rldp_models.experiments.outputs import verdict_counts
-    from rldp_models.experiments.runner import run_experiment
+    from rldp_models.experiments.runner import run_experiment, verdict_counts
 
     options = {"data": str(data)} if experiment.needs_data else None
     result = run_experiment(experiment, args.out, quick=args.quick, executor=executor,

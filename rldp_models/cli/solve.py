@@ -23,7 +23,7 @@ import math
 import sys
 from fractions import Fraction
 
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.common import (
     add_data_arguments,
     epsilon,
@@ -32,7 +32,7 @@ from rldp_models.cli.common import (
     significance,
     write_result,
 )
-from rldp_models.cli.schema import add_embed_argument
+from rldp_models.cli.common import add_embed_argument
 
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
@@ -116,9 +116,9 @@ def power_lambda(text: str) -> float:
 
 
 def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--radius-from``, ``--bootstrap-draws``, ``--bootstrap-seed`` (imported when used:
-    :mod:`rldp_models.cli.radius_option` pulls in the uncertainty sets)."""
-    from rldp_models.cli.radius_option import add_radius_arguments as add
+    """``--radius-from``, ``--bootstrap-draws``, ``--bootstrap-seed``
+    (:func:`rldp_models.cli.common.add_radius_arguments`)."""
+    from rldp_models.cli.common import add_radius_arguments as add
 
     add(parser)
 

@@ -1,4 +1,25 @@
-"""``rldp verify OUT.json [--counts FILE | --data FILE ...]``: check a result record.
+"""The record contract on the command line: ``rldp verify`` checks a result record,
+``rldp schema`` prints the JSON Schema every record follows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rldp_models.cli.common import add_data_arguments
+from rldp_models.cli import ExitCode
+from rldp_models.errors import InputError
+
+if TYPE_CHECKING:
+    from rldp_models.certificates.verdict import VerificationReport
+
+
+VERIFY_DESCRIPTION = """\
+``rldp verify OUT.json [--counts FILE | --data FILE ...]``: check a result record.
 
 Works on every record the toolkit writes (``rldp solve``, ``rldp mechanism``,
 ``rldp protocol``, ``CertifiedResult.to_record`` from Python) and on round-1
@@ -21,7 +42,7 @@ files, which are migrated on read. In order:
    * **certificate**: the stored multipliers or LP duals prove what the
      result claims, re-checked without the solver.
 
-Exit codes (:mod:`rldp_models.cli.exit_codes`): 0 both hold; 1 one fails
+Exit codes (:class:`rldp_models.cli.ExitCode`): 0 both hold; 1 one fails
 (named); 2 bad input (one line); 3 inconclusive (a check could not be
 completed and none failed, named in one line: an inner solve failed, a cone
 has more rays than are enumerated, or the RLDP checker could not prove any
@@ -29,25 +50,18 @@ finite level and says which ratio); 4 internal error (a bug, one line; ``RLDP_DE
 traceback). ``--report FILE`` also writes both verdicts as JSON.
 """
 
-from __future__ import annotations
+SCHEMA_DESCRIPTION = """\
+``rldp schema``: print the JSON Schema of result records (the versioned record contract).
 
-import argparse
-import os
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from rldp_models.cli.common import add_data_arguments
-from rldp_models.cli.exit_codes import ExitCode
-from rldp_models.errors import InputError
-
-if TYPE_CHECKING:
-    from rldp_models.certificates.verdict import VerificationReport
+Every result the toolkit writes (``rldp solve``, ``rldp mechanism``, ``rldp
+protocol``, or ``CertifiedResult.to_record`` in Python) follows it; ``rldp
+verify`` validates a record against it before any check.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("verify", help="check a result's guarantee and certificate",
-                                   description=__doc__)
+                                   description=VERIFY_DESCRIPTION)
     parser.add_argument("result", metavar="OUT.json")
     add_data_arguments(parser)
     parser.add_argument("--plugins", metavar="FILE.py", action="append", default=[],
@@ -57,6 +71,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also write both verdicts with every bound, attained value, gap "
                         "and worst-case distribution found")
     parser.set_defaults(func=run)
+    schema = subparsers.add_parser("schema", help="print the JSON Schema of result records",
+                                   description=SCHEMA_DESCRIPTION)
+    schema.set_defaults(func=run_schema)
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from rldp_models.results.schema import schema_text
+
+    print(schema_text(), end="")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

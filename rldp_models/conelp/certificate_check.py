@@ -37,7 +37,7 @@ from rldp_models.conelp.rays import StaircaseRays
 from rldp_models.conelp.staircase_pricing import mutual_information_pattern
 from rldp_models.errors import InputError
 from rldp_models.utility import MutualInformation
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 BRUTE_FORCE_LIMIT = 16
 """Largest ``k`` checked by writing out all ``2^k - 2`` patterns."""

@@ -47,7 +47,7 @@ from rldp_models.conelp.pricing_proof_record import ProofRecorder
 from rldp_models.conelp.scip_pricing import scip_available, scip_point
 from rldp_models.conelp.settled_shift import settled_shift
 from rldp_models.errors import InputError
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 ROUNDING_ALLOWANCE = 1e-12
 """Added to every node bound for the float evaluation of the secants (the weak-duality

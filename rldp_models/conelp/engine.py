@@ -50,7 +50,7 @@ import solvers
 from rldp_models.conelp.pricing_progress import RoundWatch
 from rldp_models.conelp.rays import ExplicitRays, RaySet
 from rldp_models.errors import InputError
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 ROW_BLOCK = "rays_sum_to_rhs"
 """Name of the equality rows ``sum_r theta_r v_r = rhs`` (dual key in results)."""
@@ -482,7 +482,7 @@ class _WarmHighs:
     """The master LP kept in one HiGHS instance: new columns re-solve from the last basis.
 
     Same LP as the registry's ``highspy`` backend builds each round
-    (:mod:`solvers.backends.highspy_direct`: maximisation, equality rows, the
+    (:mod:`solvers.backends.highs`: maximisation, equality rows, the
     row duals with the registry's sign), without a rebuild and a cold start
     per round (a master of 40 rows and 1500 columns took 0.3 s cold).
     """

@@ -44,7 +44,7 @@ from rldp_models.conelp.polyopt_gamma import gamma_rows, gamma_vertices
 from rldp_models.conelp.srlip import attribute_rows
 from rldp_models.errors import InputError, TooManyRays
 from rldp_models.exact import interval, iv
-from rldp_models.precision import DIGITS, high_precision, upper_mpf
+from rldp_models.exact import DIGITS, high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 FEASIBILITY_TOLERANCE = 1e-9

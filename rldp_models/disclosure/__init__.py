@@ -5,16 +5,11 @@ module                             idea
 =================================  ===========================================
 :mod:`~.sampling`                  exact draws from dyadic rows with random bits
 :mod:`~.audit`                     statistical audit of released draws (fit, ratios)
-:mod:`~.channel`                   a result's rows or factors, ready to draw
-:mod:`~.records`                   releasing a data frame or a CSV in chunks
-:mod:`~.released`                  reading released records back as counts
-:mod:`~.provenance`                the result digest a released file records
-:mod:`~.loading`                   a result file and its counts digest
-:mod:`~.targets`                   linear maps ``M`` of ``P_X`` to estimate
-:mod:`~.identifiability`           exact row-space test of ``M`` against ``Q^T``
-:mod:`~.estimation`                EM, projected inversion, bootstrap intervals
+:mod:`~.channel`                   a result read and re-checked, ready to draw
+:mod:`~.records`                   releasing records; the result digest a file records
+:mod:`~.identifiability`           targets ``M P_X``; exact row-space test against ``Q^T``
+:mod:`~.estimation`                released counts; EM, inversion, intervals, figure
 :mod:`~.comparison`                results side by side on one table of counts
-:mod:`~.figures`                   the PNGs of ``estimate`` and ``compare``
 =================================  ===========================================
 
 The command line: ``rldp release``, ``rldp estimate``, ``rldp compare``

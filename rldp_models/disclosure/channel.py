@@ -1,4 +1,10 @@
-"""A result's channel as a release needs it: inputs by ``(s, u)``, exact draws, output labels.
+"""A result as a release needs it: the file read and its guarantee re-checked, then its
+channel: inputs by ``(s, u)``, exact draws, output labels.
+
+A result file is read hardened (:func:`load_result`: any record version, refused if
+its recorded guarantee does not hold), with its design counts' digest; for a
+release the guarantee is re-checked from the record as ``rldp verify`` does
+(:func:`verified_result`).
 
 Dense results draw the output column from their dyadic rows. Product-form
 results (IR, GRR-CR, UE-CR; :mod:`rldp_models.rldp_protocols.factored_form`)
@@ -16,18 +22,74 @@ from __future__ import annotations
 
 import functools
 import json
-
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rldp_models.data import Crosstab
-from rldp_models.errors import InputError
 from rldp_models.disclosure.sampling import DyadicRows, RandomWords
+from rldp_models.errors import InputError
 from rldp_models.results.certified import CertifiedResult
+from rldp_models.results.counts import embedded_crosstab, recorded_digest
+from rldp_models.results.files import read_record
+from rldp_models.results.record import from_record
 from rldp_models.rldp_protocols.factored_check import protocol_from_record
 from rldp_models.rldp_protocols.factored_form import FactoredProtocol
+
+
+class GuaranteeNotVerified(Exception):
+    """Re-checking the record's guarantee failed: nothing may be released with it."""
+
+
+def load_result(path: str | Path) -> tuple[CertifiedResult, str | None]:
+    """The result at ``path`` (any record version) and its counts digest (None if absent).
+
+    Raises
+    ------
+    InputError
+        An unreadable or malformed record, or one whose recorded guarantee does not hold.
+    """
+    record = read_record(path)
+    try:
+        result = from_record(record)
+    except InputError as exc:  # the record's own complaint, without the file it came from
+        raise InputError(f"{path}: {exc}") from None
+    if not result.holds:
+        failed = "; ".join(f"{g.notion} at eps = {g.eps:g}" for g in result.failed) or \
+            "no guarantee was checked"
+        raise InputError(f"{path}: the result's guarantee does not hold ({failed}); "
+                         "it cannot be used")
+    return result, recorded_digest(record)
+
+
+def verified_result(path: str | Path) -> tuple[CertifiedResult, str | None, str]:
+    """:func:`load_result`, then the guarantee re-checked exactly from the record and its
+    embedded counts (``rldp verify``'s guarantee verdict); the third value says what was checked.
+
+    A mechanism's guarantee (LDP and its kin) does not depend on counts, so it is
+    re-checked even when the record embeds none.
+
+    Raises
+    ------
+    GuaranteeNotVerified
+        If the re-check fails: the file's matrix does not meet its stated guarantee.
+    """
+    from rldp_models.certificates.verification import verify_guarantee
+
+    result, digest = load_result(path)
+    record: dict[str, Any] = read_record(path)
+    crosstab = embedded_crosstab(record)
+    if crosstab is None and record.get("result_type") != "mechanism":
+        return result, digest, ("not re-verified: the record does not embed its counts "
+                                "(run rldp verify with them before releasing)")
+    verdict = verify_guarantee(record, crosstab)
+    if not verdict.holds:
+        raise GuaranteeNotVerified(f"{path}: the guarantee does not hold on re-checking "
+                                   f"({verdict.headline}); nothing was released")
+    return result, digest, f"guarantee re-verified: {verdict.headline}"
+
 
 MAX_LABEL_TABLE = 2**20
 """Output alphabets up to this size get a table of label texts; larger ones are

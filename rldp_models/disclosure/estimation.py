@@ -1,5 +1,9 @@
-"""Estimating ``M P_X`` from released records: EM and inversion, bootstrap intervals.
+"""Estimating ``M P_X`` from released records: their counts, EM and inversion, bootstrap
+intervals.
 
+The released CSV is read back as the counts of each output of the result's channel
+(:func:`released_counts`; its provenance lines are skipped), and the estimates are
+drawn with their intervals by :func:`plot_estimate` (``rldp estimate``'s figure).
 Only the identifiable rows of ``M`` are estimated
 (:mod:`rldp_models.disclosure.identifiability`); the others are reported with why.
 
@@ -35,13 +39,21 @@ own maximum, far below the spread the percentiles measure.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from rldp_models.disclosure.identifiability import Identifiability, Target
+from rldp_models.disclosure.records import RELEASED_COLUMN, released_header
+from rldp_models.errors import InputError
 from rldp_models.estimators import BatchEM, em_batch, newton_batch, simplex_least_squares
-from rldp_models.disclosure.identifiability import Identifiability
-from rldp_models.disclosure.targets import Target
+from rldp_models.safe_io import save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 
 WARM_UP_GAP = 1e-6
 """Likelihood gap at which the point fit's EM hands over to Newton's method."""
@@ -142,3 +154,96 @@ def estimate(Q: np.ndarray, counts: np.ndarray, target: Target, verdict: Identif
         "inversion_high": inv_high * hide, "reason": list(verdict.reasons)})
     converged = bool(fit.converged.all() and boot_em.converged.mean() >= 0.99)
     return EstimateTable(frame, converged, fit.iterations, draws, level)
+
+
+def released_counts(path: str | Path, outputs: list[str],
+                    column: str = RELEASED_COLUMN) -> tuple[np.ndarray, bool]:
+    """Counts of every output (label texts ``outputs``) in the released CSV ``path``, and
+    whether the file is marked not for release (its ``#`` first line). The comment lines
+    before the header (:mod:`rldp_models.disclosure.records`) are skipped.
+
+    Raises
+    ------
+    InputError
+        Unreadable file, no ``column``, or values that are not outputs of the channel.
+    """
+    header = released_header(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skiprows=header.lines,
+                            usecols=lambda name: name == column)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
+        raise InputError(f"{path}: cannot read released records "
+                         f"({' '.join(str(exc).split())})") from None
+    if column not in frame.columns:
+        raise InputError(f"{path}: no column {column!r} (the released values)")
+    return output_counts(frame[column], outputs, str(path)), header.not_for_release
+
+
+def output_counts(values: pd.Series, outputs: list[str], source: str) -> np.ndarray:
+    """Counts of every output (label texts ``outputs``) among the released ``values`` (compared
+    as text, as released files write them); ``source`` names them in errors.
+
+    Raises
+    ------
+    InputError
+        No values, or values that are not outputs of the channel.
+    """
+    codes = pd.Index(outputs).get_indexer(pd.Index(values.astype(str)))
+    if np.any(codes < 0):
+        unknown = values[codes < 0].iloc[0]
+        raise InputError(f"{source}: {int(np.sum(codes < 0))} released values are not outputs "
+                         f"of the result (first: {unknown!r}); was it released with another "
+                         "result?")
+    if codes.size == 0:
+        raise InputError(f"{source}: no released records")
+    return np.bincount(codes, minlength=len(outputs))
+
+
+MAX_FIGURE_INCHES = 30.0
+"""Widest estimate figure; beyond it the coordinates' labels shrink instead (PNG stays openable)."""
+
+
+def plot_estimate(frame: pd.DataFrame, path: str | Path, title: str = "",
+                  level: float = 0.95) -> None:
+    """Each estimable coordinate: EM and projected inversion with ``level`` intervals, and the
+    truth. With nothing estimable the figure says so instead of showing empty axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = frame[frame["estimable"]]
+    width = min(MAX_FIGURE_INCHES, max(8.0, 0.7 * len(shown) + 2))
+    figure, axes = plt.subplots(figsize=(width, 4))
+    missing = int((~frame["estimable"]).sum())
+    axes.set_title(title + (f" ({missing} not estimable, not shown)" if missing else ""))
+    if shown.empty:
+        axes.text(0.5, 0.5, "no coordinate of the target is estimable from this release\n"
+                  "(see the reason column of the CSV)", ha="center", va="center",
+                  transform=axes.transAxes)
+        axes.set_axis_off()
+    else:
+        _plot_intervals(axes, shown, level)
+    figure.tight_layout()
+    try:
+        save_figure(figure, path, dpi=120)
+    finally:
+        plt.close(figure)
+
+
+def _plot_intervals(axes: Axes, shown: pd.DataFrame, level: float) -> None:
+    x = np.arange(len(shown))
+    for offset, method, colour in ((-0.12, "em", "tab:blue"),
+                                   (0.12, "inversion", "tab:orange")):
+        values = shown[method].to_numpy()
+        errors = np.vstack([values - shown[f"{method}_low"], shown[f"{method}_high"] - values])
+        axes.errorbar(x + offset, values, yerr=np.clip(errors, 0, None), fmt="o", capsize=3,
+                      color=colour, label="EM" if method == "em" else "projected inversion")
+    if "truth" in shown:
+        axes.scatter(x, shown["truth"], marker="x", color="black", zorder=3, label="truth")
+    fits = 0.7 * len(shown) + 2 <= MAX_FIGURE_INCHES
+    axes.set_xticks(x, shown["target"], rotation=35 if fits else 90, ha="right" if fits else
+                    "center", fontsize=None if fits else 5)
+    axes.set_ylabel(f"estimate ({level:.0%} bootstrap interval)")
+    axes.legend()

@@ -7,10 +7,10 @@ distribution with probability ``1 - alpha`` only in the chi-square limit
 
 * the robust-optimization paper's Section V instances, ``3x3`` and ``3x5``:
   ``P* ~ Dirichlet(1/2)`` (Jeffreys, as
-  :func:`~rldp_models.instances.jeffreys_instance`), a table of ``n`` records
+  :func:`~rldp_models.datasets.jeffreys_instance`), a table of ``n`` records
   from ``P*``, and whether ``P*`` lies in ``F`` (reference ``jeffreys``);
 * the Adult pairs sex x race, race x education and education x occupation
-  (:func:`~rldp_models.datasets.adult.adult_crosstab`): tables of ``n`` records
+  (:func:`~rldp_models.datasets.adult_crosstab`): tables of ``n`` records
   drawn from ``Phat`` and from the Jeffreys posterior ``Dirichlet(N + 1/2)``
   (references ``phat`` and ``dirichlet``), ``n`` up to the data's 32,561.
 
@@ -27,9 +27,8 @@ from typing import Any, Literal, TypedDict
 import numpy as np
 import pandas as pd
 
-from rldp_models.datasets.adult import adult_crosstab
-from rldp_models.experiments.base import Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import measured_claim
+from rldp_models.datasets import adult_crosstab
+from rldp_models.experiments.base import Experiment, Finding, Row, Task, measured_claim
 from rldp_models.uncertainty.coverage import (
     DRAWS_PER_TASK,
     CoverageSpec,

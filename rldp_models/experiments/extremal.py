@@ -45,12 +45,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rldp_models.conelp import staircase_mechanism
-from rldp_models.experiments.base import Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import (
-    every_instance_claim,
-    measured_claim,
-    universal_claim,
-)
+from rldp_models.experiments.base import (Experiment, Finding, Row, Task, every_instance_claim,
+                                          measured_claim, universal_claim)
 from rldp_models.mechanisms import (binary_hypothesis_testing, binary_mutual_information,
                                     randomized_response, truncated_geometric)
 from rldp_models.utility import MutualInformation, SublinearUtility, kl_divergence
@@ -290,7 +286,7 @@ def summarise_best_of_two(table: pd.DataFrame, paper_bounds: dict[int, float],
 
     "At least ``b`` in every instance" is refuted by one instance below ``b``
     and confirmed only over at least the paper's :data:`FULL_INSTANCES`
-    instances (:func:`~rldp_models.experiments.verdicts.universal_claim`).
+    instances (:func:`~rldp_models.experiments.base.universal_claim`).
     """
     best = best_of_two(table)
     counts = table.groupby("k")["instance"].nunique()

@@ -31,11 +31,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task, ClaimOutcome
+from rldp_models.experiments.base import (Claim, ClaimOutcome, Experiment, Finding, Row, Task,
+                                          every_instance_claim, mean_sign_claim)
 from rldp_models.experiments.extremal import (FULL_INSTANCES, OPTIMAL_TOLERANCE, STYLE,
                                               instance_seed, mechanism_utilities,
                                               random_instance)
-from rldp_models.experiments.verdicts import every_instance_claim, mean_sign_claim
 from rldp_models.mechanisms import randomized_response
 
 K = 6

@@ -45,8 +45,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rldp_models.conelp import ldp_wrt_secret_mechanism, lip_mechanism, srlip_mechanism
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import measured_claim, threshold_claim
+from rldp_models.experiments.base import (Claim, Experiment, Finding, Row, Task, measured_claim,
+                                          threshold_claim)
 
 SEED = 2020
 """Base seed of every instance."""

@@ -4,7 +4,7 @@ Synthetic instances (Secs. VIII-A to VIII-F): ``P*`` drawn from the Jeffreys
 prior on ``S x U`` (``a_1 x a_2``), ``n`` records drawn from ``P*``, ``F`` the
 chi-square set of the sample at ``alpha`` (0.05 unless varied); the paper
 averages ``I_Phat(X;Y) / H(X)`` over 200 distributions for
-``eps in [0.2, 8]``. Fig. 10 uses the Adult data (:mod:`rldp_models.datasets.adult`).
+``eps in [0.2, 8]``. Fig. 10 uses the Adult data (:mod:`rldp_models.datasets`).
 
 Readings where the paper is silent (stated in each ``claim``): the ``eps``
 grid (:data:`FULL_EPS`), the ``n`` values of Figs. 7 and 9, ``H(X)`` taken

@@ -22,12 +22,11 @@ import pandas as pd
 from scipy import stats
 from scipy.stats import entropy
 
-from rldp_models.experiments.base import Claim, Finding, Row, Task, ClaimOutcome
-from rldp_models.experiments.rldp_figures import TOLERANCE
-from rldp_models.experiments.rldp_tasks import FULL_EPS
-from rldp_models.experiments.verdicts import (every_instance_claim, interval_sign_claim,
-                                              mean_interval, rate_claim)
-from rldp_models.instances import jeffreys_instance
+from rldp_models.experiments.base import (Claim, ClaimOutcome, Finding, Row, Task,
+                                          every_instance_claim, interval_sign_claim, mean_interval,
+                                          rate_claim)
+from rldp_models.experiments.rldp_tasks import FULL_EPS, TOLERANCE
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import grr_conditional, independent_reporting
 from rldp_models.rldp_protocols.ue_conditional import ue_cr_parameters
 
@@ -187,7 +186,7 @@ def run_ir_against_grr_cr(task: Task) -> list[Row]:
 EQUAL = TOLERANCE
 """``|I_IR - I_GRR-CR| / H(X)`` below this counts as equal utility: the two protocols
 coincide (Sec. VIII-D: the whole budget on ``S``), up to the precision of the searches
-(:data:`~rldp_models.experiments.rldp_figures.TOLERANCE`). Rldp-fig6's full form has 433
+(:data:`~rldp_models.experiments.rldp_tasks.TOLERANCE`). Rldp-fig6's full form has 433
 differences below 1e-15 and none between 1e-15 and 3.6e-6, which a looser threshold would
 count as equal although the protocols differ."""
 

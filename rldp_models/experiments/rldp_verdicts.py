@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rldp_models.experiments.base import Claim, Finding, ClaimOutcome
+from rldp_models.experiments.base import (Claim, ClaimOutcome, Finding, every_instance_claim,
+                                          mean_sign_claim, measured_claim, threshold_claim)
 from rldp_models.experiments.rldp_methods import LABELS
-from rldp_models.experiments.verdicts import (every_instance_claim, mean_sign_claim,
-                                              measured_claim, threshold_claim)
-from rldp_models.experiments.rldp_figures import (TOLERANCE, best_of, first_winning_eps,
+from rldp_models.experiments.rldp_tasks import (TOLERANCE, best_of, first_winning_eps,
                                                   format_means, mean_curves)
 
 SRR_FLAT = 0.10
@@ -424,7 +423,7 @@ def fig9_verdict(table: pd.DataFrame) -> Finding:
     Both are judged per distribution (paired: the same ``P*`` and protocol give
     both utilities, and the same ``P*`` per seed at every ``n``) with a 95%
     interval over the distributions
-    (:func:`~rldp_models.experiments.verdicts.mean_sign_claim`).
+    (:func:`~rldp_models.experiments.base.mean_sign_claim`).
     """
     means = _by_method(table, ["n"], "difference")
     ns = sorted(means.index.get_level_values("n").unique())

@@ -1,8 +1,8 @@
-"""Fig. 2 (a-d) of ``robust-optimization-ldp.txt`` (Section V).
+"""Fig. 2 (a-d) of ``robust-optimization-ldp.txt`` (Section V), and ``rldp demo``, one instance.
 
 Setting (Section V): ``S = {0, 1, 2}``, ``U = {0, ..., 4}``, ``d(u, y) = (u - y)^2``,
 ``alpha = 0.05``, ``eps = 0.5``; ``P*_{SU}`` drawn from the Jeffreys prior
-(Dirichlet(1/2), :func:`~rldp_models.instances.jeffreys_instance`), ``n``
+(Dirichlet(1/2), :func:`~rldp_models.datasets.jeffreys_instance`), ``n``
 records drawn from ``P*``, the four programs NUNP, NURP, RUNP, RURP (eqs. 7-10)
 solved on the sample, and each protocol scored under ``P*`` by ``D*`` (eq. 31)
 and ``eps*`` (eq. 32).
@@ -22,23 +22,36 @@ solves a block of consecutive instances with the sweep fast path
 (:func:`~rldp_models.programs.sweep`), one compiled model per program (so a
 protocol may differ at solver tolerance when the blocks are cut differently;
 the blocks are fixed, so every executor gives the same table).
+
+The built-in demonstration (:func:`run_demo`, ``rldp demo``) is one seeded
+instance of Fig. 2a (``n = 75``, :data:`DEMO_SETTING`): the four programs
+solved and scored at ``P*``, drawn by :func:`scatter_eps_distortion`.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Sequence, TypedDict
 
 import numpy as np
 import pandas as pd
 
-from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task
-from rldp_models.experiments.verdicts import existence_claim, rate_claim
-from rldp_models.instances import jeffreys_instance
-from rldp_models.plotting import PROGRAM_STYLE
+from rldp_models.experiments.base import (Claim, Experiment, Finding, Row, Task, existence_claim,
+                                          measured_claim, rate_claim)
+from rldp_models.datasets import Instance, jeffreys_instance
 from rldp_models.privacy.metrics import distortion_star, epsilon_star
-from rldp_models.experiments.verdicts import measured_claim
 from rldp_models.problem_kinds import PRESETS
-from rldp_models.programs import sweep
+from rldp_models.programs import preset, sweep
+
+if TYPE_CHECKING:
+    from rldp_models.programs import ProtocolSolution
+
+PROGRAM_STYLE = {"NUNP": ("tab:red", "o"), "NURP": ("tab:blue", "s"),
+                 "RUNP": ("tab:orange", "^"), "RURP": ("tab:green", "D")}
+"""Colour and marker of each program in every figure of this module."""
+
 
 class Setting(TypedDict):
     """Section V's setting (see :data:`SETTING`)."""
@@ -392,3 +405,85 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         summarise=summarise_distortion_curves),
 )
 """Fig. 2a-2d."""
+
+
+class DemoSetting(TypedDict):
+    """The demo instance's sizes, privacy level, significance and seed."""
+
+    n_s: int
+    n_u: int
+    n: int
+    eps: float
+    alpha: float
+    seed: int
+
+
+DEMO_SETTING: DemoSetting = {"n_s": 3, "n_u": 5, "n": 75, "eps": 0.5, "alpha": 0.05,
+                             "seed": 2022}
+"""The demo's instance: Section V's :data:`SETTING` at Fig. 2a's ``n = 75``."""
+
+
+@dataclass
+class DemoRow:
+    """One program's outcome on the demo instance."""
+
+    problem: str
+    solution: "ProtocolSolution"
+    d_star: float
+    eps_star: float
+    seconds: float
+
+
+def run_demo(seed: int = DEMO_SETTING["seed"], solver: str | None = None
+             ) -> tuple[Instance, list[DemoRow]]:
+    """Solve NUNP, NURP, RUNP and RURP on the seeded instance and score them at ``P*``.
+
+    ``solver=None`` lets each program choose its fastest backend (the direct conic path).
+    """
+    instance = jeffreys_instance(DEMO_SETTING["n_s"], DEMO_SETTING["n_u"], DEMO_SETTING["n"],
+                                 seed)
+    rows = []
+    for problem in PRESETS:
+        start = time.perf_counter()
+        program = preset(problem, instance.crosstab, DEMO_SETTING["eps"], DEMO_SETTING["alpha"])
+        solution = program.solve(solver=solver)
+        seconds = time.perf_counter() - start
+        protocol = solution.protocol
+        if protocol is None:
+            raise RuntimeError(f"{problem}: the solver returned no protocol ({solution.status})")
+        rows.append(DemoRow(problem, solution,
+                            distortion_star(protocol, instance.p_star, program.distortion_matrix),
+                            epsilon_star(protocol, instance.p_star), seconds))
+    return instance, rows
+
+
+def scatter_eps_distortion(points: Sequence[tuple[str, float, float]], eps: float,
+                           path: str | Path | IO[bytes], title: str = "") -> None:
+    """Scatter ``eps*`` (y) against ``D*`` (x), one colour per program, a line at ``eps``.
+
+    Parameters
+    ----------
+    points : sequence of (program, D*, eps*)
+        Points with ``eps* = inf`` are left out, as in the paper.
+    path : str, Path or binary file
+        Where the PNG goes (a file object: :func:`rldp_models.safe_io.atomic_output`'s).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(5.5, 4))
+    for program, (colour, marker) in PROGRAM_STYLE.items():
+        xs = [d for p, d, e in points if p == program and e != float("inf")]
+        ys = [e for p, d, e in points if p == program and e != float("inf")]
+        if xs:
+            axes.scatter(xs, ys, c=colour, marker=marker, label=program, alpha=0.8)
+    axes.axhline(eps, color="grey", linestyle="--", linewidth=1, label=f"eps = {eps:g}")
+    axes.set_xlabel("D* (expected distortion under P*)")
+    axes.set_ylabel("eps* (privacy leakage under P*)")
+    axes.set_title(title)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120, format="png")
+    plt.close(figure)

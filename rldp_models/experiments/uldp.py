@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from rldp_models.estimators import em_estimate, empirical_estimate
-from rldp_models.experiments.base import Experiment, Finding, Row, Task
+from rldp_models.experiments.base import Claim, Experiment, Finding, Row, Task, measured_claim
 from rldp_models.mechanisms import (
     BitVectorMechanism,
     RandomizedResponse,
@@ -47,8 +47,6 @@ from rldp_models.mechanisms import (
     UtilityOptimizedRAPPOR,
     UtilityOptimizedRR,
 )
-from rldp_models.experiments.base import Claim
-from rldp_models.experiments.verdicts import measured_claim
 
 
 class Setting(TypedDict):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rldp_models.mechanisms.base import LevelOnSymbols
-from rldp_models.privacy.exp_bounds import raise_column_minima
+from rldp_models.exact import raise_column_minima
 
 
 @dataclass(frozen=True)

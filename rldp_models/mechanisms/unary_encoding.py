@@ -1,5 +1,24 @@
-"""Unary encoding ``UE^{kappa, lambda}`` (``rldp-privacy-utility-tradeoff.txt`` eq. (90)).
+"""Mechanisms that release a vector of independent bits, and unary encoding
+``UE^{kappa, lambda}`` (``rldp-privacy-utility-tradeoff.txt`` eq. (90)), the one every
+bit-vector mechanism here builds on (uRAP, :mod:`rldp_models.mechanisms.utility_optimized`,
+is unary encoding on the sensitive symbols).
 
+Bit vectors
+-----------
+Input ``x`` yields bits ``E_0, ..., E_{d-1}``, independent, with
+``P(E_j = 1 | x) = B1[x, j]`` and ``P(E_j = 0 | x) = B0[x, j]``. Both are kept:
+``B0 = 1 - B1`` computed in doubles loses all relative precision when ``B1``
+is close to 1, and the matrix entries (products of the ``B``) must be
+relatively accurate for their ratios to meet the privacy level.
+
+As a matrix the output alphabet is ``{0,1}^d``; output ``y`` is the bit
+vector read as a binary number with ``E_0`` the most significant bit (so
+``y = 2^(d-1)`` is ``(1, 0, ..., 0)`` and the labels
+``"10...0"`` sort in index order). The matrix has ``2^d`` columns and is only
+offered for ``d <= MAX_MATRIX_BITS``; the per-bit sampler works for any ``d``.
+
+Unary encoding
+--------------
 Input ``s in 0..k-1`` yields ``k`` independent bits with
 ``P(E_s' = 1) = kappa`` if ``s' = s`` and ``lambda`` otherwise,
 ``0 <= lambda <= kappa <= 1``. The RLDP paper's UE-CR (Protocol 3) uses UE
@@ -15,9 +34,7 @@ end; Sec. VIII-C); it quotes three popular settings from Wang et al. (2017):
   ``(1 - lambda_OUE, 1 - kappa_OUE)``; every other bit is a fair coin and the
   own bit is binary randomized response. The paper lists it without a name.
 
-Privacy guarantee
------------------
-eps-LDP with ``e^eps = kappa (1 - lambda) / (lambda (1 - kappa))`` (Sec. VII-B),
+Privacy guarantee: eps-LDP with ``e^eps = kappa (1 - lambda) / (lambda (1 - kappa))`` (Sec. VII-B),
 and no smaller level; all three settings give exactly the requested ``eps``.
 
 Proof sketch: the bit vectors of inputs ``s`` and ``s'`` differ only in bits
@@ -33,15 +50,84 @@ stored matrix is eps-LDP exactly; the sampler draws each bit with
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
-from rldp_models.mechanisms.base import as_mechanism_epsilon
-from rldp_models.mechanisms.bit_vectors import BitVectorMechanism
-from rldp_models.privacy.exp_bounds import raise_column_minima
+from rldp_models.mechanisms.base import (Mechanism, as_generator, as_input_indices,
+                                         as_mechanism_epsilon)
+from rldp_models.exact import raise_column_minima
 from rldp_models.validation import as_probability, as_size
+
+
+MAX_MATRIX_BITS = 16
+"""Largest number of bits for which :meth:`BitVectorMechanism.matrix` builds ``2^d`` columns."""
+
+
+class BitVectorMechanism(Mechanism):
+    """A mechanism releasing independent bits with probabilities :meth:`bit_probabilities`."""
+
+    @abstractmethod
+    def bit_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(B1, B0)``: ``P(E_j = 1 | x)`` and ``P(E_j = 0 | x)``, each ``(n_inputs, n_bits)``."""
+
+    @property
+    def n_bits(self) -> int:
+        return self.bit_probabilities()[0].shape[1]
+
+    def product_matrix(self) -> np.ndarray:
+        """``Q[x, y] = prod_j P(E_j = bit_j(y) | x)`` in floating point, before any repair.
+
+        Raises
+        ------
+        InputError
+            If ``n_bits > MAX_MATRIX_BITS``.
+        """
+        ones, zeros = self.bit_probabilities()
+        if ones.shape[1] > MAX_MATRIX_BITS:
+            raise InputError(f"the matrix has 2^{ones.shape[1]} columns; use the per-bit "
+                             f"sampler beyond {MAX_MATRIX_BITS} bits")
+        patterns = index_to_bits(np.arange(2 ** ones.shape[1]), ones.shape[1])
+        Q = np.ones((ones.shape[0], patterns.shape[0]))
+        for j in range(ones.shape[1]):
+            Q *= np.where(patterns[None, :, j], ones[:, j, None], zeros[:, j, None])
+        return Q
+
+    def sample_bits(self, x: ArrayLike, rng: np.random.Generator | int) -> np.ndarray:
+        """Independent bits for each input: boolean array of shape ``x.shape + (n_bits,)``."""
+        x = as_input_indices(x, self.n_inputs)
+        rng = as_generator(rng)
+        ones = self.bit_probabilities()[0]
+        return rng.random(x.shape + (ones.shape[1],)) < ones[x]
+
+    def sample(self, x: ArrayLike, rng: np.random.Generator | int) -> np.ndarray:
+        """Output indices (columns of :meth:`matrix`): :meth:`sample_bits` packed by
+        :func:`bits_to_index`."""
+        return bits_to_index(self.sample_bits(x, rng))
+
+
+def bits_to_index(bits: ArrayLike) -> np.ndarray:
+    """Output index of bit vectors (last axis), ``E_0`` most significant."""
+    bits = np.asarray(bits, dtype=bool)
+    if bits.shape[-1] > 62:
+        raise InputError(f"{bits.shape[-1]} bits do not fit an int64 index")
+    weights = 2 ** np.arange(bits.shape[-1] - 1, -1, -1, dtype=np.int64)
+    return bits.astype(np.int64) @ weights
+
+
+def index_to_bits(y: ArrayLike, n_bits: int) -> np.ndarray:
+    """Bit vectors (last axis) of output indices, inverse of :func:`bits_to_index`."""
+    y = np.asarray(y, dtype=np.int64)
+    return (y[..., None] >> np.arange(n_bits - 1, -1, -1)) & 1 == 1
+
+
+def bit_labels(n_bits: int) -> list[str]:
+    """Labels ``"00..0", ..., "11..1"`` of the ``2^n_bits`` outputs, in index order."""
+    return [format(y, f"0{n_bits}b") for y in range(2 ** n_bits)]
+
 
 SETTINGS = ("symmetric", "optimized", "fair-others")
 """Named ``(kappa, lambda)`` settings of Sec. VII-B."""

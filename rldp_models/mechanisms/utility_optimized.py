@@ -30,7 +30,7 @@ sensitive inputs ``i, i'`` involves bits ``i`` and ``i'`` only, at most
 ``h`` (bit ``i``) times ``1 / P(0|1) = h`` (bit ``j``); the reverse ratio is at
 most ``h / h = 1``. Both bounds are attained. In doubles, uRR's ``c1`` is the
 largest double ``<= e^eps c2``; uRAP's protected columns get the rounding
-repair of :func:`~rldp_models.privacy.exp_bounds.raise_column_minima`; so the
+repair of :func:`~rldp_models.exact.raise_column_minima`; so the
 stored matrices meet eps exactly.
 """
 
@@ -43,8 +43,8 @@ from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
 from rldp_models.mechanisms.base import Mechanism, as_mechanism_epsilon
-from rldp_models.mechanisms.bit_vectors import BitVectorMechanism, index_to_bits
-from rldp_models.privacy.exp_bounds import float_at_most_exp_times, raise_column_minima
+from rldp_models.mechanisms.unary_encoding import BitVectorMechanism, index_to_bits
+from rldp_models.exact import float_at_most_exp_times, raise_column_minima
 
 
 def as_sensitive_mask(sensitive: ArrayLike) -> tuple[bool, ...]:

@@ -54,7 +54,7 @@ from rldp_models.programs.solution import ProtocolSolution
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.kl_ball import KLBallSet
 from solvers.conic import ConicProgram
-from solvers.errors import UnsupportedModelError
+from solvers.registry import UnsupportedModelError
 
 DIGITS = 12
 """Significant digits of the stored weights and members."""

@@ -20,7 +20,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 
 LPMethod = Literal["highs", "highs-ds", "highs-ipm"]
 """scipy's names of HiGHS's methods: its choice, the dual simplex, the interior point (with

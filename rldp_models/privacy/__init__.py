@@ -2,7 +2,7 @@
 
 :mod:`rldp_models.privacy.matrix_checks` checks a mechanism matrix
 ``Q[x, y]`` against LDP, (eps, delta)-LDP, RLDP over the whole simplex, LDP
-and LIP w.r.t. a secret, SRLIP and ULDP; :mod:`rldp_models.privacy.exp_bounds`
+and LIP w.r.t. a secret, SRLIP and ULDP; :mod:`rldp_models.exact`
 holds the exact comparisons with ``e^eps`` they rely on.
 """
 

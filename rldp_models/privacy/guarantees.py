@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from rldp_models.exact import interval, iv, upper
-from rldp_models.privacy.theorem4_bounds import theorem4_rows, theorem4_upper_bounds
+from rldp_models.privacy.chi_square_bounds import theorem4_rows, theorem4_upper_bounds
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.pair_support_batch import pair_support_batch
 

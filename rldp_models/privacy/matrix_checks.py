@@ -3,7 +3,7 @@
 Each ``*_epsilon`` function returns the smallest level at which ``Q`` meets a
 notion, computed in floating point; ``certify_*`` functions decide a given
 level exactly (doubles are exact rationals, ``e^eps`` is enclosed by
-:mod:`mpmath.iv`, see :mod:`rldp_models.privacy.exp_bounds`). For the notions
+:mod:`mpmath.iv`, see :mod:`rldp_models.exact`). For the notions
 w.r.t. a secret the probabilities ``P(s)``, ``P(s, y)``, ``P(y|s)`` and their
 ratios are exact :class:`~fractions.Fraction` values computed from the doubles
 of ``Q`` and ``p_{S,X}``, which are taken as the exact probabilities (their
@@ -45,8 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rldp_models.errors import InputError
-from rldp_models.exact import log_up
-from rldp_models.privacy.exp_bounds import compare_with_exp, ratio_at_most_exp
+from rldp_models.exact import compare_with_exp, log_up, ratio_at_most_exp
 from rldp_models.validation import (as_epsilon, as_nonnegative_array, as_probability,
                                     as_probability_vector, as_stochastic_matrix)
 
@@ -212,7 +211,7 @@ def certify_approximate_ldp(Q: ArrayLike, eps: float, delta: float) -> Certifica
     For each ordered pair ``(x, x')`` the maximising set ``A`` is found by exact
     comparisons; with ``a = Q(A|x)`` and ``b = Q(A|x')`` (exact fractions) the
     condition ``a - e^eps b <= delta`` is ``(a - delta) / b <= e^eps``, decided by
-    :func:`~rldp_models.privacy.exp_bounds.compare_with_exp`.
+    :func:`~rldp_models.exact.compare_with_exp`.
     """
     Q = as_stochastic_matrix(Q)
     eps = as_epsilon(eps)

@@ -5,7 +5,7 @@ of ``certificate.multipliers``: ``c`` (``|Y|``) and ``t`` (``2 x |Y|``) of
 Theorem 4 (eq. 29) for ``delta*(P(y|s1,.), -e^eps P(y|s2,.) | F_{U|s1,s2}) <= 0``,
 one column per output ``y``. :func:`pair_check` evaluates each expression at
 the stored multipliers in interval arithmetic with
-:data:`~rldp_models.precision.DIGITS` digits, the protocol's doubles and
+:data:`~rldp_models.exact.DIGITS` digits, the protocol's doubles and
 ``counts / n`` taken exactly (a constraint is certified when its bound is
 ``<= 0``), and finds per constraint the attained worst case in ``F`` without
 the multipliers: the maximisers of every ``(pair, y)`` at once from the
@@ -25,11 +25,10 @@ from typing import Any, Sequence
 import mpmath
 import numpy as np
 
-from rldp_models.exact import interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, interval, iv, upper_mpf
 from rldp_models.privacy.guarantees import pair_rows, theorem4_upper_bound
 from rldp_models.privacy.stored_bounds import AttainedWorstCase, ConstraintBound, StoredCheck, label
-from rldp_models.privacy.theorem4_bounds import theorem4_rows, theorem4_upper_bounds
+from rldp_models.privacy.chi_square_bounds import theorem4_rows, theorem4_upper_bounds
 from rldp_models.privacy.worst_case import PairRatioSubproblem, witness_distribution
 from rldp_models.progress import progress
 from rldp_models.uncertainty.chi_square import ChiSquareSet

@@ -6,7 +6,7 @@ A robust constraint ``sup_{P in F} lhs(P) <= rhs`` is certified by multipliers
 of the dual of its support function: by weak duality the dual objective at
 *any* multipliers bounds the supremum from above. :class:`ConstraintBound` is
 that bound, computed in interval arithmetic at
-:data:`~rldp_models.precision.DIGITS` digits; :class:`AttainedWorstCase` is
+:data:`~rldp_models.exact.DIGITS` digits; :class:`AttainedWorstCase` is
 the value at a member of ``F`` found without the multipliers (how tight the
 bound is, and a bound beaten in ``F`` is wrong); :class:`StoredCheck` is one
 block's constraints, the groups it found no multipliers for, and the attained
@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import mpmath
 import numpy as np
 
-from rldp_models.precision import DIGITS
+from rldp_models.exact import DIGITS
 
 OBJECTIVE_TOLERANCE = 1e-9
 """Accepted excess of a certified objective bound over the recorded objective (relative to

@@ -28,9 +28,9 @@ from fractions import Fraction
 import numpy as np
 
 from rldp_models.exact import exact_stochastic_rows, interval, iv, log_up, upper
-from rldp_models.privacy.conditional_bounds import column_ranges, quotient_up
+from rldp_models.privacy.chi_square_bounds import (column_ranges, quotient_up, ratio_rows,
+                                                   theorem4_upper_bounds)
 from rldp_models.privacy.guarantees import theorem4_upper_bound
-from rldp_models.privacy.theorem4_bounds import ratio_rows, theorem4_upper_bounds
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 from rldp_models.uncertainty.pair_support_batch import pair_support_batch
 
@@ -181,7 +181,7 @@ def batch_bounds(triplets: list["_Triplet"], tau: float, counts: np.ndarray,
 
     ``delta*(a, -tau b | F_{U|s1,s2}) <= 0`` by Theorem 4 at the vectorised
     multipliers of :func:`pair_support_batch`, evaluated in outward-rounded
-    doubles (:mod:`rldp_models.privacy.theorem4_bounds`). False means only
+    doubles (:mod:`rldp_models.privacy.chi_square_bounds`). False means only
     "not proven this way"; :func:`_proves` is the precise fallback.
     """
     if not triplets:
@@ -318,7 +318,7 @@ def decoupled_ratio_bounds(blocks: np.ndarray, counts: np.ndarray, radius: float
 
     Shape ``(s1, s2, y)``; NaN where ``P(y|s1) = 0`` on all of ``F`` and on
     the diagonal. Drops Theorem 3's coupling, so it is never below the
-    coupled value; cheap (:mod:`rldp_models.privacy.conditional_bounds`).
+    coupled value; cheap (:mod:`rldp_models.privacy.chi_square_bounds`).
     """
     ranges = column_ranges(counts, radius, blocks)
     bounds = quotient_up(ranges.high[:, None, :], ranges.low[None, :, :])

@@ -38,12 +38,12 @@ from rldp_models.privacy.guarantees import (
 )
 from rldp_models.privacy.metrics import distortion_star
 from rldp_models.privacy.pair_certificate import pair_check
-from rldp_models.privacy.product_certificate import (
+from rldp_models.privacy.set_privacy import (
+    check_product_privacy,
     product_check,
     product_multipliers,
     stored_candidates,
 )
-from rldp_models.privacy.set_privacy import check_product_privacy
 from rldp_models.privacy.stored_bounds import (
     OBJECTIVE_TOLERANCE,
     AttainedWorstCase,
@@ -505,7 +505,7 @@ class RobustSecretPrivacy(GuaranteeFamily):
                              multipliers: Multipliers) -> Multipliers:
         """Over a set without exact pair projections, the product form's proved bounds and
         the set's multipliers of each
-        (:func:`~rldp_models.privacy.product_certificate.product_multipliers`)."""
+        (:func:`~rldp_models.privacy.set_privacy.product_multipliers`)."""
         uncertainty = problem.uncertainty if self.over is None else self.over
         if uncertainty is None or self._exact_pairs(uncertainty):
             return {}

@@ -74,7 +74,7 @@ from rldp_models.programs.context import ProblemData
 from rldp_models.programs.contract import Block, block_label
 from rldp_models.uncertainty.base import Capability
 from solvers.conic import ConicProgram
-from solvers.errors import UnsupportedModelError
+from solvers.registry import UnsupportedModelError
 
 if TYPE_CHECKING:
     from rldp_models.programs.protocol_program import ProtocolProgram

@@ -83,7 +83,7 @@ from rldp_models.privacy.guarantees import GuaranteeCheck
 from rldp_models.privacy.stored_bounds import StoredCheck
 from rldp_models.programs.conic_builder import ConicBuilder
 from rldp_models.uncertainty.base import NO_CAPABILITIES, Capability, UncertaintySet
-from solvers.errors import UnsupportedModelError
+from solvers.registry import UnsupportedModelError
 
 if TYPE_CHECKING:
     import cvxpy as cp

@@ -8,7 +8,7 @@ A certificate record is the ``certificate`` object of a result file:
   constraint group, see :mod:`rldp_models.privacy.pair_certificate`) and
   ``duals`` (the solver's duals, for information);
 * ``"set-conic"`` (``rldp solve --uncertainty kl|tv|box``): the same fields,
-  robust privacy in product form (:mod:`rldp_models.privacy.product_certificate`) and
+  robust privacy in product form (:mod:`rldp_models.privacy.set_privacy`) and
   the objective's multipliers under the set's own names;
 * ``"lp-dual"`` (cone-LP mechanisms, and PolyOpt protocols with ``cone``
   ``"polyopt-gamma"`` and ``finer``): ``dual`` (one number per input),

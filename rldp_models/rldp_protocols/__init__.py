@@ -10,11 +10,11 @@ and verified from their factors (:func:`factored_rldp_level`,
 :func:`is_rldp` check any protocol against the chi-square set ``F``.
 """
 
-from rldp_models.rldp_protocols.baselines import grr_protocol, srr_protocol
 from rldp_models.rldp_protocols.checker import RLDPLevel, is_rldp, rldp_epsilon
 from rldp_models.rldp_protocols.components import RLDPProtocol
-from rldp_models.rldp_protocols.grr_conditional import grr_conditional, grr_cr_protocol
-from rldp_models.rldp_protocols.independent_reporting import independent_reporting, ir_protocol
+from rldp_models.rldp_protocols.rr_protocols import (grr_conditional, grr_cr_protocol,
+                                                     grr_protocol, independent_reporting,
+                                                     ir_protocol, srr_protocol)
 from rldp_models.rldp_protocols.polyopt import PolyOptResult, polyopt_protocol
 from rldp_models.rldp_protocols.factored_builders import PRODUCT_BUILDERS, factored_protocol
 from rldp_models.rldp_protocols.factored_check import (check_factored_record, factored_record,

@@ -1,8 +1,8 @@
 """IR, GRR-CR and UE-CR built directly in factored form (no dense matrix).
 
 The parameters come from the same searches as the dense builders
-(:func:`~rldp_models.rldp_protocols.independent_reporting.ir_parameters`,
-:func:`~rldp_models.rldp_protocols.grr_conditional.grr_cr_parameters`,
+(:func:`~rldp_models.rldp_protocols.rr_protocols.ir_parameters`,
+:func:`~rldp_models.rldp_protocols.rr_protocols.grr_cr_parameters`,
 :func:`~rldp_models.rldp_protocols.ue_conditional.ue_cr_parameters`); the
 factors are then built at levels lowered by :data:`PRODUCT_MARGIN` and
 rounded to exact dyadic rows, and the guarantee is proven from the factors
@@ -21,9 +21,9 @@ from rldp_models.data import Crosstab
 from rldp_models.exact import exact_stochastic_rows
 from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii, grr,
                                                    theorem17_levels)
-from rldp_models.rldp_protocols.grr_conditional import grr_cr_parameters, grr_cr_utility
-from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
-                                                              theorem15_level, theorem15_spread)
+from rldp_models.rldp_protocols.rr_protocols import (grr_cr_parameters, grr_cr_utility,
+                                                     ir_parameters, ir_utility, theorem15_level,
+                                                     theorem15_spread)
 from rldp_models.rldp_protocols.factored_check import certified_level, exact_factor
 from rldp_models.rldp_protocols.factored_form import FactoredProtocol
 from rldp_models.rldp_protocols.ue_conditional import (lambda_floor, ue_cr_parameters,

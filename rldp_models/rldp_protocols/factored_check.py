@@ -15,7 +15,7 @@ where ``F_{U|s}`` is Lemma 8's projection
 expression at multipliers ``(t, c)`` of the closed form
 (``max R.c <= t + c K - 2 sqrt(c) sum_u w_u sqrt(t - c_u)`` for any ``c >= 0``,
 ``t >= max c``), evaluated in ball arithmetic from the exact counts, and
-clipped to ``[min c, max c]`` (:mod:`rldp_models.privacy.conditional_bounds`).
+clipped to ``[min c, max c]`` (:mod:`rldp_models.privacy.chi_square_bounds`).
 Bounding the two secrets' factors separately drops the coupling of Theorem
 3, so the level is an upper bound (the theorems' own proofs, Thms 15, 17
 and 19, bound the factors the same way and are never tighter). No solver
@@ -37,7 +37,7 @@ import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_stochastic_rows, is_exactly_stochastic, log_up
-from rldp_models.privacy.conditional_bounds import (ColumnRanges, column_ranges, product_up,
+from rldp_models.privacy.chi_square_bounds import (ColumnRanges, column_ranges, product_up,
                                                     quotient_up)
 from rldp_models.privacy.worst_case import attained_pair_ratio
 from rldp_models.rldp_protocols.checker import RLDPLevel

@@ -5,7 +5,7 @@
 fresh ``U~ ~ Phat_{U|t}`` otherwise; output ``(S~, (Y_t)_{t in S~})``, with
 ``R^t = GRR^{delta_t}`` on ``U``. The outputs are all such pairs:
 ``sum_T |U|^|T| = (|U| + 1)^|S|`` of them, ordered by the UE bit pattern of ``T``
-(:mod:`rldp_models.mechanisms.bit_vectors`) and then row-major in the reports.
+(:mod:`rldp_models.mechanisms.unary_encoding`) and then row-major in the reports.
 
 Protocol 3 as printed draws the dummy from ``Phat_{U|s}`` (the *true* secret);
 the proof (eq. 92, the factors ``T^_{s'}``) needs ``Phat_{U|t}``, which is

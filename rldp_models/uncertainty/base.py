@@ -60,7 +60,7 @@ import mpmath
 import numpy as np
 
 from rldp_models.exact import ExactVector, interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.conic_support import ConicSupport
 
 if TYPE_CHECKING:

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rldp_models.exact import ExactVector, exact_entries, interval, iv, upper
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 
 

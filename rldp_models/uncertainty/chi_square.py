@@ -23,7 +23,7 @@ from rldp_models import symbolic_values
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv, upper
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.pair_projection import PairProjection

@@ -10,7 +10,7 @@ chi-square limit. This module measures the promise on a given table:
    (``reference="dirichlet"``; every cell gets mass, unseen ones included);
    or ``P0 ~ Dirichlet(1/2)``, the Jeffreys prior itself, whatever the table
    (``reference="jeffreys"``: the robust-optimization paper's Section V
-   instances, :func:`rldp_models.instances.jeffreys_instance`);
+   instances, :func:`rldp_models.datasets.jeffreys_instance`);
 2. a table of ``n`` records is drawn, ``N* ~ Multinomial(n, P0)``
    (``n`` = the table's own by default);
 3. ``F`` is built around ``N*/n`` exactly as the toolkit builds it — the same

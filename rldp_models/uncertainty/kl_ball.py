@@ -39,7 +39,7 @@ from scipy.optimize import brentq
 from rldp_models.errors import InputError
 from rldp_models.uncertainty.chi2_quantile import chi2_ppf
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport

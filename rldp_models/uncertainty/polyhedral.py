@@ -26,7 +26,7 @@ from scipy.optimize import linprog
 
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.intersectable import Intersectable

@@ -69,7 +69,7 @@ import numpy as np
 
 from rldp_models.errors import InputError
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.base import Capability, scalar
 from rldp_models.uncertainty.conic_support import ConicSupport
 from rldp_models.uncertainty.derived import (

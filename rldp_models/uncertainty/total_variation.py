@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 
 from rldp_models.exact import exact_entries, ExactVector, interval, iv
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, upper_mpf
 from rldp_models.uncertainty.base import scalar
 from rldp_models.uncertainty.base import Capability
 from rldp_models.uncertainty.conic_support import ConicSupport

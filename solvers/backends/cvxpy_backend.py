@@ -1,8 +1,8 @@
 """cvxpy-driven conic solvers: Clarabel, SCS, ECOS and MOSEK.
 
 One adapter class serves every cvxpy solver; the differences are the cvxpy
-solver name, default options, (for MOSEK) a licence check, and known weak
-spots by cone (``caveats``).
+solver name, default options, (for MOSEK) a licence check
+(:func:`mosek_availability`), and known weak spots by cone (``caveats``).
 
 Before solving, :meth:`CvxpyBackend.refusal` asks cvxpy's own test
 (``Solver.can_solve`` on the problem's ``ProblemForm``) whether the solver
@@ -14,6 +14,7 @@ names the solvers that take it), instead of a bare ``error`` after compiling.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from solvers.banners import silence_highs_banner
+from solvers.backends.highs import silence_highs_banner
 from solvers.model import CvxpyModel
 from solvers.registry import Availability
 from solvers.result import SolveResult, Status, Timings
@@ -240,3 +241,22 @@ def _first_dual(constraint: Any) -> Any:
     if isinstance(value, list):
         return np.concatenate([np.ravel(v) for v in value])
     return value if value is not None else np.nan
+
+
+@functools.lru_cache(maxsize=1)
+def mosek_availability() -> Availability:
+    """Availability of MOSEK, with the reason when absent.
+
+    The licence is checked by checking out the base feature, the same thing
+    MOSEK does before its first optimisation; no model is solved.
+    """
+    try:
+        import mosek
+    except ImportError:
+        return Availability(False, "the mosek package is not installed (pip install mosek)")
+    try:
+        with mosek.Env() as env:
+            env.checkoutlicense(mosek.feature.pts)
+    except mosek.Error as exc:
+        return Availability(False, f"no MOSEK licence found ({str(exc).splitlines()[0]})")
+    return Availability(True)

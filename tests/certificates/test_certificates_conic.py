@@ -73,7 +73,7 @@ def test_certificates_of_random_rurp_instances_verify(counts, eps: float) -> Non
 
 @pytest.fixture(scope="module")
 def demo_results(request) -> tuple[dict, dict, Crosstab]:
-    from rldp_models.instances import jeffreys_instance
+    from rldp_models.datasets import jeffreys_instance
 
     crosstab = jeffreys_instance(3, 4, 60, seed=3).crosstab
     out = {}

@@ -8,11 +8,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from rldp_models.precision import high_precision, upper_mpf
+from rldp_models.exact import high_precision, iv, upper_mpf
 from rldp_models.results.certificate_record import VERSION, CertificateRecord
 from rldp_models.certificates.verification import result_type
 from rldp_models.errors import InputError
-from rldp_models.exact import iv
 
 
 def test_round_trip_through_json() -> None:

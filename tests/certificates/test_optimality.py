@@ -22,8 +22,8 @@ from rldp_models.optimality.lagrangian_dual import conic_instance, lagrangian_op
 from rldp_models.results.migration import producer_fields
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
-from rldp_models.demo import DEMO_SETTING
-from rldp_models.instances import jeffreys_instance
+from rldp_models.experiments.robust_opt import DEMO_SETTING
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import ProtocolProgram, preset
 from rldp_models.programs.components import RobustDistortion, RobustSecretPrivacy
 from rldp_models.results.program_result import solution_result

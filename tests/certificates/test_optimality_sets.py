@@ -21,7 +21,7 @@ from rldp_models.optimality.lagrangian_dual import conic_instance
 from rldp_models.optimality.set_members import exact_distribution, proved_member
 from rldp_models.certificates.verification import verify
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.results.program_result import solution_result
 from rldp_models.uncertainty.named import named_set

@@ -12,7 +12,7 @@ import pytest
 
 from rldp_models.certificates.verdict import Verdict, VerificationReport, report_to_json
 from rldp_models.cli import main
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.cli.verify import _exit_code
 from rldp_models.conelp import exact_lp_dual
 

@@ -26,7 +26,7 @@ from rldp_models.conelp.concave_pricing import ConcavePricing
 from rldp_models.conelp.exact_dd import exact_extreme_rays, normalised_float_rays
 from rldp_models.conelp.polyopt_block_rays import block_extreme_rays
 from rldp_models.conelp.polyopt_gamma import conditional_bounds, gamma_rows
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols.polyopt import gamma_vertices
 from rldp_models.uncertainty.chi_square import ChiSquareSet
 

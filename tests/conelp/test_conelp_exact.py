@@ -27,7 +27,7 @@ from rldp_models.conelp.exact_dd import exact_extreme_rays
 from rldp_models.errors import InputError
 from rldp_models.privacy import (certify_ldp, certify_ldp_wrt_secret, certify_lip,
                                  certify_srlip)
-from rldp_models.privacy.exp_bounds import compare_with_exp
+from rldp_models.exact import compare_with_exp
 from rldp_models.utility import MutualInformation
 
 EPSILONS = [0.0, 1e-8, 0.1, 1.0, 5.0, 20.0]

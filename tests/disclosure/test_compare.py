@@ -12,7 +12,7 @@ import pytest
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.disclosure.comparison import compare
-from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.channel import load_result
 from tests.disclosure.adult_results import PUBLIC, SENSITIVE, protocol_results
 
 

@@ -8,8 +8,7 @@ import sympy
 
 from rldp_models.cli import main
 from rldp_models.disclosure.identifiability import exact_channel, target_identifiability
-from rldp_models.disclosure.channel import ReleaseChannel
-from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.channel import load_result, ReleaseChannel
 
 EYE_HAIR = """eye,Black,Brown,Red,Blond
 Brown,68,119,26,7

@@ -13,13 +13,10 @@ import sympy
 from rldp_models.cli import main
 from rldp_models.errors import InputError
 from rldp_models.estimators import em_batch
-from rldp_models.disclosure.channel import ReleaseChannel
-from rldp_models.disclosure.estimation import estimate
-from rldp_models.disclosure.identifiability import exact_channel, identifiability
-from rldp_models.disclosure.loading import load_result
+from rldp_models.disclosure.channel import load_result, ReleaseChannel
+from rldp_models.disclosure.estimation import estimate, released_counts
+from rldp_models.disclosure.identifiability import exact_channel, identifiability, target
 from rldp_models.disclosure.records import release_frame
-from rldp_models.disclosure.released import released_counts
-from rldp_models.disclosure.targets import target
 from tests.disclosure.adult_results import PUBLIC, SENSITIVE
 
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.channel import load_result, ReleaseChannel
 from rldp_models.disclosure.estimation import estimate
-from rldp_models.disclosure.identifiability import identifiability
-from rldp_models.disclosure.loading import load_result
-from rldp_models.disclosure.targets import target
+from rldp_models.disclosure.identifiability import identifiability, target
 
 RECORDS = 10**6
 DRAWS = 400

@@ -6,7 +6,7 @@ import matplotlib.image
 import numpy as np
 import pandas as pd
 
-from rldp_models.disclosure.figures import MAX_FIGURE_INCHES, plot_estimate
+from rldp_models.disclosure.estimation import MAX_FIGURE_INCHES, plot_estimate
 
 
 def _frame(count: int, estimable: bool) -> pd.DataFrame:

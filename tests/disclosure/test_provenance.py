@@ -8,7 +8,7 @@ import json
 import pandas as pd
 
 from rldp_models.cli import main
-from rldp_models.disclosure.provenance import released_header
+from rldp_models.disclosure.records import released_header
 from tests.disclosure.adult_results import PUBLIC, SENSITIVE
 from tests.shared_data import without_warnings
 

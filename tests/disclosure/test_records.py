@@ -13,9 +13,9 @@ from scipy.stats import chisquare
 from rldp_models import progress as progress_module
 from rldp_models.cli import main
 from rldp_models.errors import InputError
-from rldp_models.disclosure.channel import ReleaseChannel
+from rldp_models.disclosure.channel import (GuaranteeNotVerified, load_result, ReleaseChannel,
+                                            verified_result)
 from rldp_models.data import Crosstab
-from rldp_models.disclosure.loading import GuaranteeNotVerified, load_result, verified_result
 from rldp_models.disclosure import records
 from rldp_models.disclosure.records import ReleaseWarning, release_csv, release_frame
 from rldp_models.disclosure.sampling import seeded_random_words

@@ -17,8 +17,7 @@ from scipy.stats import entropy
 
 from rldp_models.experiments.base import ClaimOutcome
 from rldp_models.experiments.extremal import EXPERIMENTS, OPTIMAL_TOLERANCE, best_of_two
-from rldp_models.experiments.registry import get
-from rldp_models.experiments.runner import run_experiment
+from rldp_models.experiments.runner import get, run_experiment
 from tests.shared_data import quick_tables
 
 BY_ID = {experiment.id: experiment for experiment in EXPERIMENTS}

@@ -14,12 +14,11 @@ import pytest
 
 from rldp_models.errors import InputError
 from rldp_models.experiments.base import ClaimOutcome
-from rldp_models.experiments.registry import experiments
 from rldp_models.experiments.rldp_methods import ue_cr_utility_only, utility_rows
 from rldp_models.experiments.rldp_paper import EXPERIMENTS
 from rldp_models.experiments.rldp_tasks import run_adult
-from rldp_models.experiments.runner import run_experiment
-from rldp_models.instances import jeffreys_instance
+from rldp_models.experiments.runner import experiments, run_experiment
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import ue_conditional
 from rldp_models.utility import MutualInformation
 from tests.shared_data import ADULT

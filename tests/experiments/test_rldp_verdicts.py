@@ -2,7 +2,7 @@
 constructed tables.
 
 The claim "for IR there is no difference at all [between the alphas]" (Fig. 8) is judged
-per instance against :data:`~rldp_models.experiments.rldp_figures.TOLERANCE`; these tests
+per instance against :data:`~rldp_models.experiments.rldp_tasks.TOLERANCE`; these tests
 check that the tolerance lies above the precision of IR's ``eps_2`` search (brute force
 over a dense grid), that the toolkit's IR really changes with alpha where Theorem 15's
 ``d`` falls below 2, and that each verdict comes out of the table it should. The other
@@ -18,15 +18,15 @@ import pytest
 from scipy.stats import entropy
 
 from rldp_models.experiments.base import ClaimOutcome
-from rldp_models.experiments.rldp_figures import TOLERANCE, first_winning_eps, mean_curves
+from rldp_models.experiments.rldp_tasks import TOLERANCE, first_winning_eps, mean_curves
 from rldp_models.experiments.rldp_methods import utility_rows
 from rldp_models.experiments.rldp_parameters import fig5_verdict, fig6_verdict
 from rldp_models.experiments.rldp_verdicts import (alpha_cost_claim, alpha_loss_claim,
                                                    fig7_verdict, fig8_verdict, ir_alpha_claim,
                                                    later_for_larger_claim)
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.rldp_protocols import polyopt_protocol
-from rldp_models.rldp_protocols.independent_reporting import (ir_parameters, ir_utility,
+from rldp_models.rldp_protocols.rr_protocols import (ir_parameters, ir_utility,
                                                               theorem15_level, theorem15_spread)
 
 ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from rldp_models.errors import InputError
-from rldp_models.experiments import registry
+from rldp_models.experiments import runner
 from rldp_models.experiments.base import Experiment, Finding, Row, Task
 from rldp_models.experiments.runner import (LABEL_COLUMNS, experiment_tasks, label_rows,
                                             progress_enabled, run_experiment, run_tasks)
@@ -109,7 +109,7 @@ _FIRST_TASK_TABLES: dict = {}
 
 def _available() -> list[Experiment]:
     """Registered experiments of the modules whose EXPERIMENTS are not empty yet."""
-    return list(registry.experiments().values())
+    return list(runner.experiments().values())
 
 
 @pytest.mark.parametrize("experiment", _available(), ids=lambda e: e.id)
@@ -139,7 +139,7 @@ def test_cli_lists_and_rejects_bad_input(capsys, tmp_path) -> None:
 
     assert main(["reproduce", "--list"]) == 0
     listed = capsys.readouterr().out
-    assert all(experiment_id in listed for experiment_id in registry.experiments())
+    assert all(experiment_id in listed for experiment_id in runner.experiments())
     out = str(tmp_path)
     for argv, message in ((["reproduce", "no-such-id", "--out", out], "unknown experiment"),
                           (["reproduce", "uldp-tv", "--out", out, "--executor", "mpi"],
@@ -152,7 +152,7 @@ def test_cli_lists_and_rejects_bad_input(capsys, tmp_path) -> None:
 def test_cli_missing_adult_data_is_one_line(capsys, tmp_path) -> None:
     from rldp_models.cli import main
 
-    needing = [e.id for e in registry.experiments().values() if e.needs_data]
+    needing = [e.id for e in runner.experiments().values() if e.needs_data]
     if not needing:
         pytest.skip("no registered experiment reads the Adult data yet")
     missing = tmp_path / "nowhere" / "adult.data"

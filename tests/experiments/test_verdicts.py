@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rldp_models.experiments.base import Claim, Finding, ClaimOutcome
-from rldp_models.experiments.verdicts import (existence_claim, mean_interval, mean_sign_claim,
-                                              measured_claim,
-                                              proportion_interval, rate_claim, threshold_claim,
-                                              universal_claim)
+from rldp_models.experiments.base import (Claim, ClaimOutcome, Finding, existence_claim,
+                                          mean_interval, mean_sign_claim, measured_claim,
+                                          proportion_interval, rate_claim, threshold_claim,
+                                          universal_claim)
 
 
 

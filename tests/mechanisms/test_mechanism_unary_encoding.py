@@ -9,7 +9,7 @@ import pytest
 
 from rldp_models.mechanisms import (UnaryEncoding, bit_labels, bits_to_index, encoding_level,
                                     index_to_bits, unary_encoding)
-from rldp_models.mechanisms.bit_vectors import MAX_MATRIX_BITS
+from rldp_models.mechanisms.unary_encoding import MAX_MATRIX_BITS
 from rldp_models.errors import InputError
 from rldp_models.privacy import ldp_epsilon
 

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.optimality import conic_lower_bound, declared_rows_dual
 from rldp_models.programs import preset
 from rldp_models.programs.conic_form import conic_program

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rldp_models.certificates.verification import verify
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.optimality import best_claim, lagrangian_dual
 from rldp_models.optimality.lagrangian_dual import conic_instance, protocol_dual
 from rldp_models.programs import preset

@@ -17,7 +17,7 @@ import solvers
 from rldp_models.cli import main
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import (
     BuildContext,
     NominalDistortion,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rldp_models.cli import main
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import PRESETS, preset
 from rldp_models.programs.backend_choice import LARGE_NOMINAL_ENTRIES, default_solver
 from rldp_models.results.program_result import solution_result

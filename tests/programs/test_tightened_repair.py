@@ -18,7 +18,7 @@ import pytest
 import solvers
 from rldp_models.certificates.verification import verify
 from rldp_models.finish import Finished, Repair, mixing_weight
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs import solution as finishing
 from rldp_models.programs.solution import TIGHTENING, tightened_program

@@ -9,7 +9,7 @@ import pytest
 
 import solvers
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from rldp_models.programs.context import ordered_secret_pairs
 from rldp_models.programs.linear_form import canonicalised, stated

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ("solve", "verify", "protocol", "mechanism", "mechanism_optimal", "schema")
+MODULES = ("solve", "verify", "protocol", "mechanism", "mechanism_optimal")
 
 
 def test_cli_modules_import_no_heavy_library() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rldp_models.cli import main
-from rldp_models.cli.exit_codes import ExitCode
+from rldp_models.cli import ExitCode
 from rldp_models.data import Crosstab
 from rldp_models.results.files import write_result
 

@@ -22,8 +22,7 @@ from rldp_models.mechanisms import UnaryEncoding, index_to_bits
 from rldp_models.rldp_protocols import rldp_epsilon
 from rldp_models.rldp_protocols.components import chi_square_set, conditional_radii, \
     theorem17_levels
-from rldp_models.rldp_protocols.grr_conditional import grr_cr_matrix
-from rldp_models.rldp_protocols.independent_reporting import ir_matrix
+from rldp_models.rldp_protocols.rr_protocols import grr_cr_matrix, ir_matrix
 from rldp_models.rldp_protocols.factored_builders import grr_cr_factored, ir_factored, \
     ue_cr_factored
 from rldp_models.rldp_protocols.factored_check import check_factored_record, factored_record, \

@@ -21,7 +21,7 @@ from scipy.stats import chi2
 
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.mechanisms import SecretRandomizedResponse, randomized_response
 from rldp_models.privacy.worst_case import worst_case_epsilon
 from rldp_models.rldp_protocols import polyopt_protocol

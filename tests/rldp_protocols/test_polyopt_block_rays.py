@@ -18,7 +18,7 @@ from scipy.spatial import cKDTree
 
 from rldp_models.conelp import extreme_rays, inner_ratio
 from rldp_models.errors import InputError
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.conelp.polyopt_gamma import gamma_vertices
 from rldp_models.conelp.polyopt_block_rays import (block_enumeration_applies,
                                                            block_extreme_rays)

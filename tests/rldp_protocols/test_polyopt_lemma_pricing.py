@@ -20,7 +20,7 @@ from scipy.special import xlogy
 
 from rldp_models.conelp import inner_ratio
 from rldp_models.errors import InputError
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.conelp.polyopt_block_rays import block_extreme_rays
 from rldp_models.conelp.polyopt_gamma import conditional_bounds, gamma_rows
 from rldp_models.conelp.polyopt_gamma import simplex_vertices

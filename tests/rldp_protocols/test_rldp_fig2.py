@@ -14,7 +14,7 @@ import pandas as pd
 from scipy.stats import entropy
 
 from rldp_models.experiments.rldp_methods import LOW_COMPLEXITY, utility_rows
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 
 SMALL_EPS, LARGE_EPS = 0.5, 5.0
 

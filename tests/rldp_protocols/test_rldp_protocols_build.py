@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.mechanisms import UnaryEncoding
 from rldp_models.privacy.matrix_checks import certify_ldp
 from rldp_models.rldp_protocols import (grr_conditional, grr_cr_protocol, grr_protocol,
@@ -25,8 +25,8 @@ from rldp_models.rldp_protocols import (grr_conditional, grr_cr_protocol, grr_pr
                                         ue_cr_protocol)
 from rldp_models.rldp_protocols.components import (chi_square_set, conditional_radii,
                                                    theorem17_levels)
-from rldp_models.rldp_protocols.grr_conditional import grr_cr_matrix, grr_cr_utility
-from rldp_models.rldp_protocols.independent_reporting import (ir_matrix, ir_utility,
+from rldp_models.rldp_protocols.rr_protocols import grr_cr_matrix, grr_cr_utility
+from rldp_models.rldp_protocols.rr_protocols import (ir_matrix, ir_utility,
                                                               theorem15_level,
                                                               theorem15_spread)
 from rldp_models.rldp_protocols.ue_conditional import (lambda_floor, ue_cr_matrix,

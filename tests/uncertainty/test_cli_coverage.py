@@ -12,7 +12,7 @@ import pytest
 from rldp_models import cli
 from rldp_models.api import ProgramSpec
 from rldp_models.cli.common import warn_if_sparse
-from rldp_models.cli.radius_option import add_radius_arguments
+from rldp_models.cli.common import add_radius_arguments
 from rldp_models.data import Crosstab
 from rldp_models.errors import InputError
 
