@@ -20,7 +20,7 @@ Run (one JSON line each; the results of issue 38 are in ``many_categories_result
     PYTHONPATH=. python benchmarks/many_categories.py --shape 16x30
     PYTHONPATH=. python benchmarks/many_categories.py --adult education native-country
 
-Synthetic tables are :func:`rldp_models.instances.jeffreys_instance` draws with
+Synthetic tables are :func:`rldp_models.datasets.jeffreys_instance` draws with
 ``n = 10,000`` and seed 7 (as ``benchmarks/instances.py`` makes them).
 
 Measured on main at 17b9c5a (2-core machine shared with two other workers, load 7-8; CPU s
@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rldp_models.data import Crosstab
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.optimality.best_claim import solution_optimality
 from rldp_models.programs import preset
 from rldp_models.programs.conic_form import conic_program

@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from rldp_models import progress
-from rldp_models.instances import jeffreys_instance
+from rldp_models.datasets import jeffreys_instance
 from rldp_models.programs import preset
 from solvers.backends.clarabel_direct import observed
 
