@@ -71,9 +71,10 @@ LIFT = 1e-10
 the toolkit's solves). V3 on the hair x eye table (4x4): not proved without it (rank
 deficient); proved with relative gap 8.6e-9 at 1e-11, 2.6e-8 at 1e-10, 1.9e-7 at 1e-9,
 1.9e-6 at 1e-8 (the gap grows as the lift); not proved at 1e-12."""
-LIFTED = (1e-8, np.inf)
-"""Which cones :func:`lifted` raises, tried in turn: those whose dual entries are all below
-1e-8 (inactive: the solver's noise), then every one. On Adult race x age in 11 bands,
+LIFTED = (0.0, 1e-8, np.inf)
+"""Which cones :func:`lifted` raises, tried in turn: none (RURP 3x5's direct form proves
+only so), those whose dual entries are all below 1e-8 (inactive: the solver's noise), then
+every one. On Adult race x age in 11 bands,
 lifting every cone at once lost V4's proof (7.9e-6) and lifting only the inactive ones V5's
 (1.1e-5); on race x workclass the second proves V1 (2e-6, not proved otherwise); V3 on the
 hair table proves 1.1e-8 at the first."""
@@ -303,10 +304,16 @@ def _moved_until_inside(A: sp.csc_matrix, c: np.ndarray, b: np.ndarray, blocks: 
                         y: np.ndarray, free: np.ndarray, frozen: np.ndarray,
                         domain: _Domain, offset: float) -> LowerBound:
     """:func:`_inside_after_moves` from ``y`` :func:`lifted` as each of :data:`LIFTED` says,
-    until one proves a bound."""
-    for below in LIFTED:
-        bound = _inside_after_moves(A, c, b, blocks, lifted(blocks, b, y, below), free, frozen,
-                                    domain, offset)
+    until one proves a bound (a pass whose free columns admit no square system gives way to
+    the next; the last one's reaches the caller)."""
+    for k, below in enumerate(LIFTED):
+        try:
+            bound = _inside_after_moves(A, c, b, blocks, lifted(blocks, b, y, below), free,
+                                        frozen, domain, offset)
+        except NoPivots:
+            if k == len(LIFTED) - 1:
+                raise
+            continue
         if bound.proved:
             break
     return bound
