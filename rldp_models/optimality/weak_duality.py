@@ -27,7 +27,8 @@ whole enclosure of the corrected dual lies in ``K*``
 (:func:`~rldp_models.optimality.cones.violations`) and, where it does not, moves the
 offending cones along an interior direction of ``K*`` and starts the correction again
 (the next round's least change takes the move's effect on the free columns back from
-the moves with room).
+the moves with room). Where that proves nothing, it starts again from the dual with the
+second-order cones whose rows carry no ``b`` lifted inside (:func:`lifted`, :data:`LIFTED`).
 Every quantity is enclosed (:mod:`~rldp_models.optimality.enclosure`); the last sums
 are python-flint ``arb`` balls. Each round checks the caller's time limit
 (:func:`solvers.deadline.check`). The bound is for the program with exactly the given
@@ -74,10 +75,9 @@ deficient); proved with relative gap 8.6e-9 at 1e-11, 2.6e-8 at 1e-10, 1.9e-7 at
 LIFTED = (0.0, 1e-8, np.inf)
 """Which cones :func:`lifted` raises, tried in turn: none (RURP 3x5's direct form proves
 only so), those whose dual entries are all below 1e-8 (inactive: the solver's noise), then
-every one. On Adult race x age in 11 bands,
-lifting every cone at once lost V4's proof (7.9e-6) and lifting only the inactive ones V5's
-(1.1e-5); on race x workclass the second proves V1 (2e-6, not proved otherwise); V3 on the
-hair table proves 1.1e-8 at the first."""
+every one. On Adult race x age in 11 bands, lifting every cone at once lost V4's proof
+(7.9e-6) and lifting only the inactive ones V5's (1.1e-5); on race x workclass the last
+proves V1 (2e-6, not proved otherwise); V3 on the hair table proves 1.1e-8 at the second."""
 
 
 @dataclass(frozen=True)

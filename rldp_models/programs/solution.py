@@ -416,13 +416,12 @@ def reference_programs(program: "ProtocolProgram") -> list[tuple[str, "ProtocolP
 
     The solver meets a conditional bound's rows only to its residual over ``P(s)``, so a
     rare secret's bounds come out optimistic, and a smaller eps leaves them so. Measured on
-    V3 against the independent model (relative): Adult race x age in 11 bands (race
-    "Other": 0.8% of the records) +2.7e-5 with the tightened reference, +1.9e-6 with the
-    margin reference's own protocol; race x marital-status and race x workclass
-    +1.9e-6 / +3.0e-6 with the tightened one, +1.4e-5 / +1.3e-5 with the margin one (its
-    slack is about the violations, so every mix toward it pays about the whole way). The
-    margin is not in the program itself: on V6 over race x age it moved the solve's own value
-    1.1e-5 above the optimum.
+    V3 against the independent model (relative), Adult race x age in 11 bands (race "Other":
+    0.8% of the records) / race x marital-status / race x workclass: +2.7e-5 / +1.9e-6 /
+    +3.0e-6 with the tightened reference alone, +1.9e-6 / +1.4e-5 / +1.3e-5 with the margin
+    one alone (its slack is about the violations, so every mix toward it pays about the
+    whole way), +1.9e-6 / +9.0e-7 / +2.3e-6 with both. The margin is not in the program
+    itself: on V6 over race x age it moved the solve's own value 1.1e-5 above the optimum.
     """
     found = []
     tightened = tightened_program(program)
