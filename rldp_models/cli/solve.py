@@ -26,14 +26,14 @@ from fractions import Fraction
 from rldp_models.cli import ExitCode
 from rldp_models.cli.common import (
     add_data_arguments,
+    add_embed_argument,
+    add_radius_arguments,
     epsilon,
     finite_float,
     load_crosstab,
     significance,
     write_result,
 )
-from rldp_models.cli.common import add_embed_argument
-
 from rldp_models.distortion import NAMED_DISTORTIONS
 from rldp_models.problem_kinds import PRESETS, UNCERTAINTY_SETS
 
@@ -113,14 +113,6 @@ def power_lambda(text: str) -> float:
             raise argparse.ArgumentTypeError(f"lambda {text} is within {LAMBDA_RESOLUTION:g} of "
                                              f"{limit:g}: give {limit:g} for that set")
     return value
-
-
-def add_radius_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--radius-from``, ``--bootstrap-draws``, ``--bootstrap-seed``
-    (:func:`rldp_models.cli.common.add_radius_arguments`)."""
-    from rldp_models.cli.common import add_radius_arguments as add
-
-    add(parser)
 
 
 def program_options(args: argparse.Namespace) -> dict:
